@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Compatibility of the runtime's profiles with the shared LLVM toolchain.
+
+Builds each program here (C, C++, threads) with gcc at -O0 and -O2, as PIE
+and -no-pie, linked with libmemprof.so (through memprof-uninstalled.pc),
+with libmemprof.a, and run under LD_PRELOAD; runs it; checks that its
+stdout and exit status equal those of the same program built without the
+runtime; then has llvm-profdata-19 read the profile: `show --memory` must
+exit 0 and give, for every `expect:` line of the program, the frames
+(function:line-offset:column, leaf first), AllocCount, TotalAccessCount
+and TotalSize written there; `merge` must exit 0.
+
+Prints one line per check and ends with `compat: N passed, N failed`.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+PROGRAMS = ["alloc_c.c", "newdelete.cc", "threads.c"]
+
+passed = 0
+failed = 0
+
+
+def report(ok, name, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"PASS: {name}")
+    else:
+        failed += 1
+        print(f"FAIL: {name}" + (f": {detail}" if detail else ""))
+    return ok
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+def parse_expectations(source):
+    """`expect: f:1:2 g:3:4 count=N accesses=M size=S` lines of SOURCE."""
+    expectations = []
+    for line in open(source):
+        match = re.search(r"expect:\s*(.*?)\s*(\*/)?$", line)
+        if not match:
+            continue
+        frames, fields = [], {}
+        for word in match.group(1).split():
+            if "=" in word:
+                key, value = word.split("=", 1)
+                fields[key] = int(value)
+            else:
+                name, offset, column = word.split(":")
+                frames.append((name, int(offset), int(column)))
+        expectations.append((frames, fields))
+    return expectations
+
+
+def parse_alloc_sites(yaml_text):
+    """The distinct allocation sites in `llvm-profdata show --memory` output:
+    a list of (frames, MemInfoBlock dict), frames as (name, offset, column)."""
+    sites = set()
+    state = None  # None, "callstack", "mib"
+    frames, mib, frame = [], {}, {}
+
+    def finish():
+        if frames or mib:
+            sites.add((tuple(frames), tuple(sorted(mib.items()))))
+
+    for raw in yaml_text.splitlines():
+        line = raw.strip()
+        if line == "Callstack:":
+            finish()
+            frames, mib, frame, state = [], {}, {}, "callstack"
+        elif line == "MemInfoBlock:":
+            state = "mib"
+        elif line in ("CallSites:", "Records:", "AllocSites:"):
+            finish()
+            frames, mib, state = [], {}, None
+        elif state == "callstack" and ":" in line:
+            key, value = [part.strip() for part in line.lstrip("- ").split(":", 1)]
+            frame[key] = value
+            if key == "Inline":
+                frames.append((frame.get("SymbolName", "?"),
+                               int(frame.get("LineOffset", -1)),
+                               int(frame.get("Column", -1))))
+                frame = {}
+        elif state == "mib" and ":" in line and not line.startswith("-"):
+            key, value = [part.strip() for part in line.split(":", 1)]
+            if value.isdigit():
+                mib[key] = int(value)
+    finish()
+    return [(list(f), dict(m)) for f, m in sites]
+
+
+def check_expectation(sites, frames, fields, accesses_counted):
+    """Sum the sites whose stack starts with FRAMES; compare with FIELDS."""
+    total = {"count": 0, "accesses": 0, "size": 0}
+    for site_frames, mib in sites:
+        if site_frames[: len(frames)] == frames:
+            total["count"] += mib.get("AllocCount", 0)
+            total["accesses"] += mib.get("TotalAccessCount", 0)
+            total["size"] += mib.get("TotalSize", 0)
+    wanted = dict(fields)
+    if not accesses_counted:
+        wanted["accesses"] = 0
+    problems = [f"{key} {total[key]} (expected {value})"
+                for key, value in wanted.items() if total[key] != value]
+    if total["count"] == 0:
+        near = [f for f, _ in sites if f and f[0][0] == frames[0][0]]
+        return f"no allocation site starts with {frames}; sites in {frames[0][0]}: {near}"
+    return "; ".join(problems)
+
+
+def pkg_config(*args):
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    result = subprocess.run(["pkg-config", *args, "memprof"], capture_output=True,
+                            text=True, env=env, check=True)
+    return result.stdout.split()
+
+
+def variants():
+    for opt in ("-O0", "-O2"):
+        for pie in ("-pie", "-no-pie"):
+            yield f"shared{opt}{pie}", opt, pie, "shared"
+    yield "static-O2-pie", "-O2", "-pie", "static"
+    yield "preload-O2-pie", "-O2", "-pie", "preload"
+
+
+def test_program(args, program, work):
+    source = os.path.join(HERE, program)
+    compiler = args.cxx if program.endswith(".cc") else args.cc
+    base = os.path.splitext(program)[0]
+    expectations = parse_expectations(source)
+    # As docs/manual.md recommends for profiling: no tail calls, so that a
+    # helper that returns malloc's result keeps its frame at -O2.
+    cflags = pkg_config("--cflags") + ["-I" + HERE, "-g", "-pthread",
+                                       "-fno-optimize-sibling-calls"]
+
+    for name, opt, pie, link in variants():
+        label = f"{base} {name}"
+        directory = os.path.join(work, base + "-" + name)
+        os.makedirs(directory)
+        baseline = os.path.join(directory, base + ".baseline")
+        profiled = os.path.join(directory, base)
+        flags = [opt, pie, "-fPIE" if pie == "-pie" else "-fno-PIE"]
+        build = run([compiler, *flags, *cflags, "-DNO_RUNTIME", source, "-o", baseline])
+        if not report(build.returncode == 0, f"{label}: baseline builds", build.stderr):
+            continue
+        if link == "shared":
+            libs = pkg_config("--libs")
+            defines = []
+        elif link == "static":
+            libs = [os.path.join(TOP, "runtime", "libmemprof.a")] + \
+                [flag for flag in pkg_config("--static", "--libs") if flag != "-lmemprof"]
+            defines = []
+        else:
+            libs, defines = [], ["-DNO_RUNTIME"]
+        build = run([compiler, *flags, *cflags, *defines, source, "-o", profiled, *libs])
+        if not report(build.returncode == 0, f"{label}: builds with the runtime", build.stderr):
+            continue
+
+        expected = run([baseline], cwd=directory)
+        env = dict(os.environ, MEMPROF_OPTIONS=f"profile_file={directory}/profile.%p")
+        if link == "preload":
+            env["LD_PRELOAD"] = os.path.join(TOP, "runtime", "libmemprof.so")
+        actual = run([profiled], cwd=directory, env=env)
+        report(actual.stdout == expected.stdout and actual.returncode == expected.returncode,
+               f"{label}: stdout and exit status unchanged",
+               f"got {actual.returncode} {actual.stdout!r} {actual.stderr!r}, "
+               f"expected {expected.returncode} {expected.stdout!r}")
+        report(actual.stderr == "", f"{label}: the runtime prints nothing by default",
+               actual.stderr)
+
+        profiles = glob.glob(os.path.join(directory, "profile.*"))
+        if not report(len(profiles) == 1, f"{label}: one profile written", str(profiles)):
+            continue
+        show = run([args.llvm_profdata, "show", "--memory", profiles[0],
+                    "--profiled-binary", profiled])
+        if not report(show.returncode == 0, f"{label}: llvm-profdata show --memory", show.stderr):
+            continue
+        sites = parse_alloc_sites(show.stdout)
+        for frames, fields in expectations:
+            where = " < ".join(f"{f}:{o}:{c}" for f, o, c in frames)
+            problem = check_expectation(sites, frames, fields, link != "preload")
+            report(problem == "", f"{label}: site {where}", problem)
+        merged = os.path.join(directory, "merged.memprofdata")
+        merge = run([args.llvm_profdata, "merge", profiles[0], "--profiled-binary",
+                     profiled, "-o", merged])
+        report(merge.returncode == 0 and os.path.getsize(merged) > 0,
+               f"{label}: llvm-profdata merge", merge.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--llvm-profdata", default="llvm-profdata-19")
+    parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--cxx", default="g++")
+    parser.add_argument("programs", nargs="*", default=PROGRAMS)
+    args = parser.parse_args()
+
+    work = os.path.join(HERE, "work")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for program in args.programs:
+        test_program(args, program, work)
+    print(f"compat: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
