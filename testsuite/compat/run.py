@@ -23,6 +23,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import llvm_memprof_yaml  # noqa: E402
 PROGRAMS = ["alloc_c.c", "newdelete.cc", "threads.c"]
 
 passed = 0
@@ -61,43 +63,6 @@ def parse_expectations(source):
                 frames.append((name, int(offset), int(column)))
         expectations.append((frames, fields))
     return expectations
-
-
-def parse_alloc_sites(yaml_text):
-    """The distinct allocation sites in `llvm-profdata show --memory` output:
-    a list of (frames, MemInfoBlock dict), frames as (name, offset, column)."""
-    sites = set()
-    state = None  # None, "callstack", "mib"
-    frames, mib, frame = [], {}, {}
-
-    def finish():
-        if frames or mib:
-            sites.add((tuple(frames), tuple(sorted(mib.items()))))
-
-    for raw in yaml_text.splitlines():
-        line = raw.strip()
-        if line == "Callstack:":
-            finish()
-            frames, mib, frame, state = [], {}, {}, "callstack"
-        elif line == "MemInfoBlock:":
-            state = "mib"
-        elif line in ("CallSites:", "Records:", "AllocSites:"):
-            finish()
-            frames, mib, state = [], {}, None
-        elif state == "callstack" and ":" in line:
-            key, value = [part.strip() for part in line.lstrip("- ").split(":", 1)]
-            frame[key] = value
-            if key == "Inline":
-                frames.append((frame.get("SymbolName", "?"),
-                               int(frame.get("LineOffset", -1)),
-                               int(frame.get("Column", -1))))
-                frame = {}
-        elif state == "mib" and ":" in line and not line.startswith("-"):
-            key, value = [part.strip() for part in line.split(":", 1)]
-            if value.isdigit():
-                mib[key] = int(value)
-    finish()
-    return [(list(f), dict(m)) for f, m in sites]
 
 
 def check_expectation(sites, frames, fields, accesses_counted):
@@ -186,7 +151,7 @@ def test_program(args, program, work):
                     "--profiled-binary", profiled])
         if not report(show.returncode == 0, f"{label}: llvm-profdata show --memory", show.stderr):
             continue
-        sites = parse_alloc_sites(show.stdout)
+        sites = llvm_memprof_yaml.alloc_sites(show.stdout)
         for frames, fields in expectations:
             where = " < ".join(f"{f}:{o}:{c}" for f, o, c in frames)
             problem = check_expectation(sites, frames, fields, link != "preload")
