@@ -16,7 +16,6 @@ Prints one line per check and ends with `compat: N passed, N failed`.
 import argparse
 import glob
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -24,64 +23,18 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
 import llvm_memprof_yaml  # noqa: E402
+from report import Report  # noqa: E402
 PROGRAMS = ["alloc_c.c", "newdelete.cc", "threads.c"]
 
-passed = 0
-failed = 0
 
 
-def report(ok, name, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"PASS: {name}")
-    else:
-        failed += 1
-        print(f"FAIL: {name}" + (f": {detail}" if detail else ""))
-    return ok
+results = Report("compat")
 
 
 def run(command, **kwargs):
     return subprocess.run(command, capture_output=True, text=True, **kwargs)
-
-
-def parse_expectations(source):
-    """`expect: f:1:2 g:3:4 count=N accesses=M size=S` lines of SOURCE."""
-    expectations = []
-    for line in open(source):
-        match = re.search(r"expect:\s*(.*?)\s*(\*/)?$", line)
-        if not match:
-            continue
-        frames, fields = [], {}
-        for word in match.group(1).split():
-            if "=" in word:
-                key, value = word.split("=", 1)
-                fields[key] = int(value)
-            else:
-                name, offset, column = word.split(":")
-                frames.append((name, int(offset), int(column)))
-        expectations.append((frames, fields))
-    return expectations
-
-
-def check_expectation(sites, frames, fields, accesses_counted):
-    """Sum the sites whose stack starts with FRAMES; compare with FIELDS."""
-    total = {"count": 0, "accesses": 0, "size": 0}
-    for site_frames, mib in sites:
-        if site_frames[: len(frames)] == frames:
-            total["count"] += mib.get("AllocCount", 0)
-            total["accesses"] += mib.get("TotalAccessCount", 0)
-            total["size"] += mib.get("TotalSize", 0)
-    wanted = dict(fields)
-    if not accesses_counted:
-        wanted["accesses"] = 0
-    problems = [f"{key} {total[key]} (expected {value})"
-                for key, value in wanted.items() if total[key] != value]
-    if total["count"] == 0:
-        near = [f for f, _ in sites if f and f[0][0] == frames[0][0]]
-        return f"no allocation site starts with {frames}; sites in {frames[0][0]}: {near}"
-    return "; ".join(problems)
 
 
 def pkg_config(*args):
@@ -103,7 +56,7 @@ def test_program(args, program, work):
     source = os.path.join(HERE, program)
     compiler = args.cxx if program.endswith(".cc") else args.cc
     base = os.path.splitext(program)[0]
-    expectations = parse_expectations(source)
+    expectations = llvm_memprof_yaml.parse_expectations(source)
     # As docs/manual.md recommends for profiling: no tail calls, so that a
     # helper that returns malloc's result keeps its frame at -O2.
     cflags = pkg_config("--cflags") + ["-I" + HERE, "-g", "-pthread",
@@ -117,7 +70,7 @@ def test_program(args, program, work):
         profiled = os.path.join(directory, base)
         flags = [opt, pie, "-fPIE" if pie == "-pie" else "-fno-PIE"]
         build = run([compiler, *flags, *cflags, "-DNO_RUNTIME", source, "-o", baseline])
-        if not report(build.returncode == 0, f"{label}: baseline builds", build.stderr):
+        if not results.check(build.returncode == 0, f"{label}: baseline builds", build.stderr):
             continue
         if link == "shared":
             libs = pkg_config("--libs")
@@ -129,7 +82,7 @@ def test_program(args, program, work):
         else:
             libs, defines = [], ["-DNO_RUNTIME"]
         build = run([compiler, *flags, *cflags, *defines, source, "-o", profiled, *libs])
-        if not report(build.returncode == 0, f"{label}: builds with the runtime", build.stderr):
+        if not results.check(build.returncode == 0, f"{label}: builds with the runtime", build.stderr):
             continue
 
         expected = run([baseline], cwd=directory)
@@ -137,29 +90,29 @@ def test_program(args, program, work):
         if link == "preload":
             env["LD_PRELOAD"] = os.path.join(TOP, "runtime", "libmemprof.so")
         actual = run([profiled], cwd=directory, env=env)
-        report(actual.stdout == expected.stdout and actual.returncode == expected.returncode,
+        results.check(actual.stdout == expected.stdout and actual.returncode == expected.returncode,
                f"{label}: stdout and exit status unchanged",
                f"got {actual.returncode} {actual.stdout!r} {actual.stderr!r}, "
                f"expected {expected.returncode} {expected.stdout!r}")
-        report(actual.stderr == "", f"{label}: the runtime prints nothing by default",
+        results.check(actual.stderr == "", f"{label}: the runtime prints nothing by default",
                actual.stderr)
 
         profiles = glob.glob(os.path.join(directory, "profile.*"))
-        if not report(len(profiles) == 1, f"{label}: one profile written", str(profiles)):
+        if not results.check(len(profiles) == 1, f"{label}: one profile written", str(profiles)):
             continue
         show = run([args.llvm_profdata, "show", "--memory", profiles[0],
                     "--profiled-binary", profiled])
-        if not report(show.returncode == 0, f"{label}: llvm-profdata show --memory", show.stderr):
+        if not results.check(show.returncode == 0, f"{label}: llvm-profdata show --memory", show.stderr):
             continue
         sites = llvm_memprof_yaml.alloc_sites(show.stdout)
         for frames, fields in expectations:
             where = " < ".join(f"{f}:{o}:{c}" for f, o, c in frames)
-            problem = check_expectation(sites, frames, fields, link != "preload")
-            report(problem == "", f"{label}: site {where}", problem)
+            problem = llvm_memprof_yaml.check_expectation(sites, frames, fields, link != "preload")
+            results.check(problem == "", f"{label}: site {where}", problem)
         merged = os.path.join(directory, "merged.memprofdata")
         merge = run([args.llvm_profdata, "merge", profiles[0], "--profiled-binary",
                      profiled, "-o", merged])
-        report(merge.returncode == 0 and os.path.getsize(merged) > 0,
+        results.check(merge.returncode == 0 and os.path.getsize(merged) > 0,
                f"{label}: llvm-profdata merge", merge.stderr)
 
 
@@ -176,8 +129,7 @@ def main():
     os.makedirs(work)
     for program in args.programs:
         test_program(args, program, work)
-    print(f"compat: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return results.finish()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The runtime's cost per allocation: a malloc/free loop run without the
+runtime, linked with libmemprof.so, and under LD_PRELOAD, interleaved
+(ROUNDS runs each, in turn), reporting the median wall time, the time per
+malloc/free pair, and each ratio to the run without the runtime.  Ratios
+from one run are what to compare: the machine is shared and noisy."""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--allocations", type=int, default=2000000)
+    args = parser.parse_args()
+
+    work = os.path.join(HERE, "work")
+    os.makedirs(work, exist_ok=True)
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "memprof"], env=env,
+                           capture_output=True, text=True, check=True).stdout.split()
+    source = os.path.join(HERE, "malloc_loop.c")
+    plain = os.path.join(work, "malloc_loop")
+    linked = os.path.join(work, "malloc_loop.memprof")
+    subprocess.run([args.cc, "-O2", "-g", source, "-o", plain], check=True)
+    subprocess.run([args.cc, "-O2", "-g", source, "-o", linked, *flags], check=True)
+
+    profile = f"profile_file={work}/bench.%p.profraw"
+    configurations = [
+        ("no runtime", [plain], {}),
+        ("libmemprof.so linked", [linked], {"MEMPROF_OPTIONS": profile}),
+        ("LD_PRELOAD libmemprof.so", [plain],
+         {"MEMPROF_OPTIONS": profile,
+          "LD_PRELOAD": os.path.join(TOP, "runtime", "libmemprof.so")}),
+    ]
+    times = {name: [] for name, _, _ in configurations}
+    outputs = {}
+    for _ in range(args.runs):
+        for name, command, extra in configurations:
+            start = time.perf_counter()
+            result = subprocess.run([*command, str(args.allocations)], capture_output=True,
+                                    text=True, env=dict(os.environ, **extra))
+            times[name].append(time.perf_counter() - start)
+            if result.returncode != 0:
+                print(f"bench: {name} failed: {result.stderr}")
+                return 1
+            outputs.setdefault(result.stdout, []).append(name)
+    for leftover in os.listdir(work):
+        if leftover.endswith(".profraw"):
+            os.unlink(os.path.join(work, leftover))
+    if len(outputs) != 1:
+        print(f"bench: the configurations printed different checksums: {outputs}")
+        return 1
+
+    baseline = statistics.median(times["no runtime"])
+    lines = [f"malloc/free loop, {args.allocations:,} allocations (16..4096 bytes, "
+             f"1024 live), median of {args.runs} interleaved runs",
+             "",
+             "| configuration | median s | ns per malloc+free | ratio |",
+             "|---|---|---|---|"]
+    for name, _, _ in configurations:
+        median = statistics.median(times[name])
+        lines.append(f"| {name} | {median:.3f} | {median / args.allocations * 1e9:.0f} | "
+                     f"{median / baseline:.2f}x |")
+    print("\n".join(lines))
+    results = os.path.join(HERE, "results")
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, "malloc-overhead.md"), "w") as out:
+        out.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `make install` as a user does it: a fresh copy of the tracked tree,
+# ./configure --prefix, make, make install with and without DESTDIR; then a
+# program built with `pkg-config --cflags --libs memprof` from the installed
+# memprof.pc runs and writes a profile.  Ends with `install: N passed, N failed`.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$top/testsuite/install/work
+rm -rf "$work"
+mkdir -p "$work/src"
+passed=0
+failed=0
+check() { # check NAME COMMAND...
+  local name=$1
+  shift
+  if "$@" >"$work/last.log" 2>&1; then
+    passed=$((passed + 1))
+    echo "PASS: $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL: $name"
+    sed 's/^/    /' "$work/last.log" | tail -20
+  fi
+}
+
+(cd "$top" && git ls-files -z | xargs -0 tar cf - | tar xf - -C "$work/src") 2>/dev/null \
+  || (cd "$top" && tar cf - --exclude=work --exclude='*.o' . | tar xf - -C "$work/src")
+prefix=$work/prefix
+cd "$work/src" || exit 1
+check "configure --prefix" ./configure --prefix="$prefix"
+check "make -j2" make -j2
+check "make install" make install
+for file in lib/libmemprof.so lib/libmemprof.a lib/pkgconfig/memprof.pc \
+  include/memprof/interface.h include/memprof/abi.h share/doc/gcc-memprof/manual.md; do
+  check "installed $file" test -f "$prefix/$file"
+done
+check "make install DESTDIR" make install DESTDIR="$work/stage"
+check "DESTDIR holds the prefix tree" test -f "$work/stage$prefix/lib/libmemprof.so"
+check "DESTDIR leaves the prefix alone" test ! -e "$work/stage/lib"
+
+cat >"$work/hello.c" <<'EOC'
+#include <stdio.h>
+#include <stdlib.h>
+#include <memprof/interface.h>
+int main (void) { char *p = malloc (10); p[0] = 'x'; printf ("%c\n", p[0]); free (p);
+  char depth[8]; memprof_get_option ("max_stack_depth", depth, sizeof depth);
+  return depth[0] == '3' ? 0 : 1; }
+EOC
+flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs memprof)
+check "pkg-config finds the installed memprof.pc" test -n "$flags"
+check "a program builds against the installed runtime" \
+  gcc -g "$work/hello.c" -o "$work/hello" $flags
+check "it runs from the installed library" \
+  bash -c "cd '$work' && MEMPROF_OPTIONS=profile_file=hello.prof ./hello && ldd ./hello | grep -q '$prefix/lib/libmemprof.so' && test -s hello.prof"
+check "make uninstall" make uninstall
+check "uninstall removed the library" test ! -e "$prefix/lib/libmemprof.so"
+echo "install: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

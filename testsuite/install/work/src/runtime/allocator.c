@@ -1,0 +1,431 @@
+/* The malloc family, interposed.  Memory comes from glibc's own entry
+   points (__libc_malloc, __libc_free), so there is no dlsym at start-up
+   and no recursion.
+
+   Layout of every block handed out:
+
+       base (from __libc_malloc)
+       | padding | header (64 bytes) | user area: whole 64-byte granules |
+                                     ^ user pointer, 64-byte aligned (or more)
+
+   The user area starts on a granule boundary and is a whole number of
+   granules, all inside this block's glibc chunk, so no two live blocks
+   share a shadow counter: the counts folded at free are exactly the
+   accesses to this block.  */
+
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern void *__libc_malloc (size_t);
+extern void __libc_free (void *);
+
+#define HEADER_SPACE 64
+#define HEADER_MAGIC 0x6d656d70726f6621ULL /* "memprof!" */
+/* Live blocks are kept on this many lists, chosen by address.  */
+#define LIVE_SHARDS 64
+
+struct block_header
+{
+  struct block_header *prev, *next; /* on a live list when context != NULL */
+  void *base;                       /* what __libc_malloc returned */
+  uint64_t size;                    /* as requested */
+  struct depot_context *context;    /* NULL: not recorded */
+  uint32_t alloc_timestamp;
+  uint32_t alloc_cpu;
+  uint64_t check; /* HEADER_MAGIC ^ user pointer */
+};
+
+_Static_assert (sizeof (struct block_header) <= HEADER_SPACE,
+                "the header must fit before the user pointer");
+
+static struct
+{
+  spinlock_t lock;
+  struct block_header *head;
+  char padding[64 - sizeof (spinlock_t) - sizeof (void *)];
+} live_shards[LIVE_SHARDS] __attribute__ ((aligned (64)));
+
+static inline struct block_header *
+header_of (uintptr_t user)
+{
+  return (struct block_header *) (user - HEADER_SPACE);
+}
+
+static inline unsigned
+shard_of (uintptr_t user)
+{
+  return (unsigned) (((user >> MEMPROF_GRANULE_SHIFT) * 0x9e3779b97f4a7c15ULL) >> 58);
+}
+
+static void
+live_insert (struct block_header *header, uintptr_t user)
+{
+  unsigned shard = shard_of (user);
+  spin_lock (&live_shards[shard].lock);
+  header->prev = NULL;
+  header->next = live_shards[shard].head;
+  if (header->next != NULL)
+    header->next->prev = header;
+  live_shards[shard].head = header;
+  spin_unlock (&live_shards[shard].lock);
+}
+
+static void
+live_remove (struct block_header *header, uintptr_t user)
+{
+  unsigned shard = shard_of (user);
+  spin_lock (&live_shards[shard].lock);
+  if (header->prev != NULL)
+    header->prev->next = header->next;
+  else
+    live_shards[shard].head = header->next;
+  if (header->next != NULL)
+    header->next->prev = header->prev;
+  spin_unlock (&live_shards[shard].lock);
+}
+
+void
+allocator_for_each_live (void (*visit) (uintptr_t, uint64_t,
+                                        struct depot_context *, uint32_t,
+                                        uint32_t, void *),
+                         void *cookie)
+{
+  for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
+    {
+      spin_lock (&live_shards[shard].lock);
+      for (struct block_header *h = live_shards[shard].head; h != NULL; h = h->next)
+        visit ((uintptr_t) h + HEADER_SPACE, h->size, h->context,
+               h->alloc_timestamp, h->alloc_cpu, cookie);
+      spin_unlock (&live_shards[shard].lock);
+    }
+}
+
+/* Record the allocation at USER (its header is filled in except for the
+   context fields), made by the caller returning to CALLER_RETURN.  */
+static void
+record_allocation (struct block_header *header, uintptr_t user,
+                   uintptr_t caller_return)
+{
+  uintptr_t pcs[256];
+  int depth;
+
+  header->context = NULL;
+  if (UNLIKELY (runtime_state != RUNTIME_RUNNING))
+    {
+      runtime_ensure_initialized ();
+      if (runtime_state != RUNTIME_RUNNING)
+        return;
+    }
+  if (in_runtime)
+    return;
+  in_runtime++;
+  depth = stack_capture (pcs, (int) runtime_options.max_stack_depth, caller_return);
+  header->context = depot_intern (pcs, (uint32_t) depth);
+  header->alloc_timestamp = runtime_now_ms ();
+  header->alloc_cpu = runtime_current_cpu ();
+  shadow_clear (user, granules_for (header->size));
+  live_insert (header, user);
+  in_runtime--;
+}
+
+/* Histogram entries of a freed block kept on the stack; larger
+   histograms get private pages for the moment of the fold.  */
+#define HISTOGRAM_ON_STACK 256
+
+/* Fold the block at USER, in histogram mode.  */
+static __attribute__ ((noinline)) void
+fold_with_histogram (struct block_header *header, uintptr_t user,
+                     struct memprof_mib *mib)
+{
+  uint64_t on_stack[HISTOGRAM_ON_STACK];
+  uint32_t entries = histogram_entries_for (header->size);
+  uint64_t *histogram = on_stack;
+  uint64_t accesses;
+
+  if (entries > HISTOGRAM_ON_STACK)
+    {
+      histogram = runtime_map (entries * sizeof (uint64_t));
+      if (histogram == NULL)
+        entries = 0;
+    }
+  accesses = shadow_collect (user, granules_for (header->size), true,
+                             histogram, entries);
+  mib_init_one (mib, header->size, accesses, header->alloc_timestamp,
+                runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
+  mib->access_histogram_size = entries;
+  depot_fold (header->context, mib, histogram);
+  if (histogram != NULL && histogram != on_stack)
+    runtime_unmap (histogram, entries * sizeof (uint64_t));
+}
+
+/* Fold the block at USER into its context and forget it.  */
+static void
+record_free (struct block_header *header, uintptr_t user)
+{
+  struct memprof_mib mib;
+
+  live_remove (header, user);
+  if (runtime_state != RUNTIME_RUNNING || in_runtime)
+    return;
+  in_runtime++;
+  if (UNLIKELY (runtime_histogram))
+    fold_with_histogram (header, user, &mib);
+  else
+    {
+      uint64_t accesses
+        = shadow_collect (user, granules_for (header->size), true, NULL, 0);
+      mib_init_one (&mib, header->size, accesses, header->alloc_timestamp,
+                    runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
+      depot_fold (header->context, &mib, NULL);
+    }
+  in_runtime--;
+}
+
+/* Allocate SIZE bytes aligned to ALIGNMENT (a power of two, at least 64
+   is used), recorded as made by the caller returning to CALLER_RETURN.  */
+static void *
+allocate (size_t size, size_t alignment, uintptr_t caller_return)
+{
+  size_t user_bytes, total;
+  uintptr_t base, user;
+  struct block_header *header;
+
+  if (alignment < MEMPROF_GRANULE_SIZE)
+    alignment = MEMPROF_GRANULE_SIZE;
+  user_bytes = granules_for (size) << MEMPROF_GRANULE_SHIFT;
+  /* glibc returns 16-byte aligned memory: at most ALIGNMENT - 16 bytes of
+     padding bring the user pointer to its alignment.  */
+  total = HEADER_SPACE + (alignment - 16) + user_bytes;
+  if (UNLIKELY (user_bytes < size || total < user_bytes))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  base = (uintptr_t) __libc_malloc (total);
+  if (UNLIKELY (base == 0))
+    return NULL;
+  user = ROUND_UP (base + HEADER_SPACE, alignment);
+  header = header_of (user);
+  header->base = (void *) base;
+  header->size = size;
+  header->check = HEADER_MAGIC ^ user;
+  record_allocation (header, user, caller_return);
+  return (void *) user;
+}
+
+/* The header of USER, or NULL when USER did not come from allocate().  */
+static struct block_header *
+checked_header (void *pointer)
+{
+  uintptr_t user = (uintptr_t) pointer;
+  struct block_header *header;
+
+  if ((user & (MEMPROF_GRANULE_SIZE - 1)) != 0)
+    return NULL;
+  header = header_of (user);
+  return header->check == (HEADER_MAGIC ^ user) ? header : NULL;
+}
+
+static void
+deallocate (void *pointer)
+{
+  struct block_header *header;
+
+  if (pointer == NULL)
+    return;
+  header = checked_header (pointer);
+  if (UNLIKELY (header == NULL))
+    {
+      /* Not ours (memory from before interposition, or a bad pointer):
+         glibc decides.  */
+      __libc_free (pointer);
+      return;
+    }
+  if (header->context != NULL)
+    record_free (header, (uintptr_t) pointer);
+  header->check = 0;
+  __libc_free (header->base);
+}
+
+static size_t
+usable_size (void *pointer)
+{
+  struct block_header *header = pointer ? checked_header (pointer) : NULL;
+  if (header == NULL)
+    return 0;
+  return granules_for (header->size) << MEMPROF_GRANULE_SHIFT;
+}
+
+static void *
+reallocate (void *pointer, size_t size, uintptr_t caller_return)
+{
+  void *fresh;
+  size_t old_size;
+
+  if (pointer == NULL)
+    return allocate (size, MEMPROF_GRANULE_SIZE, caller_return);
+  if (size == 0)
+    {
+      /* glibc's rule: realloc (p, 0) frees p and returns NULL.  */
+      deallocate (pointer);
+      return NULL;
+    }
+  fresh = allocate (size, MEMPROF_GRANULE_SIZE, caller_return);
+  if (fresh == NULL)
+    return NULL;
+  old_size = checked_header (pointer) ? checked_header (pointer)->size : 0;
+  memcpy (fresh, pointer, old_size < size ? old_size : size);
+  deallocate (pointer);
+  return fresh;
+}
+
+static bool
+is_power_of_two (size_t value)
+{
+  return value != 0 && (value & (value - 1)) == 0;
+}
+
+/* ---- The interposed entry points ---- */
+
+#define CALLER ((uintptr_t) __builtin_return_address (0))
+
+MEMPROF_EXPORT void *
+malloc (size_t size)
+{
+  return allocate (size, MEMPROF_GRANULE_SIZE, CALLER);
+}
+
+MEMPROF_EXPORT void
+free (void *pointer)
+{
+  deallocate (pointer);
+}
+
+MEMPROF_EXPORT void *
+calloc (size_t count, size_t size)
+{
+  size_t bytes;
+  void *pointer;
+
+  if (__builtin_mul_overflow (count, size, &bytes))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  pointer = allocate (bytes, MEMPROF_GRANULE_SIZE, CALLER);
+  if (pointer != NULL)
+    memset (pointer, 0, bytes);
+  return pointer;
+}
+
+MEMPROF_EXPORT void *
+realloc (void *pointer, size_t size)
+{
+  return reallocate (pointer, size, CALLER);
+}
+
+MEMPROF_EXPORT void *
+reallocarray (void *pointer, size_t count, size_t size)
+{
+  size_t bytes;
+  if (__builtin_mul_overflow (count, size, &bytes))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  return reallocate (pointer, bytes, CALLER);
+}
+
+MEMPROF_EXPORT void *
+memalign (size_t alignment, size_t size)
+{
+  /* glibc rounds an alignment that is not a power of two up to one.  */
+  if (!is_power_of_two (alignment))
+    {
+      if (alignment > SIZE_MAX / 2 + 1)
+        {
+          errno = EINVAL;
+          return NULL;
+        }
+      size_t rounded = 1;
+      while (rounded < alignment)
+        rounded <<= 1;
+      alignment = rounded;
+    }
+  return allocate (size, alignment, CALLER);
+}
+
+MEMPROF_EXPORT void *
+aligned_alloc (size_t alignment, size_t size)
+{
+  if (!is_power_of_two (alignment))
+    {
+      errno = EINVAL;
+      return NULL;
+    }
+  return allocate (size, alignment, CALLER);
+}
+
+MEMPROF_EXPORT int
+posix_memalign (void **result, size_t alignment, size_t size)
+{
+  void *pointer;
+  int saved_errno = errno;
+
+  if (!is_power_of_two (alignment) || alignment % sizeof (void *) != 0)
+    return EINVAL;
+  pointer = allocate (size, alignment, CALLER);
+  if (pointer == NULL)
+    {
+      errno = saved_errno;
+      return ENOMEM;
+    }
+  *result = pointer;
+  return 0;
+}
+
+MEMPROF_EXPORT void *
+valloc (size_t size)
+{
+  return allocate (size, (size_t) sysconf (_SC_PAGESIZE), CALLER);
+}
+
+MEMPROF_EXPORT void *
+pvalloc (size_t size)
+{
+  size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  size_t rounded = size == 0 ? page : ROUND_UP (size, page);
+  if (rounded < size)
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  return allocate (rounded, page, CALLER);
+}
+
+MEMPROF_EXPORT size_t
+malloc_usable_size (void *pointer)
+{
+  return usable_size (pointer);
+}
+
+/* ---- For new_delete.c ---- */
+
+void *allocator_allocate (size_t size, size_t alignment, uintptr_t caller_return);
+void allocator_deallocate (void *pointer);
+
+void *
+allocator_allocate (size_t size, size_t alignment, uintptr_t caller_return)
+{
+  return allocate (size, alignment, caller_return);
+}
+
+void
+allocator_deallocate (void *pointer)
+{
+  deallocate (pointer);
+}

@@ -1,0 +1,230 @@
+/* The stack depot: one record per distinct call stack, found by hash in a
+   fixed table of lock-free chains.  Records are never freed or moved, so
+   a block header can point at its context for the block's whole life.
+   Each record also carries its context's MemInfoBlock (under a spin lock,
+   taken only when an allocation is folded in).  */
+
+#include "internal.h"
+
+#include <string.h>
+
+/* Buckets in the hash table (a power of two); more contexts than this
+   only make chains longer.  */
+#define DEPOT_BUCKETS (1UL << 20)
+/* Address space reserved for records and histograms; committed as used.  */
+#define DEPOT_ARENA_SIZE (8UL << 30)
+
+static struct depot_context *_Atomic *depot_table;
+static char *depot_arena;
+static _Atomic size_t depot_arena_used;
+static _Atomic uint64_t depot_next_id = 1;
+static _Atomic uint64_t depot_contexts;
+static spinlock_t depot_setup_lock = SPINLOCK_INIT;
+static _Atomic bool depot_ready;
+static _Atomic bool depot_full_reported;
+
+/* The context given when the arena is exhausted (one empty-stack record). */
+static struct
+{
+  struct depot_context context;
+  uintptr_t pc;
+} depot_overflow;
+
+static bool
+depot_setup (void)
+{
+  if (atomic_load_explicit (&depot_ready, memory_order_acquire))
+    return true;
+  spin_lock (&depot_setup_lock);
+  if (!depot_ready)
+    {
+      depot_table = runtime_map (DEPOT_BUCKETS * sizeof *depot_table);
+      depot_arena = runtime_map (DEPOT_ARENA_SIZE);
+      if (depot_table != NULL && depot_arena != NULL)
+        atomic_store_explicit (&depot_ready, true, memory_order_release);
+    }
+  spin_unlock (&depot_setup_lock);
+  return depot_ready;
+}
+
+static void *
+arena_allocate (size_t size)
+{
+  size = ROUND_UP (size, 16);
+  size_t offset = atomic_fetch_add (&depot_arena_used, size);
+  if (offset + size > DEPOT_ARENA_SIZE)
+    {
+      if (!atomic_exchange (&depot_full_reported, true))
+        log_printf ("the stack depot is full (%lu MiB); further new call "
+                    "stacks are recorded as one unknown context",
+                    DEPOT_ARENA_SIZE >> 20);
+      return NULL;
+    }
+  return depot_arena + offset;
+}
+
+uint64_t *
+depot_arena_values (uint32_t count)
+{
+  return arena_allocate ((size_t) count * sizeof (uint64_t));
+}
+
+static uint64_t
+hash_stack (const uintptr_t *pcs, uint32_t depth)
+{
+  /* FNV-1a over the words, then a final mix.  */
+  uint64_t hash = 0xcbf29ce484222325ULL ^ depth;
+  for (uint32_t i = 0; i < depth; i++)
+    {
+      hash ^= pcs[i];
+      hash *= 0x100000001b3ULL;
+      hash ^= hash >> 29;
+    }
+  hash ^= hash >> 33;
+  hash *= 0xff51afd7ed558ccdULL;
+  hash ^= hash >> 33;
+  return hash;
+}
+
+static struct depot_context *
+find_in_chain (struct depot_context *node, uint64_t hash,
+               const uintptr_t *pcs, uint32_t depth)
+{
+  for (; node != NULL;
+       node = atomic_load_explicit (&node->next, memory_order_acquire))
+    if (node->hash == hash && node->depth == depth
+        && memcmp (node->pcs, pcs, depth * sizeof *pcs) == 0)
+      return node;
+  return NULL;
+}
+
+static struct depot_context *
+overflow_context (void)
+{
+  if (depot_overflow.context.id == 0)
+    depot_overflow.context.id = UINT64_MAX - 2; /* not LLVM's reserved keys */
+  return &depot_overflow.context;
+}
+
+struct depot_context *
+depot_intern (const uintptr_t *pcs, uint32_t depth)
+{
+  uint64_t hash = hash_stack (pcs, depth);
+  struct depot_context *_Atomic *bucket;
+  struct depot_context *head, *found, *fresh;
+
+  if (!depot_setup ())
+    return overflow_context ();
+  bucket = &depot_table[hash & (DEPOT_BUCKETS - 1)];
+  head = atomic_load_explicit (bucket, memory_order_acquire);
+  found = find_in_chain (head, hash, pcs, depth);
+  if (found != NULL)
+    return found;
+
+  fresh = arena_allocate (sizeof *fresh + depth * sizeof *pcs);
+  if (fresh == NULL)
+    return overflow_context ();
+  fresh->hash = hash;
+  fresh->depth = depth;
+  memcpy (fresh->pcs, pcs, depth * sizeof *pcs);
+  fresh->id = atomic_fetch_add (&depot_next_id, 1);
+  for (;;)
+    {
+      atomic_store_explicit (&fresh->next, head, memory_order_relaxed);
+      if (atomic_compare_exchange_weak_explicit (bucket, &head, fresh,
+                                                 memory_order_release,
+                                                 memory_order_acquire))
+        {
+          atomic_fetch_add (&depot_contexts, 1);
+          return fresh;
+        }
+      /* Another thread added to this chain: it may have added our stack.
+         Our record then stays unused in the arena.  */
+      found = find_in_chain (head, hash, pcs, depth);
+      if (found != NULL)
+        return found;
+    }
+}
+
+void
+depot_fold (struct depot_context *context, const struct memprof_mib *mib,
+            const uint64_t *histogram)
+{
+  uint32_t entries = mib->access_histogram_size;
+
+  spin_lock (&context->lock);
+  if (entries > context->histogram_capacity)
+    {
+      uint64_t *larger = depot_arena_values (entries);
+      if (larger != NULL)
+        {
+          if (context->histogram != NULL)
+            memcpy (larger, context->histogram,
+                    context->mib.access_histogram_size * sizeof (uint64_t));
+          context->histogram = larger;
+          context->histogram_capacity = entries;
+        }
+      else
+        entries = context->histogram_capacity;
+    }
+  if (context->mib.alloc_count == 0)
+    {
+      context->mib = *mib;
+      context->mib.access_histogram_size = entries;
+      if (entries > 0)
+        memcpy (context->histogram, histogram, entries * sizeof (uint64_t));
+    }
+  else
+    {
+      struct memprof_mib folded = *mib;
+      folded.access_histogram_size = entries;
+      mib_merge (&context->mib, &folded);
+      mib_histogram_merge (context->histogram, histogram, entries);
+    }
+  spin_unlock (&context->lock);
+}
+
+static void
+visit_chain (struct depot_context *node,
+             void (*visit) (struct depot_context *, void *), void *cookie)
+{
+  for (; node != NULL;
+       node = atomic_load_explicit (&node->next, memory_order_acquire))
+    visit (node, cookie);
+}
+
+void
+depot_for_each (void (*visit) (struct depot_context *, void *), void *cookie)
+{
+  if (depot_ready)
+    for (size_t i = 0; i < DEPOT_BUCKETS; i++)
+      {
+        struct depot_context *head
+          = atomic_load_explicit (&depot_table[i], memory_order_acquire);
+        if (head != NULL)
+          visit_chain (head, visit, cookie);
+      }
+  if (depot_overflow.context.id != 0)
+    visit (&depot_overflow.context, cookie);
+}
+
+static void
+reset_one (struct depot_context *context, void *cookie)
+{
+  (void) cookie;
+  spin_lock (&context->lock);
+  memset (&context->mib, 0, sizeof context->mib);
+  spin_unlock (&context->lock);
+}
+
+void
+depot_reset_records (void)
+{
+  depot_for_each (reset_one, NULL);
+}
+
+uint64_t
+depot_context_count (void)
+{
+  return depot_contexts;
+}

@@ -1,0 +1,158 @@
+/* Declarations shared by the runtime's files.  Nothing here is visible
+   outside libmemprof: the library is built with -fvisibility=hidden and
+   only MEMPROF_EXPORT symbols are exported.
+
+   The rule of the runtime: no path that runs inside malloc allocates
+   through the interposed functions.  Memory of its own comes from mmap
+   (runtime_map); the thread-local guard in_runtime sends any allocation
+   made while the runtime is working straight to glibc, unprofiled.  */
+
+#ifndef MEMPROF_INTERNAL_H
+#define MEMPROF_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memprof/abi.h"
+#include "mib.h"
+#include "options.h"
+
+#define MEMPROF_EXPORT __attribute__ ((visibility ("default")))
+#define LIKELY(x) __builtin_expect (!!(x), 1)
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
+#define ROUND_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t) (a) - 1))
+
+/* ---- Process state (runtime.c) ---- */
+
+enum runtime_state
+{
+  RUNTIME_UNINITIALIZED,
+  RUNTIME_INITIALIZING,
+  RUNTIME_RUNNING,  /* allocations are recorded */
+  RUNTIME_FINISHED  /* the exit profile is written; nothing more is recorded */
+};
+
+extern _Atomic int runtime_state;
+extern struct memprof_options runtime_options;
+extern bool runtime_histogram; /* fixed at start-up */
+
+/* Set while this thread is inside the runtime; allocations made then are
+   passed to glibc without being recorded.  */
+extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
+
+void runtime_ensure_initialized (void);
+uint32_t runtime_now_ms (void);
+uint32_t runtime_current_cpu (void);
+
+/* ---- Spin locks (short critical sections only) ---- */
+
+typedef struct
+{
+  atomic_flag flag;
+} spinlock_t;
+#define SPINLOCK_INIT { ATOMIC_FLAG_INIT }
+
+static inline void
+spin_lock (spinlock_t *lock)
+{
+  while (atomic_flag_test_and_set_explicit (&lock->flag, memory_order_acquire))
+    __builtin_ia32_pause ();
+}
+
+static inline void
+spin_unlock (spinlock_t *lock)
+{
+  atomic_flag_clear_explicit (&lock->flag, memory_order_release);
+}
+
+/* ---- Private memory (runtime.c) ---- */
+
+/* SIZE bytes of zeroed private memory, reserved without commitment, or NULL.  */
+void *runtime_map (size_t size);
+void runtime_unmap (void *address, size_t size);
+
+/* ---- Log (log.c) ---- */
+
+void log_configure (const char *path);
+void log_printf (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+/* Write LENGTH bytes of BUFFER to the log as they are.  */
+void log_write (const char *buffer, size_t length);
+
+/* ---- Shadow (shadow.c) ---- */
+
+bool shadow_reserve (void);
+/* Sum the access counters covering [BLOCK, BLOCK+GRANULES*64) and clear
+   them when CLEAR.  In histogram mode also fill HISTOGRAM (HISTOGRAM_SIZE
+   entries, may be 0).  */
+uint64_t shadow_collect (uintptr_t block, size_t granules, bool clear,
+                         uint64_t *histogram, uint32_t histogram_size);
+void shadow_clear (uintptr_t block, size_t granules);
+
+/* ---- Stack capture (stack.c) ---- */
+
+/* The most frames captured before the runtime's own are removed.  */
+#define STACK_CAPTURE_MAX (256 + 32)
+
+/* Capture the current call stack into PCS (at most MAX entries), starting
+   at the frame that returns to CALLER_RETURN (the return address of the
+   interposed entry point), as return address - 1.  Returns the count.  */
+int stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return);
+
+/* ---- Stack depot and per-context records (depot.c) ---- */
+
+struct depot_context
+{
+  struct depot_context *_Atomic next; /* bucket chain */
+  uint64_t hash;
+  uint64_t id; /* the stack id in the profile, from 1 */
+  uint32_t depth;
+  spinlock_t lock;        /* guards mib and histogram */
+  struct memprof_mib mib; /* alloc_count 0: nothing recorded */
+  uint64_t *histogram;    /* mib.access_histogram_size used entries */
+  uint32_t histogram_capacity;
+  uint32_t snapshot_index; /* used by the profile writer under its lock */
+  uintptr_t pcs[];         /* leaf first */
+};
+
+/* The context for this stack, created on first sight; never NULL (when
+   the depot is full, a shared overflow context is returned).  */
+struct depot_context *depot_intern (const uintptr_t *pcs, uint32_t depth);
+/* Fold one allocation's MIB (and histogram) into CONTEXT.  */
+void depot_fold (struct depot_context *context, const struct memprof_mib *mib,
+                 const uint64_t *histogram);
+/* Call VISIT for every context.  */
+void depot_for_each (void (*visit) (struct depot_context *, void *),
+                     void *cookie);
+void depot_reset_records (void);
+uint64_t depot_context_count (void);
+
+/* A buffer of COUNT u64 values from the depot's arena (never freed).  */
+uint64_t *depot_arena_values (uint32_t count);
+
+/* ---- Live allocations (allocator.c) ---- */
+
+struct block_header;
+/* Call VISIT for every live recorded allocation, with its block's lock held. */
+void allocator_for_each_live (void (*visit) (uintptr_t user, uint64_t size,
+                                             struct depot_context *context,
+                                             uint32_t alloc_timestamp,
+                                             uint32_t alloc_cpu, void *cookie),
+                              void *cookie);
+
+/* The number of histogram entries kept for a block of SIZE bytes.  */
+uint32_t histogram_entries_for (uint64_t size);
+/* Granules covered by a block of SIZE bytes (at least one).  */
+static inline size_t
+granules_for (uint64_t size)
+{
+  return size == 0 ? 1 : (size + MEMPROF_GRANULE_SIZE - 1) >> MEMPROF_GRANULE_SHIFT;
+}
+
+/* ---- Profile (profile.c) ---- */
+
+/* Write a profile now.  FINAL: the exit profile.  Returns 0 or -1.  */
+int profile_dump (bool final);
+
+#endif /* MEMPROF_INTERNAL_H */

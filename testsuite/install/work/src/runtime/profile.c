@@ -1,0 +1,400 @@
+/* Taking a profile: a snapshot of every context's record plus the blocks
+   live at this moment (folded into the snapshot only, so a block still
+   live is not counted twice when it is freed later), written as a raw
+   profile under a temporary name and renamed into place.  */
+
+#define _GNU_SOURCE
+#include "internal.h"
+#include "rawwriter.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Executable segments of loaded objects recorded in a profile.  */
+#define SEGMENTS_MAX 1024
+/* Room for the histograms of one snapshot (reserved, committed as used). */
+#define SNAPSHOT_SCRATCH_SIZE (4UL << 30)
+#define WRITE_BUFFER_SIZE (64 * 1024)
+#define PATH_BYTES 4096
+
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned dump_sequence;
+static char write_buffer[WRITE_BUFFER_SIZE];
+
+struct snapshot
+{
+  struct raw_profile_record *records;
+  size_t count, capacity;
+  char *scratch;
+  size_t scratch_used;
+  uint32_t now, cpu;
+};
+
+/* ---- Segments ---- */
+
+struct segment_list
+{
+  struct memprof_raw_segment *segments;
+  size_t count;
+};
+
+static void
+find_build_id (const struct dl_phdr_info *info, struct memprof_raw_segment *segment)
+{
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *phdr = &info->dlpi_phdr[i];
+      const char *note, *end;
+      if (phdr->p_type != PT_NOTE)
+        continue;
+      note = (const char *) (info->dlpi_addr + phdr->p_vaddr);
+      end = note + phdr->p_memsz;
+      while (note + sizeof (ElfW (Nhdr)) <= end)
+        {
+          const ElfW (Nhdr) *nhdr = (const ElfW (Nhdr) *) note;
+          const char *name = note + sizeof *nhdr;
+          const char *desc = name + ROUND_UP (nhdr->n_namesz, 4);
+          if (nhdr->n_type == NT_GNU_BUILD_ID && nhdr->n_namesz == 4
+              && memcmp (name, "GNU", 4) == 0)
+            {
+              size_t size = nhdr->n_descsz;
+              if (size > MEMPROF_RAW_BUILD_ID_MAX)
+                size = MEMPROF_RAW_BUILD_ID_MAX;
+              segment->build_id_size = size;
+              memcpy (segment->build_id, desc, size);
+              return;
+            }
+          note = desc + ROUND_UP (nhdr->n_descsz, 4);
+        }
+    }
+}
+
+static int
+collect_segment (struct dl_phdr_info *info, size_t size, void *cookie)
+{
+  struct segment_list *list = cookie;
+  (void) size;
+  for (int i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *phdr = &info->dlpi_phdr[i];
+      struct memprof_raw_segment *segment;
+      if (phdr->p_type != PT_LOAD || !(phdr->p_flags & PF_X)
+          || list->count == SEGMENTS_MAX)
+        continue;
+      segment = &list->segments[list->count++];
+      memset (segment, 0, sizeof *segment);
+      segment->start = info->dlpi_addr + phdr->p_vaddr;
+      segment->end = segment->start + phdr->p_memsz;
+      segment->offset = info->dlpi_addr;
+      find_build_id (info, segment);
+    }
+  return 0;
+}
+
+/* ---- Snapshot ---- */
+
+static void *
+scratch_allocate (struct snapshot *snapshot, size_t size)
+{
+  size = ROUND_UP (size, 16);
+  if (snapshot->scratch == NULL
+      || snapshot->scratch_used + size > SNAPSHOT_SCRATCH_SIZE)
+    return NULL;
+  snapshot->scratch_used += size;
+  return snapshot->scratch + snapshot->scratch_used - size;
+}
+
+static void
+take_context (struct depot_context *context, void *cookie)
+{
+  struct snapshot *snapshot = cookie;
+  struct raw_profile_record *record;
+
+  if (snapshot->count == snapshot->capacity)
+    {
+      context->snapshot_index = 0;
+      return;
+    }
+  record = &snapshot->records[snapshot->count++];
+  context->snapshot_index = (uint32_t) snapshot->count; /* 1-based */
+  record->id = context->id;
+  record->depth = context->depth;
+  record->pcs = context->pcs;
+  record->histogram = NULL;
+  spin_lock (&context->lock);
+  record->mib = context->mib;
+  if (context->mib.alloc_count != 0 && context->mib.access_histogram_size != 0)
+    {
+      uint64_t *copy = scratch_allocate (snapshot, 8 * (size_t) context->mib.access_histogram_size);
+      if (copy != NULL)
+        memcpy (copy, context->histogram, 8 * (size_t) context->mib.access_histogram_size);
+      else
+        record->mib.access_histogram_size = 0;
+      record->histogram = copy;
+    }
+  spin_unlock (&context->lock);
+}
+
+static void
+take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
+                 uint32_t alloc_timestamp, uint32_t alloc_cpu, void *cookie)
+{
+  struct snapshot *snapshot = cookie;
+  struct raw_profile_record *record;
+  struct memprof_mib mib;
+  uint32_t entries = runtime_histogram ? histogram_entries_for (size) : 0;
+  uint64_t *histogram = NULL;
+
+  if (context == NULL || context->snapshot_index == 0
+      || context->snapshot_index > snapshot->count)
+    return;
+  record = &snapshot->records[context->snapshot_index - 1];
+  if (record->id != context->id)
+    return;
+  if (entries > 0)
+    {
+      histogram = scratch_allocate (snapshot, 8 * (size_t) entries);
+      if (histogram == NULL)
+        entries = 0;
+    }
+  mib_init_one (&mib, size,
+                shadow_collect (user, granules_for (size), false, histogram, entries),
+                alloc_timestamp, snapshot->now, alloc_cpu, snapshot->cpu);
+  mib.access_histogram_size = entries;
+  if (record->mib.alloc_count == 0)
+    {
+      record->mib = mib;
+      record->histogram = histogram;
+      return;
+    }
+  if (entries > record->mib.access_histogram_size)
+    {
+      /* Keep the longer histogram and add the shorter into it.  */
+      mib_histogram_merge (histogram, record->histogram, record->mib.access_histogram_size);
+      record->histogram = histogram;
+    }
+  else
+    mib_histogram_merge ((uint64_t *) record->histogram, histogram, entries);
+  mib_merge (&record->mib, &mib);
+}
+
+/* ---- Files ---- */
+
+/* Expand %p, %n and %% of PATTERN.  Returns false when it does not fit. */
+static bool
+expand_profile_name (const char *pattern, unsigned sequence, char *out,
+                     size_t size)
+{
+  size_t used = 0;
+  for (const char *p = pattern; *p != '\0'; p++)
+    {
+      int n;
+      if (p[0] == '%' && p[1] == 'p')
+        n = snprintf (out + used, size - used, "%d", (int) getpid ()), p++;
+      else if (p[0] == '%' && p[1] == 'n')
+        n = snprintf (out + used, size - used, "%u", sequence), p++;
+      else if (p[0] == '%' && p[1] == '%')
+        n = snprintf (out + used, size - used, "%%"), p++;
+      else
+        n = snprintf (out + used, size - used, "%c", *p);
+      if (n < 0 || used + n >= size)
+        return false;
+      used += n;
+    }
+  return true;
+}
+
+/* Open a fresh temporary file next to FINAL; its name goes to TEMP.  */
+static int
+open_temporary (const char *final, char *temp, size_t size)
+{
+  struct timespec now;
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  for (unsigned attempt = 0; attempt < 16; attempt++)
+    {
+      int fd;
+      unsigned long salt = (unsigned long) now.tv_nsec * 2654435761UL + attempt;
+      if ((size_t) snprintf (temp, size, "%s.tmp.%d.%lx", final, (int) getpid (),
+                             salt & 0xffffff)
+          >= size)
+        {
+          errno = ENAMETOOLONG;
+          return -1;
+        }
+      fd = open (temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd >= 0 || errno != EEXIST)
+        return fd;
+    }
+  return -1;
+}
+
+/* ---- The text summary (print_text) ---- */
+
+static void
+print_stack (const struct raw_profile_record *record)
+{
+  log_printf ("Stack for id %lu:", (unsigned long) record->id);
+  for (uint32_t i = 0; i < record->depth; i++)
+    {
+      Dl_info info;
+      uintptr_t pc = record->pcs[i];
+      char line[1024];
+      int n = snprintf (line, sizeof line, "    #%u 0x%lx", i, (unsigned long) pc);
+      if (dladdr ((void *) pc, &info) && info.dli_fname != NULL)
+        {
+          if (info.dli_sname != NULL)
+            n += snprintf (line + n, sizeof line - n, " in %s+0x%lx", info.dli_sname,
+                           (unsigned long) (pc - (uintptr_t) info.dli_saddr));
+          snprintf (line + n, sizeof line - n, " (%s+0x%lx)",
+                    *info.dli_fname ? info.dli_fname : "<main program>",
+                    (unsigned long) (pc - (uintptr_t) info.dli_fbase));
+        }
+      log_write (line, strlen (line));
+      log_write ("\n", 1);
+    }
+}
+
+static void
+print_text (const struct snapshot *snapshot)
+{
+  log_printf ("Recorded MIBs (incl. live on exit):");
+  for (size_t i = 0; i < snapshot->count; i++)
+    {
+      const struct raw_profile_record *record = &snapshot->records[i];
+      const struct memprof_mib *m = &record->mib;
+      if (m->alloc_count == 0)
+        continue;
+      log_printf ("Memory allocation stack id = %lu", (unsigned long) record->id);
+      log_printf ("\talloc_count %u, size (ave/min/max) %.2f / %u / %u",
+                  m->alloc_count, (double) m->total_size / m->alloc_count,
+                  m->min_size, m->max_size);
+      log_printf ("\taccess_count (ave/min/max): %.2f / %lu / %lu",
+                  (double) m->total_access_count / m->alloc_count,
+                  (unsigned long) m->min_access_count,
+                  (unsigned long) m->max_access_count);
+      log_printf ("\tlifetime (ave/min/max): %.2f / %u / %u",
+                  (double) m->total_lifetime / m->alloc_count, m->min_lifetime,
+                  m->max_lifetime);
+      log_printf ("\tnum migrated: %u, num lifetime overlaps: %u, num same alloc "
+                  "cpu: %u, num same dealloc_cpu: %u",
+                  m->num_migrated_cpu, m->num_lifetime_overlaps,
+                  m->num_same_alloc_cpu, m->num_same_dealloc_cpu);
+      if (m->access_histogram_size > 0)
+        {
+          char line[1024];
+          int n = snprintf (line, sizeof line, "AccessCountHistogram[%u]:",
+                            m->access_histogram_size);
+          for (uint32_t j = 0; j < m->access_histogram_size && j < 32 && n < 900; j++)
+            n += snprintf (line + n, sizeof line - n, " %lu",
+                           (unsigned long) record->histogram[j]);
+          log_printf ("%s", line);
+        }
+      print_stack (record);
+    }
+}
+
+/* ---- The dump ---- */
+
+static int
+write_snapshot (const struct snapshot *snapshot, const struct segment_list *segments,
+                unsigned sequence)
+{
+  char final[PATH_BYTES], temp[PATH_BYTES + 64];
+  struct raw_writer writer;
+  int fd, error;
+
+  if (!expand_profile_name (runtime_options.profile_file, sequence, final, sizeof final))
+    {
+      log_printf ("profile_file '%s' expands to a name that is too long; "
+                  "no profile written", runtime_options.profile_file);
+      return -1;
+    }
+  fd = open_temporary (final, temp, sizeof temp);
+  if (fd < 0)
+    {
+      log_printf ("cannot create the profile next to '%s': %s; no profile written",
+                  final, strerror (errno));
+      return -1;
+    }
+  raw_writer_init (&writer, fd, write_buffer, sizeof write_buffer);
+  error = raw_profile_write (&writer, segments->segments, segments->count,
+                             snapshot->records, snapshot->count);
+  if (error == 0 && close (fd) != 0)
+    error = errno;
+  else if (error != 0)
+    close (fd);
+  if (error == 0 && rename (temp, final) != 0)
+    error = errno;
+  if (error != 0)
+    {
+      unlink (temp);
+      log_printf ("cannot write the profile '%s': %s; no profile written",
+                  final, strerror (error));
+      return -1;
+    }
+  if (runtime_options.verbosity >= 1)
+    log_printf ("profile written to %s (%lu bytes)", final,
+                (unsigned long) writer.written);
+  return 0;
+}
+
+int
+profile_dump (bool final)
+{
+  struct snapshot snapshot;
+  struct segment_list segments;
+  size_t records_bytes, segments_bytes;
+  int result = 0;
+
+  if (runtime_state != RUNTIME_RUNNING)
+    return -1;
+  in_runtime++;
+  pthread_mutex_lock (&dump_lock);
+
+  memset (&snapshot, 0, sizeof snapshot);
+  /* Contexts created while the snapshot is taken are left for the next. */
+  snapshot.capacity = depot_context_count () + 1;
+  records_bytes = snapshot.capacity * sizeof *snapshot.records;
+  segments_bytes = SEGMENTS_MAX * sizeof *segments.segments;
+  snapshot.records = runtime_map (records_bytes);
+  snapshot.scratch = runtime_histogram ? runtime_map (SNAPSHOT_SCRATCH_SIZE) : NULL;
+  segments.segments = runtime_map (segments_bytes);
+  segments.count = 0;
+  if (snapshot.records == NULL || segments.segments == NULL)
+    {
+      log_printf ("cannot map memory for the profile: %s; no profile written",
+                  strerror (errno));
+      result = -1;
+    }
+  else
+    {
+      snapshot.now = runtime_now_ms ();
+      snapshot.cpu = runtime_current_cpu ();
+      depot_for_each (take_context, &snapshot);
+      allocator_for_each_live (take_live_block, &snapshot);
+      dl_iterate_phdr (collect_segment, &segments);
+      if (!final || runtime_options.write_profile)
+        result = write_snapshot (&snapshot, &segments, dump_sequence++);
+      if (runtime_options.print_text)
+        print_text (&snapshot);
+    }
+
+  if (snapshot.records != NULL)
+    runtime_unmap (snapshot.records, records_bytes);
+  if (snapshot.scratch != NULL)
+    runtime_unmap (snapshot.scratch, SNAPSHOT_SCRATCH_SIZE);
+  if (segments.segments != NULL)
+    runtime_unmap (segments.segments, segments_bytes);
+  pthread_mutex_unlock (&dump_lock);
+  in_runtime--;
+  return result;
+}

@@ -1,0 +1,51 @@
+/* Serializing a raw profile (LLVM MemProf raw version 4) through a fixed
+   buffer onto a file descriptor.  Pure: no allocation, no global state.  */
+
+#ifndef MEMPROF_RAWWRITER_H
+#define MEMPROF_RAWWRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mib.h"
+#include "rawformat.h"
+
+struct raw_writer
+{
+  int fd;
+  char *buffer;
+  size_t used, capacity;
+  uint64_t written; /* bytes that reached the file */
+  int error;        /* the first errno, 0 if none */
+};
+
+/* One allocation context to write.  Records whose mib.alloc_count is 0
+   are not written.  */
+struct raw_profile_record
+{
+  uint64_t id;
+  struct memprof_mib mib;      /* access_histogram_size entries follow */
+  const uint64_t *histogram;   /* may be NULL when the size is 0 */
+  uint32_t depth;
+  const uintptr_t *pcs;        /* leaf first, return address - 1 */
+};
+
+void raw_writer_init (struct raw_writer *writer, int fd, char *buffer,
+                      size_t capacity);
+void raw_writer_put (struct raw_writer *writer, const void *data, size_t size);
+/* Returns 0, or the errno of the first failed write.  */
+int raw_writer_flush (struct raw_writer *writer);
+
+/* The size in bytes of the profile raw_profile_write would write.  */
+uint64_t raw_profile_size (size_t segment_count,
+                           const struct raw_profile_record *records,
+                           size_t record_count);
+
+/* Write one complete profile.  Returns 0 or an errno value.  */
+int raw_profile_write (struct raw_writer *writer,
+                       const struct memprof_raw_segment *segments,
+                       size_t segment_count,
+                       const struct raw_profile_record *records,
+                       size_t record_count);
+
+#endif /* MEMPROF_RAWWRITER_H */

@@ -1,0 +1,240 @@
+/* Start-up, exit and the public API.
+
+   Start-up happens at the first of: the first allocation (which may come
+   from the C library before any constructor), the library's constructor,
+   .preinit_array (static library only), or an instrumented module's call
+   to __memprof_init.  It reads MEMPROF_OPTIONS, reserves the shadow and
+   publishes its base, all without allocating.  The exit profile is
+   written by a destructor that runs after the program's own destructors
+   and atexit handlers.  */
+
+#define _GNU_SOURCE
+#include "internal.h"
+#include "memprof/interface.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+_Atomic int runtime_state = RUNTIME_UNINITIALIZED;
+struct memprof_options runtime_options;
+bool runtime_histogram;
+__thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
+
+static time_t start_second;
+
+/* Problems found while parsing options are kept until the log is set up. */
+static char option_problems[2048];
+static size_t option_problems_used;
+
+static void
+keep_option_problem (void *cookie, const char *line)
+{
+  size_t length = strlen (line);
+  (void) cookie;
+  if (option_problems_used + length + 1 < sizeof option_problems)
+    {
+      memcpy (option_problems + option_problems_used, line, length);
+      option_problems_used += length;
+      option_problems[option_problems_used++] = '\n';
+    }
+}
+
+static void
+log_option_problem (void *cookie, const char *line)
+{
+  (void) cookie;
+  log_printf ("%s", line);
+}
+
+static void
+print_options_help (void)
+{
+  log_printf ("options (MEMPROF_OPTIONS=key=value:key=value...):");
+  for (size_t i = 0; i < memprof_option_count; i++)
+    {
+      const struct memprof_option_desc *desc = &memprof_option_table[i];
+      char value[MEMPROF_OPTION_STRING_MAX];
+      options_format_value (&runtime_options, desc, value, sizeof value);
+      log_printf ("  %s (default %s, now %s): %s", desc->name,
+                  desc->default_text, value, desc->help);
+    }
+}
+
+static void
+initialize (void)
+{
+  struct timespec now;
+  const char *text;
+
+  in_runtime++;
+  options_set_defaults (&runtime_options);
+  /* secure_getenv: a set-user-id program ignores MEMPROF_OPTIONS.  */
+  text = secure_getenv ("MEMPROF_OPTIONS");
+  options_parse (&runtime_options, text, "MEMPROF_OPTIONS", keep_option_problem, NULL);
+  log_configure (runtime_options.log_path);
+  if (option_problems_used > 0)
+    {
+      /* Each problem line gets the log's prefix.  */
+      char *line = option_problems;
+      option_problems[option_problems_used - 1] = '\0';
+      for (char *next; line != NULL; line = next)
+        {
+          next = strchr (line, '\n');
+          if (next != NULL)
+            *next++ = '\0';
+          log_printf ("%s", line);
+        }
+    }
+  if (runtime_options.help)
+    print_options_help ();
+  runtime_histogram = runtime_options.histogram;
+
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  start_second = now.tv_sec;
+  shadow_reserve ();
+  if (runtime_options.verbosity >= 2)
+    log_printf ("started: shadow at 0x%lx, %s mode, profile '%s'",
+                (unsigned long) __memprof_shadow_base,
+                runtime_histogram ? "histogram" : "counter",
+                runtime_options.profile_file);
+  atomic_store (&runtime_state, RUNTIME_RUNNING);
+  in_runtime--;
+}
+
+void
+runtime_ensure_initialized (void)
+{
+  int expected = RUNTIME_UNINITIALIZED;
+  if (atomic_load (&runtime_state) >= RUNTIME_RUNNING)
+    return;
+  if (atomic_compare_exchange_strong (&runtime_state, &expected, RUNTIME_INITIALIZING))
+    {
+      initialize ();
+      return;
+    }
+  /* Another thread is starting the runtime, or this one is (an allocation
+     made during start-up): the latter must not wait for itself.  */
+  if (in_runtime)
+    return;
+  while (atomic_load (&runtime_state) == RUNTIME_INITIALIZING)
+    sched_yield ();
+}
+
+uint32_t
+runtime_now_ms (void)
+{
+  struct timespec now;
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  return (uint32_t) ((now.tv_sec - start_second) * 1000 + now.tv_nsec / 1000000);
+}
+
+uint32_t
+runtime_current_cpu (void)
+{
+  return (uint32_t) sched_getcpu ();
+}
+
+void *
+runtime_map (size_t size)
+{
+  void *memory = mmap (NULL, size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return memory == MAP_FAILED ? NULL : memory;
+}
+
+void
+runtime_unmap (void *address, size_t size)
+{
+  munmap (address, size);
+}
+
+__attribute__ ((constructor (101))) static void
+runtime_constructor (void)
+{
+  runtime_ensure_initialized ();
+}
+
+__attribute__ ((destructor (101))) static void
+runtime_destructor (void)
+{
+  if (runtime_state != RUNTIME_RUNNING)
+    return;
+  if (runtime_options.write_profile || runtime_options.print_text)
+    profile_dump (true);
+  atomic_store (&runtime_state, RUNTIME_FINISHED);
+}
+
+/* ---- For instrumented code ---- */
+
+MEMPROF_EXPORT void
+__memprof_init (unsigned abi_version)
+{
+  static _Atomic bool mismatch_reported;
+  runtime_ensure_initialized ();
+  if (abi_version != MEMPROF_ABI_VERSION && !atomic_exchange (&mismatch_reported, true))
+    log_printf ("a module was instrumented for ABI version %u but this runtime "
+                "implements version %u; rebuild it with the matching plugin",
+                abi_version, MEMPROF_ABI_VERSION);
+}
+
+/* ---- The public API (memprof/interface.h) ---- */
+
+MEMPROF_EXPORT int
+memprof_dump (void)
+{
+  runtime_ensure_initialized ();
+  return profile_dump (false);
+}
+
+MEMPROF_EXPORT void
+memprof_reset (void)
+{
+  runtime_ensure_initialized ();
+  in_runtime++;
+  depot_reset_records ();
+  in_runtime--;
+}
+
+MEMPROF_EXPORT int
+memprof_set_option (const char *key_equals_value)
+{
+  struct memprof_options updated;
+  int problems;
+
+  runtime_ensure_initialized ();
+  if (key_equals_value == NULL)
+    return -1;
+  in_runtime++;
+  updated = runtime_options;
+  problems = options_parse (&updated, key_equals_value, "memprof_set_option",
+                            log_option_problem, NULL);
+  if (problems == 0)
+    {
+      bool log_changed = strcmp (updated.log_path, runtime_options.log_path) != 0;
+      updated.histogram = runtime_options.histogram; /* fixed at start-up */
+      runtime_options = updated;
+      if (log_changed)
+        log_configure (runtime_options.log_path);
+    }
+  in_runtime--;
+  return problems == 0 ? 0 : -1;
+}
+
+MEMPROF_EXPORT int
+memprof_get_option (const char *name, char *buf, size_t size)
+{
+  const struct memprof_option_desc *desc;
+  char scratch[1];
+
+  runtime_ensure_initialized ();
+  if (name == NULL || (desc = options_find (name, strlen (name))) == NULL)
+    return -1;
+  if (buf == NULL || size == 0)
+    return options_format_value (&runtime_options, desc, scratch, sizeof scratch);
+  return options_format_value (&runtime_options, desc, buf, size);
+}

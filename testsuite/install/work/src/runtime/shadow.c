@@ -1,0 +1,173 @@
+/* Shadow memory: reserved once at start-up, one counter per granule of
+   the whole user address space (see memprof/abi.h).  Pages are committed
+   by the kernel only when a counter in them is first touched.  */
+
+#include "internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* x86-64 user space is below 2^47; the shadow covers all of it.  */
+#define USER_ADDRESS_BITS 47
+#define SHADOW_SIZE ((1UL << USER_ADDRESS_BITS) >> MEMPROF_SHADOW_SCALE)
+/* Clearing more shadow than this gives the pages back instead of
+   writing zeros (LLVM's clear_shadow_mmap_threshold).  */
+#define SHADOW_RELEASE_THRESHOLD (64UL * 1024)
+#define PAGE_SIZE_BYTES 4096UL
+/* Histogram entries kept per allocation: blocks larger than this many
+   8-byte words get a histogram of their first part only.  */
+#define HISTOGRAM_MAX_ENTRIES (64U * 1024)
+
+MEMPROF_EXPORT uintptr_t __memprof_shadow_base;
+
+bool
+shadow_reserve (void)
+{
+  void *shadow = mmap (NULL, SHADOW_SIZE, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (shadow == MAP_FAILED)
+    {
+      log_printf ("cannot reserve %lu GiB of shadow memory: %s",
+                  SHADOW_SIZE >> 30, strerror (errno));
+      return false;
+    }
+  /* Huge pages would commit 2 MiB at a time for scattered counters.  */
+  madvise (shadow, SHADOW_SIZE, MADV_NOHUGEPAGE);
+  __memprof_shadow_base = (uintptr_t) shadow;
+  return true;
+}
+
+uint32_t
+histogram_entries_for (uint64_t size)
+{
+  uint64_t entries = (size + MEMPROF_HISTOGRAM_GRANULE_SIZE - 1)
+                     / MEMPROF_HISTOGRAM_GRANULE_SIZE;
+  return entries > HISTOGRAM_MAX_ENTRIES ? HISTOGRAM_MAX_ENTRIES : (uint32_t) entries;
+}
+
+/* Zero LENGTH bytes of shadow at START, giving whole pages back to the
+   kernel when the range is large.  */
+static void
+clear_shadow_bytes (uintptr_t start, size_t length)
+{
+  if (length >= SHADOW_RELEASE_THRESHOLD)
+    {
+      uintptr_t first_page = ROUND_UP (start, PAGE_SIZE_BYTES);
+      uintptr_t last_page = (start + length) & ~(PAGE_SIZE_BYTES - 1);
+      memset ((void *) start, 0, first_page - start);
+      madvise ((void *) first_page, last_page - first_page, MADV_DONTNEED);
+      memset ((void *) last_page, 0, start + length - last_page);
+      return;
+    }
+  memset ((void *) start, 0, length);
+}
+
+void
+shadow_clear (uintptr_t block, size_t granules)
+{
+  if (__memprof_shadow_base == 0)
+    return;
+  if (runtime_histogram)
+    clear_shadow_bytes ((uintptr_t) memprof_histogram_shadow_for (__memprof_shadow_base, block),
+                        granules * (MEMPROF_GRANULE_SIZE / MEMPROF_HISTOGRAM_GRANULE_SIZE));
+  else
+    clear_shadow_bytes ((uintptr_t) memprof_shadow_for (__memprof_shadow_base, block),
+                        granules * MEMPROF_COUNTER_SIZE);
+}
+
+uint64_t
+shadow_collect (uintptr_t block, size_t granules, bool clear,
+                uint64_t *histogram, uint32_t histogram_size)
+{
+  uint64_t total = 0;
+
+  if (__memprof_shadow_base == 0)
+    return 0;
+  if (runtime_histogram)
+    {
+      const uint8_t *counters
+        = memprof_histogram_shadow_for (__memprof_shadow_base, block);
+      size_t count = granules * (MEMPROF_GRANULE_SIZE / MEMPROF_HISTOGRAM_GRANULE_SIZE);
+      for (size_t i = 0; i < count; i++)
+        {
+          total += counters[i];
+          if (i < histogram_size)
+            histogram[i] = counters[i];
+        }
+    }
+  else
+    {
+      const uint64_t *counters = memprof_shadow_for (__memprof_shadow_base, block);
+      for (size_t i = 0; i < granules; i++)
+        total += counters[i];
+    }
+  if (clear)
+    shadow_clear (block, granules);
+  return total;
+}
+
+/* ---- Entry points for instrumented code (callback mode, ranges) ---- */
+
+static inline void
+count_access (uintptr_t addr, uint64_t times)
+{
+  if (runtime_histogram)
+    {
+      uint8_t *counter = memprof_histogram_shadow_for (__memprof_shadow_base, addr);
+      uint64_t value = *counter + times;
+      *counter = value > MEMPROF_HISTOGRAM_MAX ? MEMPROF_HISTOGRAM_MAX : (uint8_t) value;
+    }
+  else
+    *memprof_shadow_for (__memprof_shadow_base, addr) += times;
+}
+
+MEMPROF_EXPORT void
+__memprof_load (const void *addr)
+{
+  *memprof_shadow_for (__memprof_shadow_base, (uintptr_t) addr) += 1;
+}
+
+MEMPROF_EXPORT void
+__memprof_store (const void *addr)
+{
+  *memprof_shadow_for (__memprof_shadow_base, (uintptr_t) addr) += 1;
+}
+
+MEMPROF_EXPORT void
+__memprof_histogram_load (const void *addr)
+{
+  count_access ((uintptr_t) addr, 1);
+}
+
+MEMPROF_EXPORT void
+__memprof_histogram_store (const void *addr)
+{
+  count_access ((uintptr_t) addr, 1);
+}
+
+/* One count per 8 bytes: the steps addr, addr+8, ... below addr+size, each
+   counted at the granule (or histogram byte) it falls in.  */
+MEMPROF_EXPORT void
+__memprof_range_access (const void *addr, size_t size)
+{
+  uintptr_t step = (uintptr_t) addr;
+  uintptr_t end = step + size;
+
+  if (__memprof_shadow_base == 0 || end < step)
+    return;
+  if (runtime_histogram)
+    {
+      for (; step < end; step += MEMPROF_RANGE_STEP)
+        count_access (step, 1);
+      return;
+    }
+  while (step < end)
+    {
+      uintptr_t granule_end = (step & MEMPROF_GRANULE_MASK) + MEMPROF_GRANULE_SIZE;
+      uintptr_t limit = granule_end < end ? granule_end : end;
+      uint64_t steps = (limit - step + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP;
+      count_access (step, steps);
+      step += steps * MEMPROF_RANGE_STEP;
+    }
+}

@@ -1,0 +1,98 @@
+/* The contract between code instrumented by gcc-plugin/memprof.so and the
+   libmemprof runtime.  Both sides include this header; change it only
+   together with MEMPROF_ABI_VERSION.
+
+   Default mode: one 8-byte counter per 64-byte granule of application
+   memory, at
+
+       shadow_for(addr) = __memprof_shadow_base + ((addr & ~63) >> 3)
+
+   which is LLVM MemProf's mapping, so a count means the same in both
+   toolchains.  Instrumented code loads __memprof_shadow_base, computes the
+   counter address and increments it inline: one increment per access, at
+   the granule of the access's first byte.
+
+   Histogram mode: one 1-byte saturating counter per 8-byte granule, at
+
+       histogram_shadow_for(addr) = __memprof_shadow_base + (addr >> 3)
+
+   giving LLVM raw v4's AccessHistogram (per-8-byte counts of a block).
+
+   Range accesses (memcpy, memmove, memset and their builtins) call
+   __memprof_range_access (addr, size): one count per 8 bytes of the range,
+   each at the granule that 8-byte step starts in (LLVM's rule).  */
+
+#ifndef MEMPROF_ABI_H
+#define MEMPROF_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bumped whenever anything below changes meaning.  Instrumented modules
+   call __memprof_init with the version they were built for.  */
+#define MEMPROF_ABI_VERSION 1
+
+/* Default mode: 64-byte granule, 8-byte counter.  */
+#define MEMPROF_GRANULE_SHIFT 6
+#define MEMPROF_GRANULE_SIZE (1UL << MEMPROF_GRANULE_SHIFT)
+#define MEMPROF_GRANULE_MASK (~(uintptr_t) (MEMPROF_GRANULE_SIZE - 1))
+#define MEMPROF_COUNTER_SIZE 8
+/* (addr & MASK) >> SCALE: the 64 bytes of a granule map to 8 shadow bytes. */
+#define MEMPROF_SHADOW_SCALE 3
+
+/* Histogram mode: 8-byte granule, 1-byte counter saturating at 255.  */
+#define MEMPROF_HISTOGRAM_GRANULE_SIZE 8
+#define MEMPROF_HISTOGRAM_SCALE 3
+#define MEMPROF_HISTOGRAM_MAX 255
+
+/* A range access counts once per this many bytes.  */
+#define MEMPROF_RANGE_STEP 8
+
+/* The symbols instrumented code refers to.  */
+#define MEMPROF_SHADOW_BASE_NAME "__memprof_shadow_base"
+#define MEMPROF_RANGE_ACCESS_NAME "__memprof_range_access"
+#define MEMPROF_LOAD_NAME "__memprof_load"
+#define MEMPROF_STORE_NAME "__memprof_store"
+#define MEMPROF_HISTOGRAM_LOAD_NAME "__memprof_histogram_load"
+#define MEMPROF_HISTOGRAM_STORE_NAME "__memprof_histogram_store"
+#define MEMPROF_INIT_NAME "__memprof_init"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Set by the runtime before any constructor of the profiled program runs;
+   never changes afterwards.  */
+extern uintptr_t __memprof_shadow_base;
+
+/* Idempotent; instrumented modules call it from their constructor with
+   MEMPROF_ABI_VERSION.  A mismatch is reported once on stderr.  */
+void __memprof_init (unsigned abi_version);
+
+/* Callback mode: the same counts as the inline code, through a call.  */
+void __memprof_load (const void *addr);
+void __memprof_store (const void *addr);
+void __memprof_histogram_load (const void *addr);
+void __memprof_histogram_store (const void *addr);
+void __memprof_range_access (const void *addr, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* The counter for ADDR, given the shadow base.  */
+static inline uint64_t *
+memprof_shadow_for (uintptr_t shadow_base, uintptr_t addr)
+{
+  return (uint64_t *) (shadow_base
+                       + ((addr & MEMPROF_GRANULE_MASK) >> MEMPROF_SHADOW_SCALE));
+}
+
+/* The histogram counter for ADDR, given the shadow base.  */
+static inline uint8_t *
+memprof_histogram_shadow_for (uintptr_t shadow_base, uintptr_t addr)
+{
+  return (uint8_t *) (shadow_base + (addr >> MEMPROF_HISTOGRAM_SCALE));
+}
+
+#endif /* MEMPROF_ABI_H */

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""The runtime's promises to its users, checked on real programs: start-up
+before constructors, MEMPROF_OPTIONS errors and help, print_text, log_path,
+profile naming, dumps and reset through the API, failed writes, and that
+the program's output and exit status never change.
+
+Prints one line per check and ends with `runtime: N passed, N failed`."""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
+import llvm_memprof_yaml  # noqa: E402
+from report import Report  # noqa: E402
+from llvm_memprof_yaml import check_expectation, parse_expectations  # noqa: E402
+
+args = None
+
+
+results = Report("runtime")
+
+
+def flags(static=False):
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    cflags = subprocess.run(["pkg-config", "--cflags", "memprof"], env=env, check=True,
+                            capture_output=True, text=True).stdout.split()
+    if static:
+        libs = [os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lpthread"]
+    else:
+        libs = subprocess.run(["pkg-config", "--libs", "memprof"], env=env, check=True,
+                              capture_output=True, text=True).stdout.split()
+    return cflags, libs
+
+
+def build(program, directory, static=False, extra=()):
+    cflags, libs = flags(static)
+    output = os.path.join(directory, os.path.splitext(program)[0])
+    result = subprocess.run([args.cc, "-g", "-O1", "-fno-optimize-sibling-calls", *cflags,
+                             *extra, os.path.join(HERE, program), "-o", output, *libs],
+                            capture_output=True, text=True)
+    results.check(result.returncode == 0, f"{program}{' static' if static else ''}: builds",
+           result.stderr)
+    return output if result.returncode == 0 else None
+
+
+def execute(binary, directory, options):
+    env = dict(os.environ, MEMPROF_OPTIONS=options)
+    return subprocess.run([binary], cwd=directory, env=env, capture_output=True, text=True)
+
+
+def sites_of(profile, binary):
+    show = subprocess.run([args.llvm_profdata, "show", "--memory", profile,
+                           "--profiled-binary", binary], capture_output=True, text=True)
+    if show.returncode != 0:
+        return None, show.stderr
+    return llvm_memprof_yaml.alloc_sites(show.stdout), ""
+
+
+def expect_sites(label, profile, binary, expectations):
+    sites, error = sites_of(profile, binary)
+    if not results.check(sites is not None, f"{label}: llvm-profdata-19 reads the profile", error):
+        return
+    for frames, fields in expectations:
+        where = " < ".join(f"{f}:{o}:{c}" for f, o, c in frames)
+        problem = check_expectation(sites, frames, fields, True)
+        results.check(problem == "", f"{label}: site {where} {fields}", problem)
+
+
+def test_early(work):
+    for static in (False, True):
+        directory = os.path.join(work, "early-static" if static else "early-shared")
+        os.makedirs(directory)
+        binary = build("early.c", directory, static)
+        if binary is None:
+            continue
+        label = f"early {'static' if static else 'shared'}"
+        result = execute(binary, directory, "profile_file=early.prof")
+        results.check(result.returncode == 0 and "ready in constructor: 1" in result.stdout,
+               f"{label}: shadow base set before the program's constructors",
+               result.stdout + result.stderr)
+        expect_sites(label, os.path.join(directory, "early.prof"), binary,
+                     parse_expectations(os.path.join(HERE, "early.c")))
+
+
+def test_options(work):
+    directory = os.path.join(work, "options")
+    os.makedirs(directory)
+    binary = build("plain.c", directory)
+    if binary is None:
+        return
+    quiet = execute(binary, directory, "profile_file=quiet.prof")
+    results.check(quiet.stdout == "plain done\n" and quiet.returncode == 5 and quiet.stderr == "",
+           "plain: runs as without the runtime, silently",
+           f"{quiet.returncode} {quiet.stdout!r} {quiet.stderr!r}")
+    results.check(sorted(os.listdir(directory)) == ["plain", "quiet.prof"],
+           "plain: only the profile is left in the directory (no temporary file)",
+           str(os.listdir(directory)))
+
+    bad = execute(binary, directory,
+                  "bogus=1:max_stack_depth=abc:verbosity:profile_file=bad.prof::histogram=maybe")
+    lines = bad.stderr.splitlines()
+    results.check(bad.stdout == "plain done\n" and bad.returncode == 5,
+           "bad options: output and exit status unchanged", bad.stderr)
+    results.check(len(lines) == 4 and all(line.startswith("memprof: MEMPROF_OPTIONS: ") for line in lines),
+           "bad options: one line each on stderr", bad.stderr)
+    for word, why in (("'bogus'", "unknown option"), ("max_stack_depth", "an integer from 1 to 256"),
+                      ("'verbosity'", "is not key=value"), ("histogram", "expected 0 or 1")):
+        results.check(any(word in line and why in line for line in lines),
+               f"bad options: the line for {word} says {why!r}", bad.stderr)
+    results.check(os.path.exists(os.path.join(directory, "bad.prof")),
+           "bad options: the good option in the same string still applies")
+
+    helped = execute(binary, directory, "help=1:profile_file=help.prof")
+    names = re.findall(r"^MEMPROF_(?:BOOL|INT|STRING) \((\w+),",
+                       open(os.path.join(TOP, "runtime", "options.def")).read(), re.M)
+    missing = [name for name in names if f"  {name} (default " not in helped.stderr]
+    results.check(helped.returncode == 5 and len(names) >= 7 and not missing,
+           f"help=1 lists all {len(names)} options with defaults", f"missing {missing}")
+
+    text = execute(binary, directory, "print_text=1:profile_file=text.prof")
+    for needle in ("Recorded MIBs (incl. live on exit):",
+                   "alloc_count 3, size (ave/min/max) 128.00 / 128 / 128",
+                   "access_count (ave/min/max): 10.00 / 10 / 10",
+                   "alloc_count 1, size (ave/min/max) 1000.00 / 1000 / 1000",
+                   "Stack for id "):
+        results.check(needle in text.stderr, f"print_text=1 prints {needle!r}", text.stderr[:2000])
+
+    logged = execute(binary, directory, f"print_text=1:log_path={directory}/log.%p:"
+                     "profile_file=logged.prof")
+    logs = glob.glob(os.path.join(directory, "log.*"))
+    results.check(logged.stderr == "" and len(logs) == 1
+           and "alloc_count 3" in open(logs[0]).read()
+           and logs[0].endswith(".%d" % int(logs[0].rsplit(".", 1)[1])),
+           "log_path=FILE.%p: the summary goes to the file, nothing to stderr",
+           f"{logged.stderr!r} {logs}")
+
+    named = execute(binary, directory, "profile_file=named.%p.%%.prof")
+    files = [f for f in os.listdir(directory) if re.fullmatch(r"named\.\d+\.%\.prof", f)]
+    results.check(named.returncode == 5 and len(files) == 1, "profile_file expands %p and %%",
+           str(os.listdir(directory)))
+
+    none = execute(binary, directory, "write_profile=0:profile_file=none.prof")
+    results.check(none.returncode == 5 and not os.path.exists(os.path.join(directory, "none.prof")),
+           "write_profile=0 writes no profile")
+
+    unwritable = execute(binary, directory, "profile_file=/nonexistent/dir/p.prof")
+    lines = unwritable.stderr.splitlines()
+    results.check(unwritable.stdout == "plain done\n" and unwritable.returncode == 5
+           and len(lines) == 1 and "cannot create the profile" in lines[0]
+           and "/nonexistent/dir/p.prof" in lines[0],
+           "an unwritable profile directory: one clear line, exit status unchanged",
+           unwritable.stderr)
+
+
+def test_api(work):
+    directory = os.path.join(work, "api")
+    os.makedirs(directory)
+    binary = build("api.c", directory)
+    if binary is None:
+        return
+    result = execute(binary, directory, "profile_file=api.%n")
+    results.check(result.returncode == 0 and result.stdout == "api status 0\n",
+           "api: get/set option results as documented", result.stdout + result.stderr)
+    results.check(sorted(os.listdir(directory)) == ["api", "api.0", "api.1"],
+           "api: memprof_dump and the exit each write a profile (%n)", str(os.listdir(directory)))
+    # churn (3), then a dump: 3 freed blocks; `kept' live, counted in the dump.
+    expect_sites("api dump", os.path.join(directory, "api.0"), binary,
+                 [([("churn", 4, 21)], {"count": 3, "accesses": 3, "size": 300}),
+                  ([("main", 6, 16)], {"count": 1, "accesses": 4, "size": 200})])
+    # reset, churn (2), free (kept), exit: the 3 earlier blocks are forgotten
+    # and `kept' is counted once although it was live at the first dump.
+    expect_sites("api exit", os.path.join(directory, "api.1"), binary,
+                 [([("churn", 4, 21)], {"count": 2, "accesses": 2, "size": 200}),
+                  ([("main", 6, 16)], {"count": 1, "accesses": 4, "size": 200})])
+
+
+def main():
+    global args
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--llvm-profdata", default="llvm-profdata-19")
+    parser.add_argument("--cc", default="gcc")
+    args = parser.parse_args()
+    work = os.path.join(HERE, "work")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    test_early(work)
+    test_options(work)
+    test_api(work)
+    return results.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
