@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 extern void *__libc_malloc (size_t);
+extern void *__libc_realloc (void *, size_t);
 extern void __libc_free (void *);
 
 #define HEADER_SPACE 64
@@ -263,6 +264,7 @@ usable_size (void *pointer)
 static void *
 reallocate (void *pointer, size_t size, uintptr_t caller_return)
 {
+  struct block_header *header;
   void *fresh;
   size_t old_size;
 
@@ -274,10 +276,14 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
       deallocate (pointer);
       return NULL;
     }
+  header = checked_header (pointer);
+  if (UNLIKELY (header == NULL))
+    /* Not ours (see deallocate): glibc keeps it, unrecorded.  */
+    return __libc_realloc (pointer, size);
+  old_size = header->size;
   fresh = allocate (size, MEMPROF_GRANULE_SIZE, caller_return);
   if (fresh == NULL)
     return NULL;
-  old_size = checked_header (pointer) ? checked_header (pointer)->size : 0;
   memcpy (fresh, pointer, old_size < size ? old_size : size);
   deallocate (pointer);
   return fresh;

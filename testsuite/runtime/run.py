@@ -182,6 +182,46 @@ def test_api(work):
                   ([("main", 6, 16)], {"count": 1, "accesses": 4, "size": 200})])
 
 
+def test_histogram(work):
+    directory = os.path.join(work, "histogram")
+    os.makedirs(directory)
+    binary = build("histogram.c", directory)
+    if binary is None:
+        return
+    result = execute(binary, directory, "histogram=1:profile_file=h.prof")
+    results.check(result.returncode == 0 and result.stderr == "", "histogram: runs",
+                  result.stderr)
+    show = subprocess.run([args.llvm_profdata, "show", "--memory", os.path.join(directory, "h.prof"),
+                           "--profiled-binary", binary], capture_output=True, text=True)
+    if not results.check(show.returncode == 0, "histogram: llvm-profdata-19 reads the profile",
+                         show.stderr):
+        return
+    sites = [mib for frames, mib in llvm_memprof_yaml.alloc_sites(show.stdout)
+             if frames and frames[0][0] == "main" and mib.get("TotalSize") == 80]
+    values = re.findall(r"AccessHistogramValues:\s*(.*)", show.stdout)
+    results.check(len(sites) == 1 and sites[0].get("TotalAccessCount") == 266
+                  and sites[0].get("AccessHistogramSize") == 10,
+                  "histogram: TotalAccessCount 266 over 10 slots", str(sites))
+    results.check(any(v.split() == ["1", "1", "255", "1", "1", "1", "1", "1", "1", "3"]
+                      for v in values),
+                  "histogram: values 1 1 255 1 1 1 1 1 1 3", str(values))
+
+
+def test_stack_depth(work):
+    directory = os.path.join(work, "depth")
+    os.makedirs(directory)
+    binary = build("early.c", directory)
+    if binary is None:
+        return
+    execute(binary, directory, "max_stack_depth=1:profile_file=d.prof")
+    sites, error = sites_of(os.path.join(directory, "d.prof"), binary)
+    if not results.check(sites is not None, "max_stack_depth=1: profile read", error):
+        return
+    early = [frames for frames, _ in sites if frames and frames[0][0] == "make_early"]
+    results.check(early == [[("make_early", 2, 10)]],
+                  "max_stack_depth=1 keeps only the allocating frame", str(early))
+
+
 def main():
     global args
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -194,6 +234,8 @@ def main():
     test_early(work)
     test_options(work)
     test_api(work)
+    test_histogram(work)
+    test_stack_depth(work)
     return results.finish()
 
 
