@@ -11,8 +11,8 @@
 struct cursor
 {
   const uint8_t *data;
-  uint64_t size;   /* of the whole file */
-  uint64_t limit;  /* end of the current profile */
+  uint64_t size;  /* of the whole file */
+  uint64_t limit; /* end of the current profile */
   const char *name;
   char *error;
   size_t error_size;
@@ -35,7 +35,8 @@ fail (const struct cursor *c, uint64_t offset, const char *format, ...)
 static int
 fits (const struct cursor *c, uint64_t offset, uint64_t count, uint64_t unit)
 {
-  if (unit != 0 && count > (c->limit - (offset < c->limit ? offset : c->limit)) / unit)
+  if (unit != 0
+      && count > (c->limit - (offset < c->limit ? offset : c->limit)) / unit)
     return 0;
   return offset <= c->limit && offset + count * unit <= c->limit;
 }
@@ -53,12 +54,16 @@ read_segments (struct cursor *c, uint64_t at, struct raw_read_profile *p)
 {
   uint64_t count;
   if (!fits (c, at, 1, 8))
-    return fail (c, at, "expected the segment count (8 bytes), found the end of the profile");
+    return fail (
+        c, at,
+        "expected the segment count (8 bytes), found the end of the profile");
   count = u64_at (c, at);
   if (!fits (c, at + 8, count, MEMPROF_RAW_SEGMENT_SIZE))
-    return fail (c, at, "segment count %llu needs %llu bytes but the profile has %llu left",
-                 (unsigned long long) count, (unsigned long long) count * 64,
-                 (unsigned long long) (c->limit - at - 8));
+    return fail (
+        c, at,
+        "segment count %llu needs %llu bytes but the profile has %llu left",
+        (unsigned long long) count, (unsigned long long) count * 64,
+        (unsigned long long) (c->limit - at - 8));
   p->segment_count = count;
   p->segments = calloc (count ? count : 1, sizeof *p->segments);
   if (p->segments == NULL)
@@ -66,7 +71,8 @@ read_segments (struct cursor *c, uint64_t at, struct raw_read_profile *p)
   memcpy (p->segments, c->data + at + 8, count * MEMPROF_RAW_SEGMENT_SIZE);
   for (uint64_t i = 0; i < count; i++)
     if (p->segments[i].build_id_size > MEMPROF_RAW_BUILD_ID_MAX)
-      return fail (c, at + 8 + i * 64 + 24, "build id size %llu is over the %d-byte maximum",
+      return fail (c, at + 8 + i * 64 + 24,
+                   "build id size %llu is over the %d-byte maximum",
                    (unsigned long long) p->segments[i].build_id_size,
                    MEMPROF_RAW_BUILD_ID_MAX);
   return 0;
@@ -78,11 +84,16 @@ read_records (struct cursor *c, uint64_t at, struct raw_read_profile *p)
   uint64_t count, pos;
   uint64_t block = p->version >= 4 ? MEMPROF_MIB_V4_SIZE : MEMPROF_MIB_V3_SIZE;
   if (!fits (c, at, 1, 8))
-    return fail (c, at, "expected the MIB count (8 bytes), found the end of the profile");
+    return fail (
+        c, at,
+        "expected the MIB count (8 bytes), found the end of the profile");
   count = u64_at (c, at);
   if (!fits (c, at + 8, count, 8 + block))
-    return fail (c, at, "MIB count %llu needs at least %llu bytes but the profile has %llu left",
-                 (unsigned long long) count, (unsigned long long) (count * (8 + block)),
+    return fail (c, at,
+                 "MIB count %llu needs at least %llu bytes but the profile has "
+                 "%llu left",
+                 (unsigned long long) count,
+                 (unsigned long long) (count * (8 + block)),
                  (unsigned long long) (c->limit - at - 8));
   p->records = calloc (count ? count : 1, sizeof *p->records);
   if (p->records == NULL)
@@ -92,7 +103,9 @@ read_records (struct cursor *c, uint64_t at, struct raw_read_profile *p)
     {
       struct raw_read_record *r = &p->records[i];
       if (!fits (c, pos, 1, 8 + block))
-        return fail (c, pos, "expected MIB %llu of %llu (%llu bytes), found the end of the profile",
+        return fail (c, pos,
+                     "expected MIB %llu of %llu (%llu bytes), found the end of "
+                     "the profile",
                      (unsigned long long) i + 1, (unsigned long long) count,
                      (unsigned long long) (8 + block));
       r->id = u64_at (c, pos);
@@ -109,7 +122,8 @@ read_records (struct cursor *c, uint64_t at, struct raw_read_profile *p)
           uint32_t n = r->mib.access_histogram_size;
           if (!fits (c, pos, n, 8))
             return fail (c, pos - block + 132,
-                         "histogram size %u of MIB %llu runs past the end of the profile",
+                         "histogram size %u of MIB %llu runs past the end of "
+                         "the profile",
                          n, (unsigned long long) i + 1);
           r->histogram = malloc ((size_t) n * 8);
           if (r->histogram == NULL)
@@ -127,10 +141,14 @@ read_stacks (struct cursor *c, uint64_t at, struct raw_read_profile *p)
 {
   uint64_t count, pos;
   if (!fits (c, at, 1, 8))
-    return fail (c, at, "expected the stack count (8 bytes), found the end of the profile");
+    return fail (
+        c, at,
+        "expected the stack count (8 bytes), found the end of the profile");
   count = u64_at (c, at);
   if (!fits (c, at + 8, count, 16))
-    return fail (c, at, "stack count %llu needs at least %llu bytes but the profile has %llu left",
+    return fail (c, at,
+                 "stack count %llu needs at least %llu bytes but the profile "
+                 "has %llu left",
                  (unsigned long long) count, (unsigned long long) count * 16,
                  (unsigned long long) (c->limit - at - 8));
   p->stacks = calloc (count ? count : 1, sizeof *p->stacks);
@@ -141,13 +159,16 @@ read_stacks (struct cursor *c, uint64_t at, struct raw_read_profile *p)
     {
       struct raw_read_stack *s = &p->stacks[i];
       if (!fits (c, pos, 2, 8))
-        return fail (c, pos, "expected stack %llu of %llu, found the end of the profile",
-                     (unsigned long long) i + 1, (unsigned long long) count);
+        return fail (
+            c, pos, "expected stack %llu of %llu, found the end of the profile",
+            (unsigned long long) i + 1, (unsigned long long) count);
       s->id = u64_at (c, pos);
       s->depth = u64_at (c, pos + 8);
       if (!fits (c, pos + 16, s->depth, 8))
-        return fail (c, pos + 8, "stack %llu claims %llu frames, past the end of the profile",
-                     (unsigned long long) s->id, (unsigned long long) s->depth);
+        return fail (
+            c, pos + 8,
+            "stack %llu claims %llu frames, past the end of the profile",
+            (unsigned long long) s->id, (unsigned long long) s->depth);
       s->pcs = malloc (s->depth ? s->depth * 8 : 1);
       if (s->pcs == NULL)
         return fail (c, pos, "out of memory");
@@ -177,34 +198,47 @@ read_profile (struct cursor *c, uint64_t at, struct raw_read_profile *p)
   memcpy (&h, c->data + at, sizeof h);
   p->offset = at;
   if (h.magic != MEMPROF_RAW_MAGIC)
-    return fail (c, at, "expected the MemProf raw magic 0x%016llx, found 0x%016llx "
+    return fail (c, at,
+                 "expected the MemProf raw magic 0x%016llx, found 0x%016llx "
                  "(not a raw MemProf profile)",
-                 (unsigned long long) MEMPROF_RAW_MAGIC, (unsigned long long) h.magic);
+                 (unsigned long long) MEMPROF_RAW_MAGIC,
+                 (unsigned long long) h.magic);
   if (h.version < MEMPROF_RAW_OLDEST_VERSION || h.version > MEMPROF_RAW_VERSION)
-    return fail (c, at + 8, "raw profile version %llu is not supported (expected 3 or 4)",
+    return fail (c, at + 8,
+                 "raw profile version %llu is not supported (expected 3 or 4)",
                  (unsigned long long) h.version);
   p->version = h.version;
   if (h.total_size < MEMPROF_RAW_HEADER_SIZE || h.total_size > c->size - at)
-    return fail (c, at + 16, "profile size %llu does not fit: %llu bytes remain in the file",
-                 (unsigned long long) h.total_size, (unsigned long long) (c->size - at));
+    return fail (
+        c, at + 16,
+        "profile size %llu does not fit: %llu bytes remain in the file",
+        (unsigned long long) h.total_size, (unsigned long long) (c->size - at));
   c->limit = at + h.total_size;
-  if (h.segment_offset < MEMPROF_RAW_HEADER_SIZE || h.segment_offset >= h.total_size)
-    return fail (c, at + 24, "segment offset %llu is outside the profile (size %llu)",
-                 (unsigned long long) h.segment_offset, (unsigned long long) h.total_size);
+  if (h.segment_offset < MEMPROF_RAW_HEADER_SIZE
+      || h.segment_offset >= h.total_size)
+    return fail (c, at + 24,
+                 "segment offset %llu is outside the profile (size %llu)",
+                 (unsigned long long) h.segment_offset,
+                 (unsigned long long) h.total_size);
   if (h.mib_offset < MEMPROF_RAW_HEADER_SIZE || h.mib_offset >= h.total_size)
-    return fail (c, at + 32, "MIB offset %llu is outside the profile (size %llu)",
-                 (unsigned long long) h.mib_offset, (unsigned long long) h.total_size);
-  if (h.stack_offset < MEMPROF_RAW_HEADER_SIZE || h.stack_offset >= h.total_size)
-    return fail (c, at + 40, "stack offset %llu is outside the profile (size %llu)",
-                 (unsigned long long) h.stack_offset, (unsigned long long) h.total_size);
+    return fail (
+        c, at + 32, "MIB offset %llu is outside the profile (size %llu)",
+        (unsigned long long) h.mib_offset, (unsigned long long) h.total_size);
+  if (h.stack_offset < MEMPROF_RAW_HEADER_SIZE
+      || h.stack_offset >= h.total_size)
+    return fail (
+        c, at + 40, "stack offset %llu is outside the profile (size %llu)",
+        (unsigned long long) h.stack_offset, (unsigned long long) h.total_size);
   if (read_segments (c, at + h.segment_offset, p) != 0
       || read_records (c, at + h.mib_offset, p) != 0
       || read_stacks (c, at + h.stack_offset, p) != 0)
     return -1;
   for (size_t i = 0; i < p->record_count; i++)
     if (raw_read_find_stack (p, p->records[i].id) == NULL)
-      return fail (c, at + h.mib_offset, "MIB with stack id %llu has no call stack in the "
-                   "stack section", (unsigned long long) p->records[i].id);
+      return fail (c, at + h.mib_offset,
+                   "MIB with stack id %llu has no call stack in the "
+                   "stack section",
+                   (unsigned long long) p->records[i].id);
   return 0;
 }
 
@@ -221,7 +255,7 @@ raw_read_buffer (const void *data, size_t size, const char *name,
   while (at < size)
     {
       struct raw_read_profile *grown
-        = realloc (out->profiles, (out->profile_count + 1) * sizeof *grown);
+          = realloc (out->profiles, (out->profile_count + 1) * sizeof *grown);
       if (grown == NULL)
         {
           raw_read_free (out);
@@ -252,7 +286,8 @@ raw_read_path (const char *path, struct raw_read_file *out, char *error,
   memset (out, 0, sizeof *out);
   if (f == NULL)
     {
-      snprintf (error, error_size, "%s: cannot open: %s", path, strerror (errno));
+      snprintf (error, error_size, "%s: cannot open: %s", path,
+                strerror (errno));
       return -1;
     }
   for (;;)
@@ -279,7 +314,8 @@ raw_read_path (const char *path, struct raw_read_file *out, char *error,
     }
   if (ferror (f))
     {
-      snprintf (error, error_size, "%s: read error: %s", path, strerror (errno));
+      snprintf (error, error_size, "%s: read error: %s", path,
+                strerror (errno));
       free (data);
       fclose (f);
       return -1;

@@ -56,7 +56,7 @@ int raw_read_path (const char *path, struct raw_read_file *out, char *error,
 void raw_read_free (struct raw_read_file *file);
 
 /* The stack with ID in PROFILE, or NULL.  */
-const struct raw_read_stack *raw_read_find_stack (const struct raw_read_profile *profile,
-                                                  uint64_t id);
+const struct raw_read_stack *
+raw_read_find_stack (const struct raw_read_profile *profile, uint64_t id);
 
 #endif /* MEMPROF_RAWREADER_H */

@@ -10,7 +10,8 @@
 
 #define WINDOW 1024
 
-static const size_t sizes[] = { 16, 24, 32, 48, 64, 100, 128, 256, 512, 1000, 4096 };
+static const size_t sizes[]
+    = { 16, 24, 32, 48, 64, 100, 128, 256, 512, 1000, 4096 };
 
 __attribute__ ((noinline)) static char *
 allocate_one (size_t size)

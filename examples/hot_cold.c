@@ -14,7 +14,7 @@
 
 #ifdef MEMPROF_HAND_COUNTS
 #include <memprof/abi.h>
-#define COUNT(address) \
+#define COUNT(address)                                                         \
   (++*memprof_shadow_for (__memprof_shadow_base, (uintptr_t) (address)))
 #else
 #define COUNT(address) ((void) 0)
@@ -80,7 +80,8 @@ main (void)
       hash ^= records[i].value;
       COUNT (&records[i].value);
     }
-  printf ("hash %016llx, log starts with '%c'\n", (unsigned long long) hash, log[0]);
+  printf ("hash %016llx, log starts with '%c'\n", (unsigned long long) hash,
+          log[0]);
   COUNT (log);
   free (table);
   free (records);

@@ -40,8 +40,8 @@ struct block_header
   uint64_t check; /* HEADER_MAGIC ^ user pointer */
 };
 
-_Static_assert (sizeof (struct block_header) <= HEADER_SPACE,
-                "the header must fit before the user pointer");
+_Static_assert(sizeof (struct block_header) <= HEADER_SPACE,
+               "the header must fit before the user pointer");
 
 static struct
 {
@@ -59,7 +59,8 @@ header_of (uintptr_t user)
 static inline unsigned
 shard_of (uintptr_t user)
 {
-  return (unsigned) (((user >> MEMPROF_GRANULE_SHIFT) * 0x9e3779b97f4a7c15ULL) >> 58);
+  return (unsigned) (((user >> MEMPROF_GRANULE_SHIFT) * 0x9e3779b97f4a7c15ULL)
+                     >> 58);
 }
 
 static void
@@ -98,7 +99,8 @@ allocator_for_each_live (void (*visit) (uintptr_t, uint64_t,
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
       spin_lock (&live_shards[shard].lock);
-      for (struct block_header *h = live_shards[shard].head; h != NULL; h = h->next)
+      for (struct block_header *h = live_shards[shard].head; h != NULL;
+           h = h->next)
         visit ((uintptr_t) h + HEADER_SPACE, h->size, h->context,
                h->alloc_timestamp, h->alloc_cpu, cookie);
       spin_unlock (&live_shards[shard].lock);
@@ -124,7 +126,8 @@ record_allocation (struct block_header *header, uintptr_t user,
   if (in_runtime)
     return;
   in_runtime++;
-  depth = stack_capture (pcs, (int) runtime_options.max_stack_depth, caller_return);
+  depth = stack_capture (pcs, (int) runtime_options.max_stack_depth,
+                         caller_return);
   header->context = depot_intern (pcs, (uint32_t) depth);
   header->alloc_timestamp = runtime_now_ms ();
   header->alloc_cpu = runtime_current_cpu ();
@@ -153,8 +156,8 @@ fold_with_histogram (struct block_header *header, uintptr_t user,
       if (histogram == NULL)
         entries = 0;
     }
-  accesses = shadow_collect (user, granules_for (header->size), true,
-                             histogram, entries);
+  accesses = shadow_collect (user, granules_for (header->size), true, histogram,
+                             entries);
   mib_init_one (mib, header->size, accesses, header->alloc_timestamp,
                 runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
   mib->access_histogram_size = entries;
@@ -178,9 +181,10 @@ record_free (struct block_header *header, uintptr_t user)
   else
     {
       uint64_t accesses
-        = shadow_collect (user, granules_for (header->size), true, NULL, 0);
+          = shadow_collect (user, granules_for (header->size), true, NULL, 0);
       mib_init_one (&mib, header->size, accesses, header->alloc_timestamp,
-                    runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
+                    runtime_now_ms (), header->alloc_cpu,
+                    runtime_current_cpu ());
       depot_fold (header->context, &mib, NULL);
     }
   in_runtime--;
@@ -421,7 +425,8 @@ malloc_usable_size (void *pointer)
 
 /* ---- For new_delete.c ---- */
 
-void *allocator_allocate (size_t size, size_t alignment, uintptr_t caller_return);
+void *allocator_allocate (size_t size, size_t alignment,
+                          uintptr_t caller_return);
 void allocator_deallocate (void *pointer);
 
 void *

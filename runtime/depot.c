@@ -87,8 +87,8 @@ hash_stack (const uintptr_t *pcs, uint32_t depth)
 }
 
 static struct depot_context *
-find_in_chain (struct depot_context *node, uint64_t hash,
-               const uintptr_t *pcs, uint32_t depth)
+find_in_chain (struct depot_context *node, uint64_t hash, const uintptr_t *pcs,
+               uint32_t depth)
 {
   for (; node != NULL;
        node = atomic_load_explicit (&node->next, memory_order_acquire))
@@ -131,9 +131,8 @@ depot_intern (const uintptr_t *pcs, uint32_t depth)
   for (;;)
     {
       atomic_store_explicit (&fresh->next, head, memory_order_relaxed);
-      if (atomic_compare_exchange_weak_explicit (bucket, &head, fresh,
-                                                 memory_order_release,
-                                                 memory_order_acquire))
+      if (atomic_compare_exchange_weak_explicit (
+              bucket, &head, fresh, memory_order_release, memory_order_acquire))
         {
           atomic_fetch_add (&depot_contexts, 1);
           return fresh;
@@ -200,7 +199,7 @@ depot_for_each (void (*visit) (struct depot_context *, void *), void *cookie)
     for (size_t i = 0; i < DEPOT_BUCKETS; i++)
       {
         struct depot_context *head
-          = atomic_load_explicit (&depot_table[i], memory_order_acquire);
+            = atomic_load_explicit (&depot_table[i], memory_order_acquire);
         if (head != NULL)
           visit_chain (head, visit, cookie);
       }

@@ -22,7 +22,7 @@
 #define MEMPROF_EXPORT __attribute__ ((visibility ("default")))
 #define LIKELY(x) __builtin_expect (!!(x), 1)
 #define UNLIKELY(x) __builtin_expect (!!(x), 0)
-#define ROUND_UP(x, a) (((x) + (a) - 1) & ~((uintptr_t) (a) - 1))
+#define ROUND_UP(x, a) (((x) + (a) -1) & ~((uintptr_t) (a) -1))
 
 /* ---- Process state (runtime.c) ---- */
 
@@ -30,8 +30,8 @@ enum runtime_state
 {
   RUNTIME_UNINITIALIZED,
   RUNTIME_INITIALIZING,
-  RUNTIME_RUNNING,  /* allocations are recorded */
-  RUNTIME_FINISHED  /* the exit profile is written; nothing more is recorded */
+  RUNTIME_RUNNING, /* allocations are recorded */
+  RUNTIME_FINISHED /* the exit profile is written; nothing more is recorded */
 };
 
 extern _Atomic int runtime_state;
@@ -52,7 +52,10 @@ typedef struct
 {
   atomic_flag flag;
 } spinlock_t;
-#define SPINLOCK_INIT { ATOMIC_FLAG_INIT }
+#define SPINLOCK_INIT                                                          \
+  {                                                                            \
+    ATOMIC_FLAG_INIT                                                           \
+  }
 
 static inline void
 spin_lock (spinlock_t *lock)
@@ -69,14 +72,15 @@ spin_unlock (spinlock_t *lock)
 
 /* ---- Private memory (runtime.c) ---- */
 
-/* SIZE bytes of zeroed private memory, reserved without commitment, or NULL.  */
+/* SIZE bytes of zeroed private memory, reserved without commitment, or NULL. */
 void *runtime_map (size_t size);
 void runtime_unmap (void *address, size_t size);
 
 /* ---- Log (log.c) ---- */
 
 void log_configure (const char *path);
-void log_printf (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+void log_printf (const char *format, ...)
+    __attribute__ ((format (printf, 1, 2)));
 /* Write LENGTH bytes of BUFFER to the log as they are.  */
 void log_write (const char *buffer, size_t length);
 
@@ -147,7 +151,8 @@ uint32_t histogram_entries_for (uint64_t size);
 static inline size_t
 granules_for (uint64_t size)
 {
-  return size == 0 ? 1 : (size + MEMPROF_GRANULE_SIZE - 1) >> MEMPROF_GRANULE_SHIFT;
+  return size == 0 ? 1
+                   : (size + MEMPROF_GRANULE_SIZE - 1) >> MEMPROF_GRANULE_SHIFT;
 }
 
 /* ---- Profile (profile.c) ---- */

@@ -55,8 +55,8 @@ log_configure (const char *path)
   if (fd < 0)
     {
       log_fd = 2;
-      log_printf ("cannot open log_path '%s': %s; logging to stderr",
-                  expanded, strerror (errno));
+      log_printf ("cannot open log_path '%s': %s; logging to stderr", expanded,
+                  strerror (errno));
       return;
     }
   log_fd = fd;
@@ -89,7 +89,10 @@ log_printf (const char *format, ...)
   va_start (args, format);
   int n = vsnprintf (line + 9, sizeof line - 10, format, args);
   va_end (args);
-  used = 9 + (n < 0 ? 0 : (size_t) n < sizeof line - 10 ? (size_t) n : sizeof line - 11);
+  used = 9
+         + (n < 0                           ? 0
+            : (size_t) n < sizeof line - 10 ? (size_t) n
+                                            : sizeof line - 11);
   line[used++] = '\n';
   log_write (line, used);
   errno = saved_errno;

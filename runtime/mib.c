@@ -1,6 +1,7 @@
-/* MemInfoBlock arithmetic, as LLVM 19 does it (llvm/ProfileData/MemProfData.inc).
-   Every truncation to 32 bits below is LLVM's, kept so that thresholds on
-   densities and lifetimes mean the same thing for both toolchains.  */
+/* MemInfoBlock arithmetic, as LLVM 19 does it
+   (llvm/ProfileData/MemProfData.inc). Every truncation to 32 bits below is
+   LLVM's, kept so that thresholds on densities and lifetimes mean the same
+   thing for both toolchains.  */
 
 #include "mib.h"
 
@@ -39,9 +40,12 @@ mib_init_one (struct memprof_mib *mib, uint64_t size, uint64_t access_count,
   mib->min_access_density = (uint32_t) density;
   mib->max_access_density = (uint32_t) density;
   /* Per second of lifetime, with 1 ms as the shortest lifetime.  */
-  mib->total_lifetime_access_density = density * 1000 / (lifetime ? lifetime : 1);
-  mib->min_lifetime_access_density = (uint32_t) mib->total_lifetime_access_density;
-  mib->max_lifetime_access_density = (uint32_t) mib->total_lifetime_access_density;
+  mib->total_lifetime_access_density
+      = density * 1000 / (lifetime ? lifetime : 1);
+  mib->min_lifetime_access_density
+      = (uint32_t) mib->total_lifetime_access_density;
+  mib->max_lifetime_access_density
+      = (uint32_t) mib->total_lifetime_access_density;
   mib->alloc_cpu_id = alloc_cpu;
   mib->dealloc_cpu_id = dealloc_cpu;
   mib->num_migrated_cpu = alloc_cpu != dealloc_cpu;
@@ -65,18 +69,21 @@ mib_merge (struct memprof_mib *into, const struct memprof_mib *from)
   into->max_lifetime = MAX (into->max_lifetime, from->max_lifetime);
 
   into->total_access_density += from->total_access_density;
-  into->min_access_density = MIN (into->min_access_density, from->min_access_density);
-  into->max_access_density = MAX (into->max_access_density, from->max_access_density);
+  into->min_access_density
+      = MIN (into->min_access_density, from->min_access_density);
+  into->max_access_density
+      = MAX (into->max_access_density, from->max_access_density);
 
   into->total_lifetime_access_density += from->total_lifetime_access_density;
-  into->min_lifetime_access_density
-    = MIN (into->min_lifetime_access_density, from->min_lifetime_access_density);
-  into->max_lifetime_access_density
-    = MAX (into->max_lifetime_access_density, from->max_lifetime_access_density);
+  into->min_lifetime_access_density = MIN (into->min_lifetime_access_density,
+                                           from->min_lifetime_access_density);
+  into->max_lifetime_access_density = MAX (into->max_lifetime_access_density,
+                                           from->max_lifetime_access_density);
 
   /* FROM was freed later: the lifetimes overlap when it was allocated
      before the previous one was freed.  */
-  into->num_lifetime_overlaps += from->alloc_timestamp < into->dealloc_timestamp;
+  into->num_lifetime_overlaps
+      += from->alloc_timestamp < into->dealloc_timestamp;
   into->alloc_timestamp = from->alloc_timestamp;
   into->dealloc_timestamp = from->dealloc_timestamp;
 
@@ -87,7 +94,7 @@ mib_merge (struct memprof_mib *into, const struct memprof_mib *from)
   /* num_migrated_cpu keeps the first allocation's value, as in LLVM 19.  */
 
   into->access_histogram_size
-    = MAX (into->access_histogram_size, from->access_histogram_size);
+      = MAX (into->access_histogram_size, from->access_histogram_size);
 }
 
 void

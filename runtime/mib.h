@@ -46,8 +46,8 @@ struct memprof_mib
 #define MEMPROF_MIB_V4_SIZE 144
 #define MEMPROF_MIB_V3_SIZE 132
 
-_Static_assert (sizeof (struct memprof_mib) == MEMPROF_MIB_V4_SIZE,
-                "memprof_mib must match LLVM's packed MemInfoBlock");
+_Static_assert(sizeof (struct memprof_mib) == MEMPROF_MIB_V4_SIZE,
+               "memprof_mib must match LLVM's packed MemInfoBlock");
 
 /* Fill MIB for one allocation of SIZE bytes (0 counts as 1, as in LLVM)
    that saw ACCESS_COUNT accesses between the two timestamps, on the two

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void *allocator_allocate (size_t size, size_t alignment, uintptr_t caller_return);
+void *allocator_allocate (size_t size, size_t alignment,
+                          uintptr_t caller_return);
 void allocator_deallocate (void *pointer);
 
 typedef void (*new_handler_fn) (void);
@@ -36,7 +37,8 @@ new_or_throw (size_t size, size_t alignment, uintptr_t caller_return)
           if (_ZSt17__throw_bad_allocv)
             _ZSt17__throw_bad_allocv ();
           log_printf ("operator new (%zu) failed and no C++ runtime is loaded "
-                      "to throw std::bad_alloc; aborting", size);
+                      "to throw std::bad_alloc; aborting",
+                      size);
           abort ();
         }
       handler ();
@@ -55,33 +57,135 @@ new_or_null (size_t size, size_t alignment, uintptr_t caller_return)
 #define DEFAULT_ALIGNMENT MEMPROF_GRANULE_SIZE
 
 /* operator new (size_t), new[] (size_t) */
-MEMPROF_EXPORT void *_Znwm (size_t size) { return new_or_throw (size, DEFAULT_ALIGNMENT, CALLER); }
-MEMPROF_EXPORT void *_Znam (size_t size) { return new_or_throw (size, DEFAULT_ALIGNMENT, CALLER); }
+MEMPROF_EXPORT void *
+_Znwm (size_t size)
+{
+  return new_or_throw (size, DEFAULT_ALIGNMENT, CALLER);
+}
+MEMPROF_EXPORT void *
+_Znam (size_t size)
+{
+  return new_or_throw (size, DEFAULT_ALIGNMENT, CALLER);
+}
 /* (size_t, const std::nothrow_t &) */
-MEMPROF_EXPORT void *_ZnwmRKSt9nothrow_t (size_t size, const void *tag) { (void) tag; return new_or_null (size, DEFAULT_ALIGNMENT, CALLER); }
-MEMPROF_EXPORT void *_ZnamRKSt9nothrow_t (size_t size, const void *tag) { (void) tag; return new_or_null (size, DEFAULT_ALIGNMENT, CALLER); }
+MEMPROF_EXPORT void *
+_ZnwmRKSt9nothrow_t (size_t size, const void *tag)
+{
+  (void) tag;
+  return new_or_null (size, DEFAULT_ALIGNMENT, CALLER);
+}
+MEMPROF_EXPORT void *
+_ZnamRKSt9nothrow_t (size_t size, const void *tag)
+{
+  (void) tag;
+  return new_or_null (size, DEFAULT_ALIGNMENT, CALLER);
+}
 /* (size_t, std::align_val_t) */
-MEMPROF_EXPORT void *_ZnwmSt11align_val_t (size_t size, size_t alignment) { return new_or_throw (size, alignment, CALLER); }
-MEMPROF_EXPORT void *_ZnamSt11align_val_t (size_t size, size_t alignment) { return new_or_throw (size, alignment, CALLER); }
+MEMPROF_EXPORT void *
+_ZnwmSt11align_val_t (size_t size, size_t alignment)
+{
+  return new_or_throw (size, alignment, CALLER);
+}
+MEMPROF_EXPORT void *
+_ZnamSt11align_val_t (size_t size, size_t alignment)
+{
+  return new_or_throw (size, alignment, CALLER);
+}
 /* (size_t, std::align_val_t, const std::nothrow_t &) */
-MEMPROF_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t (size_t size, size_t alignment, const void *tag) { (void) tag; return new_or_null (size, alignment, CALLER); }
-MEMPROF_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t (size_t size, size_t alignment, const void *tag) { (void) tag; return new_or_null (size, alignment, CALLER); }
+MEMPROF_EXPORT void *
+_ZnwmSt11align_val_tRKSt9nothrow_t (size_t size, size_t alignment,
+                                    const void *tag)
+{
+  (void) tag;
+  return new_or_null (size, alignment, CALLER);
+}
+MEMPROF_EXPORT void *
+_ZnamSt11align_val_tRKSt9nothrow_t (size_t size, size_t alignment,
+                                    const void *tag)
+{
+  (void) tag;
+  return new_or_null (size, alignment, CALLER);
+}
 
 /* operator delete (void *), delete[] (void *) */
-MEMPROF_EXPORT void _ZdlPv (void *pointer) { allocator_deallocate (pointer); }
-MEMPROF_EXPORT void _ZdaPv (void *pointer) { allocator_deallocate (pointer); }
+MEMPROF_EXPORT void
+_ZdlPv (void *pointer)
+{
+  allocator_deallocate (pointer);
+}
+MEMPROF_EXPORT void
+_ZdaPv (void *pointer)
+{
+  allocator_deallocate (pointer);
+}
 /* (void *, size_t) */
-MEMPROF_EXPORT void _ZdlPvm (void *pointer, size_t size) { (void) size; allocator_deallocate (pointer); }
-MEMPROF_EXPORT void _ZdaPvm (void *pointer, size_t size) { (void) size; allocator_deallocate (pointer); }
+MEMPROF_EXPORT void
+_ZdlPvm (void *pointer, size_t size)
+{
+  (void) size;
+  allocator_deallocate (pointer);
+}
+MEMPROF_EXPORT void
+_ZdaPvm (void *pointer, size_t size)
+{
+  (void) size;
+  allocator_deallocate (pointer);
+}
 /* (void *, const std::nothrow_t &) */
-MEMPROF_EXPORT void _ZdlPvRKSt9nothrow_t (void *pointer, const void *tag) { (void) tag; allocator_deallocate (pointer); }
-MEMPROF_EXPORT void _ZdaPvRKSt9nothrow_t (void *pointer, const void *tag) { (void) tag; allocator_deallocate (pointer); }
+MEMPROF_EXPORT void
+_ZdlPvRKSt9nothrow_t (void *pointer, const void *tag)
+{
+  (void) tag;
+  allocator_deallocate (pointer);
+}
+MEMPROF_EXPORT void
+_ZdaPvRKSt9nothrow_t (void *pointer, const void *tag)
+{
+  (void) tag;
+  allocator_deallocate (pointer);
+}
 /* (void *, std::align_val_t) */
-MEMPROF_EXPORT void _ZdlPvSt11align_val_t (void *pointer, size_t alignment) { (void) alignment; allocator_deallocate (pointer); }
-MEMPROF_EXPORT void _ZdaPvSt11align_val_t (void *pointer, size_t alignment) { (void) alignment; allocator_deallocate (pointer); }
+MEMPROF_EXPORT void
+_ZdlPvSt11align_val_t (void *pointer, size_t alignment)
+{
+  (void) alignment;
+  allocator_deallocate (pointer);
+}
+MEMPROF_EXPORT void
+_ZdaPvSt11align_val_t (void *pointer, size_t alignment)
+{
+  (void) alignment;
+  allocator_deallocate (pointer);
+}
 /* (void *, size_t, std::align_val_t) */
-MEMPROF_EXPORT void _ZdlPvmSt11align_val_t (void *pointer, size_t size, size_t alignment) { (void) size; (void) alignment; allocator_deallocate (pointer); }
-MEMPROF_EXPORT void _ZdaPvmSt11align_val_t (void *pointer, size_t size, size_t alignment) { (void) size; (void) alignment; allocator_deallocate (pointer); }
+MEMPROF_EXPORT void
+_ZdlPvmSt11align_val_t (void *pointer, size_t size, size_t alignment)
+{
+  (void) size;
+  (void) alignment;
+  allocator_deallocate (pointer);
+}
+MEMPROF_EXPORT void
+_ZdaPvmSt11align_val_t (void *pointer, size_t size, size_t alignment)
+{
+  (void) size;
+  (void) alignment;
+  allocator_deallocate (pointer);
+}
 /* (void *, std::align_val_t, const std::nothrow_t &) */
-MEMPROF_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t (void *pointer, size_t alignment, const void *tag) { (void) alignment; (void) tag; allocator_deallocate (pointer); }
-MEMPROF_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t (void *pointer, size_t alignment, const void *tag) { (void) alignment; (void) tag; allocator_deallocate (pointer); }
+MEMPROF_EXPORT void
+_ZdlPvSt11align_val_tRKSt9nothrow_t (void *pointer, size_t alignment,
+                                     const void *tag)
+{
+  (void) alignment;
+  (void) tag;
+  allocator_deallocate (pointer);
+}
+MEMPROF_EXPORT void
+_ZdaPvSt11align_val_tRKSt9nothrow_t (void *pointer, size_t alignment,
+                                     const void *tag)
+{
+  (void) alignment;
+  (void) tag;
+  allocator_deallocate (pointer);
+}

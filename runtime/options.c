@@ -14,14 +14,32 @@
 
 const struct memprof_option_desc memprof_option_table[] = {
 #define MEMPROF_BOOL(name, def, help, example)                                 \
-  { #name, MEMPROF_OPTION_BOOL, offsetof (struct memprof_options, name), 0, 1, \
-    (def) ? "1" : "0", help, example },
+  { #name,                                                                     \
+    MEMPROF_OPTION_BOOL,                                                       \
+    offsetof (struct memprof_options, name),                                   \
+    0,                                                                         \
+    1,                                                                         \
+    (def) ? "1" : "0",                                                         \
+    help,                                                                      \
+    example },
 #define MEMPROF_INT(name, def, min, max, help, example)                        \
-  { #name, MEMPROF_OPTION_INT, offsetof (struct memprof_options, name), min,   \
-    max, STRINGIFY (def), help, example },
+  { #name,                                                                     \
+    MEMPROF_OPTION_INT,                                                        \
+    offsetof (struct memprof_options, name),                                   \
+    min,                                                                       \
+    max,                                                                       \
+    STRINGIFY (def),                                                           \
+    help,                                                                      \
+    example },
 #define MEMPROF_STRING(name, def, help, example)                               \
-  { #name, MEMPROF_OPTION_STRING, offsetof (struct memprof_options, name), 0,  \
-    0, def, help, example },
+  { #name,                                                                     \
+    MEMPROF_OPTION_STRING,                                                     \
+    offsetof (struct memprof_options, name),                                   \
+    0,                                                                         \
+    0,                                                                         \
+    def,                                                                       \
+    help,                                                                      \
+    example },
 #include "options.def"
 #undef MEMPROF_BOOL
 #undef MEMPROF_INT
@@ -29,7 +47,7 @@ const struct memprof_option_desc memprof_option_table[] = {
 };
 
 const size_t memprof_option_count
-  = sizeof memprof_option_table / sizeof memprof_option_table[0];
+    = sizeof memprof_option_table / sizeof memprof_option_table[0];
 
 void
 options_set_defaults (struct memprof_options *options)
@@ -64,7 +82,8 @@ parse_bool (const char *value, size_t length, bool *result)
   static const char *const falsehoods[] = { "0", "false", "no", "off" };
   for (size_t i = 0; i < 4; i++)
     {
-      if (strlen (truths[i]) == length && strncmp (value, truths[i], length) == 0)
+      if (strlen (truths[i]) == length
+          && strncmp (value, truths[i], length) == 0)
         return *result = true, true;
       if (strlen (falsehoods[i]) == length
           && strncmp (value, falsehoods[i], length) == 0)
@@ -159,10 +178,11 @@ options_parse (struct memprof_options *options, const char *text,
         ; /* "a=1::b=2" and a trailing ':' are harmless.  */
       else if (equals == NULL)
         {
-          snprintf (line, sizeof line,
-                    "%s: '%.*s' is not key=value; ignored (MEMPROF_OPTIONS=help=1 "
-                    "lists the options)",
-                    source, (int) item_length, item);
+          snprintf (
+              line, sizeof line,
+              "%s: '%.*s' is not key=value; ignored (MEMPROF_OPTIONS=help=1 "
+              "lists the options)",
+              source, (int) item_length, item);
           report (cookie, line);
           problems++;
         }
@@ -171,14 +191,16 @@ options_parse (struct memprof_options *options, const char *text,
           size_t key_length = equals - item;
           const char *value = equals + 1;
           size_t value_length = item_length - key_length - 1;
-          const struct memprof_option_desc *desc = options_find (item, key_length);
+          const struct memprof_option_desc *desc
+              = options_find (item, key_length);
 
           if (desc == NULL)
             {
-              snprintf (line, sizeof line,
-                        "%s: unknown option '%.*s'; ignored (MEMPROF_OPTIONS=help=1 "
-                        "lists the options)",
-                        source, (int) key_length, item);
+              snprintf (
+                  line, sizeof line,
+                  "%s: unknown option '%.*s'; ignored (MEMPROF_OPTIONS=help=1 "
+                  "lists the options)",
+                  source, (int) key_length, item);
               report (cookie, line);
               problems++;
             }
@@ -189,8 +211,8 @@ options_parse (struct memprof_options *options, const char *text,
               options_format_value (options, desc, current, sizeof current);
               snprintf (line, sizeof line,
                         "%s: bad value '%.*s' for %s (expected %s); keeping %s",
-                        source, (int) value_length, value, desc->name,
-                        expected, current);
+                        source, (int) value_length, value, desc->name, expected,
+                        current);
               report (cookie, line);
               problems++;
             }

@@ -15,7 +15,8 @@ struct memprof_options
 {
 #define MEMPROF_BOOL(name, def, help, example) bool name;
 #define MEMPROF_INT(name, def, min, max, help, example) long name;
-#define MEMPROF_STRING(name, def, help, example) char name[MEMPROF_OPTION_STRING_MAX];
+#define MEMPROF_STRING(name, def, help, example)                               \
+  char name[MEMPROF_OPTION_STRING_MAX];
 #include "options.def"
 #undef MEMPROF_BOOL
 #undef MEMPROF_INT
@@ -58,7 +59,8 @@ int options_parse (struct memprof_options *options, const char *text,
                    void *cookie);
 
 /* The descriptor of option NAME (LENGTH bytes), or NULL.  */
-const struct memprof_option_desc *options_find (const char *name, size_t length);
+const struct memprof_option_desc *options_find (const char *name,
+                                                size_t length);
 
 /* Format the value of option DESC into BUF; returns the full length.  */
 int options_format_value (const struct memprof_options *options,

@@ -12,5 +12,6 @@ start_before_constructors (void)
   runtime_ensure_initialized ();
 }
 
-__attribute__ ((section (".preinit_array"), used)) static void (*const memprof_preinit) (void)
-  = start_before_constructors;
+__attribute__ ((section (".preinit_array"),
+                used)) static void (*const memprof_preinit) (void)
+    = start_before_constructors;

@@ -48,7 +48,8 @@ struct segment_list
 };
 
 static void
-find_build_id (const struct dl_phdr_info *info, struct memprof_raw_segment *segment)
+find_build_id (const struct dl_phdr_info *info,
+               struct memprof_raw_segment *segment)
 {
   for (int i = 0; i < info->dlpi_phnum; i++)
     {
@@ -134,9 +135,11 @@ take_context (struct depot_context *context, void *cookie)
   record->mib = context->mib;
   if (context->mib.alloc_count != 0 && context->mib.access_histogram_size != 0)
     {
-      uint64_t *copy = scratch_allocate (snapshot, 8 * (size_t) context->mib.access_histogram_size);
+      uint64_t *copy = scratch_allocate (
+          snapshot, 8 * (size_t) context->mib.access_histogram_size);
       if (copy != NULL)
-        memcpy (copy, context->histogram, 8 * (size_t) context->mib.access_histogram_size);
+        memcpy (copy, context->histogram,
+                8 * (size_t) context->mib.access_histogram_size);
       else
         record->mib.access_histogram_size = 0;
       record->histogram = copy;
@@ -166,9 +169,10 @@ take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
       if (histogram == NULL)
         entries = 0;
     }
-  mib_init_one (&mib, size,
-                shadow_collect (user, granules_for (size), false, histogram, entries),
-                alloc_timestamp, snapshot->now, alloc_cpu, snapshot->cpu);
+  mib_init_one (
+      &mib, size,
+      shadow_collect (user, granules_for (size), false, histogram, entries),
+      alloc_timestamp, snapshot->now, alloc_cpu, snapshot->cpu);
   mib.access_histogram_size = entries;
   if (record->mib.alloc_count == 0)
     {
@@ -179,7 +183,8 @@ take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
   if (entries > record->mib.access_histogram_size)
     {
       /* Keep the longer histogram and add the shorter into it.  */
-      mib_histogram_merge (histogram, record->histogram, record->mib.access_histogram_size);
+      mib_histogram_merge (histogram, record->histogram,
+                           record->mib.access_histogram_size);
       record->histogram = histogram;
     }
   else
@@ -223,14 +228,15 @@ open_temporary (const char *final, char *temp, size_t size)
     {
       int fd;
       unsigned long salt = (unsigned long) now.tv_nsec * 2654435761UL + attempt;
-      if ((size_t) snprintf (temp, size, "%s.tmp.%d.%lx", final, (int) getpid (),
-                             salt & 0xffffff)
+      if ((size_t) snprintf (temp, size, "%s.tmp.%d.%lx", final,
+                             (int) getpid (), salt & 0xffffff)
           >= size)
         {
           errno = ENAMETOOLONG;
           return -1;
         }
-      fd = open (temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      fd = open (temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 0600);
       if (fd >= 0 || errno != EEXIST)
         return fd;
     }
@@ -248,11 +254,13 @@ print_stack (const struct raw_profile_record *record)
       Dl_info info;
       uintptr_t pc = record->pcs[i];
       char line[1024];
-      int n = snprintf (line, sizeof line, "    #%u 0x%lx", i, (unsigned long) pc);
+      int n = snprintf (line, sizeof line, "    #%u 0x%lx", i,
+                        (unsigned long) pc);
       if (dladdr ((void *) pc, &info) && info.dli_fname != NULL)
         {
           if (info.dli_sname != NULL)
-            n += snprintf (line + n, sizeof line - n, " in %s+0x%lx", info.dli_sname,
+            n += snprintf (line + n, sizeof line - n, " in %s+0x%lx",
+                           info.dli_sname,
                            (unsigned long) (pc - (uintptr_t) info.dli_saddr));
           snprintf (line + n, sizeof line - n, " (%s+0x%lx)",
                     *info.dli_fname ? info.dli_fname : "<main program>",
@@ -273,7 +281,8 @@ print_text (const struct snapshot *snapshot)
       const struct memprof_mib *m = &record->mib;
       if (m->alloc_count == 0)
         continue;
-      log_printf ("Memory allocation stack id = %lu", (unsigned long) record->id);
+      log_printf ("Memory allocation stack id = %lu",
+                  (unsigned long) record->id);
       log_printf ("\talloc_count %u, size (ave/min/max) %.2f / %u / %u",
                   m->alloc_count, (double) m->total_size / m->alloc_count,
                   m->min_size, m->max_size);
@@ -284,16 +293,18 @@ print_text (const struct snapshot *snapshot)
       log_printf ("\tlifetime (ave/min/max): %.2f / %u / %u",
                   (double) m->total_lifetime / m->alloc_count, m->min_lifetime,
                   m->max_lifetime);
-      log_printf ("\tnum migrated: %u, num lifetime overlaps: %u, num same alloc "
-                  "cpu: %u, num same dealloc_cpu: %u",
-                  m->num_migrated_cpu, m->num_lifetime_overlaps,
-                  m->num_same_alloc_cpu, m->num_same_dealloc_cpu);
+      log_printf (
+          "\tnum migrated: %u, num lifetime overlaps: %u, num same alloc "
+          "cpu: %u, num same dealloc_cpu: %u",
+          m->num_migrated_cpu, m->num_lifetime_overlaps, m->num_same_alloc_cpu,
+          m->num_same_dealloc_cpu);
       if (m->access_histogram_size > 0)
         {
           char line[1024];
           int n = snprintf (line, sizeof line, "AccessCountHistogram[%u]:",
                             m->access_histogram_size);
-          for (uint32_t j = 0; j < m->access_histogram_size && j < 32 && n < 900; j++)
+          for (uint32_t j = 0;
+               j < m->access_histogram_size && j < 32 && n < 900; j++)
             n += snprintf (line + n, sizeof line - n, " %lu",
                            (unsigned long) record->histogram[j]);
           log_printf ("%s", line);
@@ -305,24 +316,27 @@ print_text (const struct snapshot *snapshot)
 /* ---- The dump ---- */
 
 static int
-write_snapshot (const struct snapshot *snapshot, const struct segment_list *segments,
-                unsigned sequence)
+write_snapshot (const struct snapshot *snapshot,
+                const struct segment_list *segments, unsigned sequence)
 {
   char final[PATH_BYTES], temp[PATH_BYTES + 64];
   struct raw_writer writer;
   int fd, error;
 
-  if (!expand_profile_name (runtime_options.profile_file, sequence, final, sizeof final))
+  if (!expand_profile_name (runtime_options.profile_file, sequence, final,
+                            sizeof final))
     {
       log_printf ("profile_file '%s' expands to a name that is too long; "
-                  "no profile written", runtime_options.profile_file);
+                  "no profile written",
+                  runtime_options.profile_file);
       return -1;
     }
   fd = open_temporary (final, temp, sizeof temp);
   if (fd < 0)
     {
-      log_printf ("cannot create the profile next to '%s': %s; no profile written",
-                  final, strerror (errno));
+      log_printf (
+          "cannot create the profile next to '%s': %s; no profile written",
+          final, strerror (errno));
       return -1;
     }
   raw_writer_init (&writer, fd, write_buffer, sizeof write_buffer);
@@ -366,7 +380,8 @@ profile_dump (bool final)
   records_bytes = snapshot.capacity * sizeof *snapshot.records;
   segments_bytes = SEGMENTS_MAX * sizeof *segments.segments;
   snapshot.records = runtime_map (records_bytes);
-  snapshot.scratch = runtime_histogram ? runtime_map (SNAPSHOT_SCRATCH_SIZE) : NULL;
+  snapshot.scratch
+      = runtime_histogram ? runtime_map (SNAPSHOT_SCRATCH_SIZE) : NULL;
   segments.segments = runtime_map (segments_bytes);
   segments.count = 0;
   if (snapshot.records == NULL || segments.segments == NULL)

@@ -33,8 +33,10 @@ struct memprof_raw_segment
   uint8_t build_id[MEMPROF_RAW_BUILD_ID_MAX];
 } __attribute__ ((packed));
 
-_Static_assert (sizeof (struct memprof_raw_header) == MEMPROF_RAW_HEADER_SIZE, "header");
-_Static_assert (sizeof (struct memprof_raw_segment) == MEMPROF_RAW_SEGMENT_SIZE, "segment");
+_Static_assert(sizeof (struct memprof_raw_header) == MEMPROF_RAW_HEADER_SIZE,
+               "header");
+_Static_assert(sizeof (struct memprof_raw_segment) == MEMPROF_RAW_SEGMENT_SIZE,
+               "segment");
 
 /* Stack ids LLVM's reader cannot hold (its hash maps' empty and tombstone
    keys).  */

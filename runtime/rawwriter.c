@@ -27,7 +27,8 @@ drain (struct raw_writer *writer)
   size_t done = 0;
   while (done < writer->used && writer->error == 0)
     {
-      ssize_t n = write (writer->fd, writer->buffer + done, writer->used - done);
+      ssize_t n
+          = write (writer->fd, writer->buffer + done, writer->used - done);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -80,7 +81,8 @@ mib_section_size (const struct raw_profile_record *records, size_t count,
   for (size_t i = 0; i < count; i++)
     if (records[i].mib.alloc_count != 0)
       {
-        size += 8 + MEMPROF_MIB_V4_SIZE + 8 * (uint64_t) records[i].mib.access_histogram_size;
+        size += 8 + MEMPROF_MIB_V4_SIZE
+                + 8 * (uint64_t) records[i].mib.access_histogram_size;
         (*written_records)++;
       }
   return size;
@@ -97,11 +99,12 @@ stack_section_size (const struct raw_profile_record *records, size_t count)
 }
 
 uint64_t
-raw_profile_size (size_t segment_count, const struct raw_profile_record *records,
-                  size_t record_count)
+raw_profile_size (size_t segment_count,
+                  const struct raw_profile_record *records, size_t record_count)
 {
   uint64_t written;
-  return MEMPROF_RAW_HEADER_SIZE + 8 + MEMPROF_RAW_SEGMENT_SIZE * (uint64_t) segment_count
+  return MEMPROF_RAW_HEADER_SIZE + 8
+         + MEMPROF_RAW_SEGMENT_SIZE * (uint64_t) segment_count
          + mib_section_size (records, record_count, &written)
          + stack_section_size (records, record_count);
 }
@@ -114,13 +117,16 @@ raw_profile_write (struct raw_writer *writer,
                    size_t record_count)
 {
   uint64_t written_records;
-  uint64_t segment_bytes = 8 + MEMPROF_RAW_SEGMENT_SIZE * (uint64_t) segment_count;
-  uint64_t mib_bytes = mib_section_size (records, record_count, &written_records);
+  uint64_t segment_bytes
+      = 8 + MEMPROF_RAW_SEGMENT_SIZE * (uint64_t) segment_count;
+  uint64_t mib_bytes
+      = mib_section_size (records, record_count, &written_records);
   uint64_t stack_bytes = stack_section_size (records, record_count);
   struct memprof_raw_header header = {
     .magic = MEMPROF_RAW_MAGIC,
     .version = MEMPROF_RAW_VERSION,
-    .total_size = MEMPROF_RAW_HEADER_SIZE + segment_bytes + mib_bytes + stack_bytes,
+    .total_size
+    = MEMPROF_RAW_HEADER_SIZE + segment_bytes + mib_bytes + stack_bytes,
     .segment_offset = MEMPROF_RAW_HEADER_SIZE,
     .mib_offset = MEMPROF_RAW_HEADER_SIZE + segment_bytes,
     .stack_offset = MEMPROF_RAW_HEADER_SIZE + segment_bytes + mib_bytes,

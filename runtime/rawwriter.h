@@ -24,10 +24,10 @@ struct raw_writer
 struct raw_profile_record
 {
   uint64_t id;
-  struct memprof_mib mib;      /* access_histogram_size entries follow */
-  const uint64_t *histogram;   /* may be NULL when the size is 0 */
+  struct memprof_mib mib;    /* access_histogram_size entries follow */
+  const uint64_t *histogram; /* may be NULL when the size is 0 */
   uint32_t depth;
-  const uintptr_t *pcs;        /* leaf first, return address - 1 */
+  const uintptr_t *pcs; /* leaf first, return address - 1 */
 };
 
 void raw_writer_init (struct raw_writer *writer, int fd, char *buffer,

@@ -75,7 +75,8 @@ initialize (void)
   options_set_defaults (&runtime_options);
   /* secure_getenv: a set-user-id program ignores MEMPROF_OPTIONS.  */
   text = secure_getenv ("MEMPROF_OPTIONS");
-  options_parse (&runtime_options, text, "MEMPROF_OPTIONS", keep_option_problem, NULL);
+  options_parse (&runtime_options, text, "MEMPROF_OPTIONS", keep_option_problem,
+                 NULL);
   log_configure (runtime_options.log_path);
   if (option_problems_used > 0)
     {
@@ -112,7 +113,8 @@ runtime_ensure_initialized (void)
   int expected = RUNTIME_UNINITIALIZED;
   if (atomic_load (&runtime_state) >= RUNTIME_RUNNING)
     return;
-  if (atomic_compare_exchange_strong (&runtime_state, &expected, RUNTIME_INITIALIZING))
+  if (atomic_compare_exchange_strong (&runtime_state, &expected,
+                                      RUNTIME_INITIALIZING))
     {
       initialize ();
       return;
@@ -130,7 +132,8 @@ runtime_now_ms (void)
 {
   struct timespec now;
   clock_gettime (CLOCK_MONOTONIC, &now);
-  return (uint32_t) ((now.tv_sec - start_second) * 1000 + now.tv_nsec / 1000000);
+  return (uint32_t) ((now.tv_sec - start_second) * 1000
+                     + now.tv_nsec / 1000000);
 }
 
 uint32_t
@@ -176,7 +179,8 @@ __memprof_init (unsigned abi_version)
 {
   static _Atomic bool mismatch_reported;
   runtime_ensure_initialized ();
-  if (abi_version != MEMPROF_ABI_VERSION && !atomic_exchange (&mismatch_reported, true))
+  if (abi_version != MEMPROF_ABI_VERSION
+      && !atomic_exchange (&mismatch_reported, true))
     log_printf ("a module was instrumented for ABI version %u but this runtime "
                 "implements version %u; rebuild it with the matching plugin",
                 abi_version, MEMPROF_ABI_VERSION);
@@ -215,7 +219,8 @@ memprof_set_option (const char *key_equals_value)
                             log_option_problem, NULL);
   if (problems == 0)
     {
-      bool log_changed = strcmp (updated.log_path, runtime_options.log_path) != 0;
+      bool log_changed
+          = strcmp (updated.log_path, runtime_options.log_path) != 0;
       updated.histogram = runtime_options.histogram; /* fixed at start-up */
       runtime_options = updated;
       if (log_changed)
@@ -235,6 +240,7 @@ memprof_get_option (const char *name, char *buf, size_t size)
   if (name == NULL || (desc = options_find (name, strlen (name))) == NULL)
     return -1;
   if (buf == NULL || size == 0)
-    return options_format_value (&runtime_options, desc, scratch, sizeof scratch);
+    return options_format_value (&runtime_options, desc, scratch,
+                                 sizeof scratch);
   return options_format_value (&runtime_options, desc, buf, size);
 }

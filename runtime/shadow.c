@@ -43,7 +43,8 @@ histogram_entries_for (uint64_t size)
 {
   uint64_t entries = (size + MEMPROF_HISTOGRAM_GRANULE_SIZE - 1)
                      / MEMPROF_HISTOGRAM_GRANULE_SIZE;
-  return entries > HISTOGRAM_MAX_ENTRIES ? HISTOGRAM_MAX_ENTRIES : (uint32_t) entries;
+  return entries > HISTOGRAM_MAX_ENTRIES ? HISTOGRAM_MAX_ENTRIES
+                                         : (uint32_t) entries;
 }
 
 /* Zero LENGTH bytes of shadow at START, giving whole pages back to the
@@ -69,11 +70,13 @@ shadow_clear (uintptr_t block, size_t granules)
   if (__memprof_shadow_base == 0)
     return;
   if (runtime_histogram)
-    clear_shadow_bytes ((uintptr_t) memprof_histogram_shadow_for (__memprof_shadow_base, block),
-                        granules * (MEMPROF_GRANULE_SIZE / MEMPROF_HISTOGRAM_GRANULE_SIZE));
+    clear_shadow_bytes (
+        (uintptr_t) memprof_histogram_shadow_for (__memprof_shadow_base, block),
+        granules * (MEMPROF_GRANULE_SIZE / MEMPROF_HISTOGRAM_GRANULE_SIZE));
   else
-    clear_shadow_bytes ((uintptr_t) memprof_shadow_for (__memprof_shadow_base, block),
-                        granules * MEMPROF_COUNTER_SIZE);
+    clear_shadow_bytes (
+        (uintptr_t) memprof_shadow_for (__memprof_shadow_base, block),
+        granules * MEMPROF_COUNTER_SIZE);
 }
 
 uint64_t
@@ -87,8 +90,9 @@ shadow_collect (uintptr_t block, size_t granules, bool clear,
   if (runtime_histogram)
     {
       const uint8_t *counters
-        = memprof_histogram_shadow_for (__memprof_shadow_base, block);
-      size_t count = granules * (MEMPROF_GRANULE_SIZE / MEMPROF_HISTOGRAM_GRANULE_SIZE);
+          = memprof_histogram_shadow_for (__memprof_shadow_base, block);
+      size_t count
+          = granules * (MEMPROF_GRANULE_SIZE / MEMPROF_HISTOGRAM_GRANULE_SIZE);
       for (size_t i = 0; i < count; i++)
         {
           total += counters[i];
@@ -98,7 +102,8 @@ shadow_collect (uintptr_t block, size_t granules, bool clear,
     }
   else
     {
-      const uint64_t *counters = memprof_shadow_for (__memprof_shadow_base, block);
+      const uint64_t *counters
+          = memprof_shadow_for (__memprof_shadow_base, block);
       for (size_t i = 0; i < granules; i++)
         total += counters[i];
     }
@@ -114,9 +119,11 @@ count_access (uintptr_t addr, uint64_t times)
 {
   if (runtime_histogram)
     {
-      uint8_t *counter = memprof_histogram_shadow_for (__memprof_shadow_base, addr);
+      uint8_t *counter
+          = memprof_histogram_shadow_for (__memprof_shadow_base, addr);
       uint64_t value = *counter + times;
-      *counter = value > MEMPROF_HISTOGRAM_MAX ? MEMPROF_HISTOGRAM_MAX : (uint8_t) value;
+      *counter = value > MEMPROF_HISTOGRAM_MAX ? MEMPROF_HISTOGRAM_MAX
+                                               : (uint8_t) value;
     }
   else
     *memprof_shadow_for (__memprof_shadow_base, addr) += times;
@@ -164,9 +171,11 @@ __memprof_range_access (const void *addr, size_t size)
     }
   while (step < end)
     {
-      uintptr_t granule_end = (step & MEMPROF_GRANULE_MASK) + MEMPROF_GRANULE_SIZE;
+      uintptr_t granule_end
+          = (step & MEMPROF_GRANULE_MASK) + MEMPROF_GRANULE_SIZE;
       uintptr_t limit = granule_end < end ? granule_end : end;
-      uint64_t steps = (limit - step + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP;
+      uint64_t steps
+          = (limit - step + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP;
       count_access (step, steps);
       step += steps * MEMPROF_RANGE_STEP;
     }

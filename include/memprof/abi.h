@@ -84,8 +84,9 @@ void __memprof_range_access (const void *addr, size_t size);
 static inline uint64_t *
 memprof_shadow_for (uintptr_t shadow_base, uintptr_t addr)
 {
-  return (uint64_t *) (shadow_base
-                       + ((addr & MEMPROF_GRANULE_MASK) >> MEMPROF_SHADOW_SCALE));
+  return (
+      uint64_t *) (shadow_base
+                   + ((addr & MEMPROF_GRANULE_MASK) >> MEMPROF_SHADOW_SCALE));
 }
 
 /* The histogram counter for ADDR, given the shadow base.  */

@@ -13,7 +13,7 @@
 static inline void
 touch (const void *address, unsigned times)
 {
-  __asm__ volatile ("" : : "r" (address), "r" (times) : "memory");
+  __asm__ volatile("" : : "r"(address), "r"(times) : "memory");
 }
 #else
 #include <memprof/abi.h>
