@@ -213,6 +213,10 @@ reset_one (struct depot_context *context, void *cookie)
   (void) cookie;
   spin_lock (&context->lock);
   memset (&context->mib, 0, sizeof context->mib);
+  /* The next fold starts a histogram shorter than the buffer may be.  */
+  if (context->histogram != NULL)
+    memset (context->histogram, 0,
+            context->histogram_capacity * sizeof (uint64_t));
   spin_unlock (&context->lock);
 }
 

@@ -112,6 +112,22 @@ parse_int (const char *value, size_t length, long minimum, long maximum,
   return true;
 }
 
+/* Reports quote at most this much of a bad text, so that the line
+   always goes on to say which option it is and what was expected.  */
+#define QUOTED_MAX 64
+
+static int
+quoted_length (size_t length)
+{
+  return (int) (length > QUOTED_MAX ? QUOTED_MAX : length);
+}
+
+static const char *
+ellipsis (size_t length)
+{
+  return length > QUOTED_MAX ? "..." : "";
+}
+
 /* What a good value of DESC looks like, for error messages.  */
 static void
 describe_expected (const struct memprof_option_desc *desc, char *buf,
@@ -180,9 +196,10 @@ options_parse (struct memprof_options *options, const char *text,
         {
           snprintf (
               line, sizeof line,
-              "%s: '%.*s' is not key=value; ignored (MEMPROF_OPTIONS=help=1 "
+              "%s: '%.*s%s' is not key=value; ignored (MEMPROF_OPTIONS=help=1 "
               "lists the options)",
-              source, (int) item_length, item);
+              source, quoted_length (item_length), item,
+              ellipsis (item_length));
           report (cookie, line);
           problems++;
         }
@@ -196,11 +213,12 @@ options_parse (struct memprof_options *options, const char *text,
 
           if (desc == NULL)
             {
-              snprintf (
-                  line, sizeof line,
-                  "%s: unknown option '%.*s'; ignored (MEMPROF_OPTIONS=help=1 "
-                  "lists the options)",
-                  source, (int) key_length, item);
+              snprintf (line, sizeof line,
+                        "%s: unknown option '%.*s%s'; ignored "
+                        "(MEMPROF_OPTIONS=help=1 "
+                        "lists the options)",
+                        source, quoted_length (key_length), item,
+                        ellipsis (key_length));
               report (cookie, line);
               problems++;
             }
@@ -210,9 +228,10 @@ options_parse (struct memprof_options *options, const char *text,
               describe_expected (desc, expected, sizeof expected);
               options_format_value (options, desc, current, sizeof current);
               snprintf (line, sizeof line,
-                        "%s: bad value '%.*s' for %s (expected %s); keeping %s",
-                        source, (int) value_length, value, desc->name, expected,
-                        current);
+                        "%s: bad value '%.*s%s' for %s (expected %s); keeping "
+                        "%s",
+                        source, quoted_length (value_length), value,
+                        ellipsis (value_length), desc->name, expected, current);
               report (cookie, line);
               problems++;
             }

@@ -1,0 +1,355 @@
+/* The stack depot (depot.c).  The runtime interns the test program's own
+   allocation stacks in the same depot, so the tests use made-up PCs
+   (0xd0000000 and up: no code lives there) and compare context counts
+   before and after rather than absolutely.  */
+
+#include <pthread.h>
+#include <string.h>
+
+#include "internal.h"
+#include "unit.h"
+
+/* Marks the first PC of every made-up stack, per test.  */
+#define FAKE_PC(test, n)                                                       \
+  ((uintptr_t) 0xd0000000 + ((uintptr_t) (test) << 20) + (n))
+
+static void
+assert_usable_id (const struct depot_context *context)
+{
+  ck_assert_uint_ne (context->id, 0);
+  ck_assert_uint_ne (context->id, UINT64_MAX);
+  ck_assert_uint_ne (context->id, UINT64_MAX - 1);
+  ck_assert_uint_ne (context->id, UINT64_MAX - 2); /* the overflow context */
+}
+
+START_TEST (test_same_stack_same_context)
+{
+  uintptr_t first[3] = { FAKE_PC (1, 0), 0x401000, 0x402000 };
+  uintptr_t copy[3];
+  struct depot_context *a, *b;
+
+  memcpy (copy, first, sizeof copy);
+  a = depot_intern (first, 3);
+  b = depot_intern (copy, 3); /* equal contents, another array */
+  ck_assert_ptr_nonnull (a);
+  ck_assert_ptr_eq (a, b);
+  ck_assert_uint_eq (a->id, b->id);
+  assert_usable_id (a);
+}
+END_TEST
+
+START_TEST (test_changed_pc_new_context)
+{
+  uintptr_t first[3] = { FAKE_PC (2, 0), 0x401000, 0x402000 };
+  uintptr_t changed[3] = { FAKE_PC (2, 0), 0x401001, 0x402000 };
+  struct depot_context *a = depot_intern (first, 3);
+  struct depot_context *b = depot_intern (changed, 3);
+
+  ck_assert_ptr_ne (a, b);
+  ck_assert_uint_ne (a->id, b->id);
+  assert_usable_id (a);
+  assert_usable_id (b);
+  /* Still the same contexts when asked again, in the other order.  */
+  ck_assert_ptr_eq (depot_intern (changed, 3), b);
+  ck_assert_ptr_eq (depot_intern (first, 3), a);
+}
+END_TEST
+
+START_TEST (test_shorter_stack_new_context)
+{
+  uintptr_t pcs[3] = { FAKE_PC (3, 0), 0x401000, 0x402000 };
+  struct depot_context *whole = depot_intern (pcs, 3);
+  struct depot_context *prefix = depot_intern (pcs, 2);
+
+  ck_assert_ptr_ne (whole, prefix);
+  ck_assert_uint_ne (whole->id, prefix->id);
+  ck_assert_uint_eq (whole->depth, 3);
+  ck_assert_uint_eq (prefix->depth, 2);
+}
+END_TEST
+
+START_TEST (test_context_stores_depth_and_pcs)
+{
+  uintptr_t pcs[5]
+      = { FAKE_PC (4, 0), 0x7f0000001234, 0x401000, 0x400abc, 0x1 };
+  struct depot_context *context = depot_intern (pcs, 5);
+
+  ck_assert_uint_eq (context->depth, 5);
+  ck_assert_uint_eq (context->pcs[0], FAKE_PC (4, 0));
+  ck_assert_uint_eq (context->pcs[1], 0x7f0000001234);
+  ck_assert_uint_eq (context->pcs[2], 0x401000);
+  ck_assert_uint_eq (context->pcs[3], 0x400abc);
+  ck_assert_uint_eq (context->pcs[4], 0x1);
+  /* A new context has recorded nothing yet.  */
+  ck_assert_uint_eq (context->mib.alloc_count, 0);
+}
+END_TEST
+
+START_TEST (test_ids_distinct_and_usable)
+{
+  enum
+  {
+    COUNT = 200
+  };
+  static struct depot_context *contexts[COUNT];
+
+  for (int i = 0; i < COUNT; i++)
+    {
+      uintptr_t pcs[2] = { FAKE_PC (5, i), 0x401000 };
+      contexts[i] = depot_intern (pcs, 2);
+    }
+  for (int i = 0; i < COUNT; i++)
+    {
+      assert_usable_id (contexts[i]);
+      ck_assert_uint_eq (contexts[i]->pcs[0], FAKE_PC (5, i));
+      for (int j = 0; j < i; j++)
+        ck_assert_uint_ne (contexts[i]->id, contexts[j]->id);
+    }
+}
+END_TEST
+
+START_TEST (test_count_grows_by_new_stacks_only)
+{
+  uint64_t before, middle, after;
+
+  /* No assertion (which may allocate, hence intern) between the counts. */
+  before = depot_context_count ();
+  for (int i = 0; i < 10; i++)
+    {
+      uintptr_t pcs[3] = { FAKE_PC (6, i), 0x401000, 0x402000 };
+      depot_intern (pcs, 3);
+    }
+  middle = depot_context_count ();
+  for (int i = 0; i < 10; i++)
+    {
+      uintptr_t pcs[3] = { FAKE_PC (6, i), 0x401000, 0x402000 };
+      depot_intern (pcs, 3);
+    }
+  after = depot_context_count ();
+  ck_assert_uint_eq (middle - before, 10); /* 10 new stacks */
+  ck_assert_uint_eq (after - middle, 0);   /* the same 10 again */
+}
+END_TEST
+
+/* ---- Concurrency ---- */
+
+#define THREADS 4
+#define SHARED_STACKS 1000
+
+static pthread_barrier_t start_line;
+static struct depot_context *seen[THREADS][SHARED_STACKS];
+
+static void
+shared_stack (int n, uintptr_t pcs[2])
+{
+  pcs[0] = FAKE_PC (7, 0);
+  pcs[1] = 0xe0000000 + n;
+}
+
+static void *
+intern_shared_stacks (void *arg)
+{
+  int thread = (int) (intptr_t) arg;
+  pthread_barrier_wait (&start_line);
+  for (int n = 0; n < SHARED_STACKS; n++)
+    {
+      uintptr_t pcs[2];
+      shared_stack (n, pcs);
+      seen[thread][n] = depot_intern (pcs, 2);
+    }
+  return NULL;
+}
+
+static void
+count_shared_contexts (struct depot_context *context, void *cookie)
+{
+  if (context->depth == 2 && context->pcs[0] == FAKE_PC (7, 0))
+    ++*(int *) cookie;
+}
+
+START_TEST (test_concurrent_interning_no_duplicates)
+{
+  pthread_t threads[THREADS];
+  uint64_t before, after;
+  int in_table = 0;
+
+  ck_assert_int_eq (pthread_barrier_init (&start_line, NULL, THREADS + 1), 0);
+  for (int t = 0; t < THREADS; t++)
+    ck_assert_int_eq (pthread_create (&threads[t], NULL, intern_shared_stacks,
+                                      (void *) (intptr_t) t),
+                      0);
+  /* Every thread is created (and waiting): count, then let them go.  */
+  before = depot_context_count ();
+  pthread_barrier_wait (&start_line);
+  for (int t = 0; t < THREADS; t++)
+    pthread_join (threads[t], NULL);
+  after = depot_context_count ();
+  pthread_barrier_destroy (&start_line);
+
+  ck_assert_uint_eq (after - before, SHARED_STACKS);
+  for (int n = 0; n < SHARED_STACKS; n++)
+    {
+      uintptr_t pcs[2];
+      shared_stack (n, pcs);
+      for (int t = 0; t < THREADS; t++)
+        ck_assert_msg (seen[t][n] == seen[0][n],
+                       "stack %d: thread %d got another context", n, t);
+      ck_assert_ptr_eq (depot_intern (pcs, 2), seen[0][n]);
+      ck_assert_uint_eq (seen[0][n]->pcs[1], 0xe0000000 + n);
+    }
+  /* The table itself holds each stack once.  */
+  depot_for_each (count_shared_contexts, &in_table);
+  ck_assert_int_eq (in_table, SHARED_STACKS);
+}
+END_TEST
+
+/* ---- Folding allocations into a context ---- */
+
+START_TEST (test_fold_two_mibs)
+{
+  uintptr_t pcs[1] = { FAKE_PC (8, 0) };
+  struct depot_context *context = depot_intern (pcs, 1);
+  struct memprof_mib first, second;
+
+  /* 64 bytes, 64 accesses, 100..300 ms on cpu 0: density 100,
+     lifetime density 100 * 1000 / 200 = 500.  */
+  mib_init_one (&first, 64, 64, 100, 300, 0, 0);
+  /* 256 bytes, 1000 accesses, 250..400 ms, cpu 0 -> 1: density
+     100000 / 256 = 390, lifetime density 390000 / 150 = 2600.  */
+  mib_init_one (&second, 256, 1000, 250, 400, 0, 1);
+  depot_fold (context, &first, NULL);
+  ck_assert_uint_eq (context->mib.alloc_count, 1);
+  ck_assert_uint_eq (context->mib.total_size, 64);
+  depot_fold (context, &second, NULL);
+  ck_assert_uint_eq (context->mib.alloc_count, 2);
+  ck_assert_uint_eq (context->mib.total_access_count, 1064);
+  ck_assert_uint_eq (context->mib.min_access_count, 64);
+  ck_assert_uint_eq (context->mib.max_access_count, 1000);
+  ck_assert_uint_eq (context->mib.total_size, 320);
+  ck_assert_uint_eq (context->mib.total_lifetime, 350);
+  ck_assert_uint_eq (context->mib.total_access_density, 490);
+  ck_assert_uint_eq (context->mib.total_lifetime_access_density, 3100);
+  ck_assert_uint_eq (context->mib.num_lifetime_overlaps, 1); /* 250 < 300 */
+  ck_assert_uint_eq (context->mib.alloc_timestamp, 250);
+  ck_assert_uint_eq (context->mib.dealloc_timestamp, 400);
+  ck_assert_uint_eq (context->mib.access_histogram_size, 0);
+}
+END_TEST
+
+static struct memprof_mib
+mib_with_histogram (uint32_t entries)
+{
+  struct memprof_mib mib;
+  mib_init_one (&mib, 8 * entries, 1, 0, 1, 0, 0);
+  mib.access_histogram_size = entries;
+  return mib;
+}
+
+START_TEST (test_fold_histograms)
+{
+  uintptr_t pcs[1] = { FAKE_PC (9, 0) };
+  struct depot_context *context = depot_intern (pcs, 1);
+  const uint64_t small[3] = { 1, 2, 3 };
+  const uint64_t large[5] = { 10, 20, 30, 40, 50 };
+  const uint64_t tiny[2] = { 100, 100 };
+  struct memprof_mib mib;
+
+  mib = mib_with_histogram (3);
+  depot_fold (context, &mib, small);
+  ck_assert_uint_eq (context->mib.access_histogram_size, 3);
+  mib = mib_with_histogram (5);
+  depot_fold (context, &mib, large); /* the histogram grows */
+  mib = mib_with_histogram (2);
+  depot_fold (context, &mib, tiny);
+  ck_assert_uint_eq (context->mib.alloc_count, 3);
+  ck_assert_uint_eq (context->mib.access_histogram_size, 5);
+  ck_assert_uint_ge (context->histogram_capacity, 5);
+  ck_assert_uint_eq (context->histogram[0], 111); /* 1 + 10 + 100 */
+  ck_assert_uint_eq (context->histogram[1], 122); /* 2 + 20 + 100 */
+  ck_assert_uint_eq (context->histogram[2], 33);  /* 3 + 30 */
+  ck_assert_uint_eq (context->histogram[3], 40);
+  ck_assert_uint_eq (context->histogram[4], 50);
+}
+END_TEST
+
+/* After depot_reset_records (memprof_reset), the first fold into a
+   context whose histogram buffer is longer than the new histogram must
+   not leave pre-reset values behind the new entries, where a later,
+   longer histogram would be added on top of them.  */
+START_TEST (test_fold_after_reset_forgets_old_histogram)
+{
+  uintptr_t pcs[1] = { FAKE_PC (10, 0) };
+  struct depot_context *context = depot_intern (pcs, 1);
+  const uint64_t ones[5] = { 1, 1, 1, 1, 1 };
+  const uint64_t sevens[2] = { 7, 7 };
+  const uint64_t tens[5] = { 10, 10, 10, 10, 10 };
+  struct memprof_mib mib;
+
+  mib = mib_with_histogram (5);
+  depot_fold (context, &mib, ones);
+  depot_reset_records ();
+  ck_assert_uint_eq (context->mib.alloc_count, 0);
+  mib = mib_with_histogram (2);
+  depot_fold (context, &mib, sevens);
+  ck_assert_uint_eq (context->mib.access_histogram_size, 2);
+  mib = mib_with_histogram (5);
+  depot_fold (context, &mib, tens);
+  ck_assert_uint_eq (context->mib.alloc_count, 2);
+  ck_assert_uint_eq (context->mib.access_histogram_size, 5);
+  ck_assert_uint_eq (context->histogram[0], 17); /* 7 + 10 */
+  ck_assert_uint_eq (context->histogram[1], 17); /* 7 + 10 */
+  ck_assert_uint_eq (context->histogram[2], 10); /* 10, not 1 + 10 */
+  ck_assert_uint_eq (context->histogram[3], 10);
+  ck_assert_uint_eq (context->histogram[4], 10);
+}
+END_TEST
+
+START_TEST (test_reset_forgets_records_keeps_contexts)
+{
+  uintptr_t pcs[2] = { FAKE_PC (11, 0), 0x401000 };
+  struct depot_context *context = depot_intern (pcs, 2);
+  uint64_t id = context->id;
+  struct memprof_mib mib;
+
+  mib_init_one (&mib, 100, 5, 0, 10, 0, 0);
+  depot_fold (context, &mib, NULL);
+  depot_fold (context, &mib, NULL);
+  ck_assert_uint_eq (context->mib.alloc_count, 2);
+  depot_reset_records ();
+  ck_assert_uint_eq (context->mib.alloc_count, 0);
+  ck_assert_uint_eq (context->mib.total_size, 0);
+  ck_assert_ptr_eq (depot_intern (pcs, 2), context);
+  ck_assert_uint_eq (context->id, id);
+  depot_fold (context, &mib, NULL);
+  ck_assert_uint_eq (context->mib.alloc_count, 1);
+  ck_assert_uint_eq (context->mib.total_size, 100);
+}
+END_TEST
+
+Suite *
+depot_suite (void)
+{
+  Suite *suite = suite_create ("depot");
+  TCase *interning = tcase_create ("interning");
+  TCase *threads = tcase_create ("threads");
+  TCase *folding = tcase_create ("folding");
+
+  tcase_add_test (interning, test_same_stack_same_context);
+  tcase_add_test (interning, test_changed_pc_new_context);
+  tcase_add_test (interning, test_shorter_stack_new_context);
+  tcase_add_test (interning, test_context_stores_depth_and_pcs);
+  tcase_add_test (interning, test_ids_distinct_and_usable);
+  tcase_add_test (interning, test_count_grows_by_new_stacks_only);
+  suite_add_tcase (suite, interning);
+
+  tcase_set_timeout (threads, 20);
+  tcase_add_test (threads, test_concurrent_interning_no_duplicates);
+  suite_add_tcase (suite, threads);
+
+  tcase_add_test (folding, test_fold_two_mibs);
+  tcase_add_test (folding, test_fold_histograms);
+  tcase_add_test (folding, test_fold_after_reset_forgets_old_histogram);
+  tcase_add_test (folding, test_reset_forgets_records_keeps_contexts);
+  suite_add_tcase (suite, folding);
+  return suite;
+}

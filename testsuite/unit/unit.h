@@ -1,0 +1,17 @@
+/* The Check suites of the unit tests (testsuite/unit/test_*.c), run
+   together by main.c.  The runtime's objects are linked in, so the real
+   runtime runs inside the test program: malloc is libmemprof's and
+   __memprof_shadow_base is set before main.  */
+
+#ifndef MEMPROF_UNIT_H
+#define MEMPROF_UNIT_H
+
+#include <check.h>
+
+Suite *options_suite (void);
+Suite *shadow_suite (void);
+Suite *depot_suite (void);
+Suite *mib_suite (void);
+Suite *rawformat_suite (void);
+
+#endif /* MEMPROF_UNIT_H */
