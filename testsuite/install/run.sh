@@ -30,7 +30,7 @@ cd "$work/src" || exit 1
 check "configure --prefix" ./configure --prefix="$prefix"
 check "make -j2" make -j2
 check "make install" make install
-for file in lib/libmemprof.so lib/libmemprof.a lib/pkgconfig/memprof.pc \
+for file in lib/libmemprof.so lib/libmemprof.a lib/pkgconfig/memprof.pc lib/gcc-memprof/memprof.so \
   include/memprof/interface.h include/memprof/abi.h share/doc/gcc-memprof/manual.md; do
   check "installed $file" test -f "$prefix/$file"
 done
@@ -47,11 +47,15 @@ int main (void) { char *p = malloc (10); p[0] = 'x'; printf ("%c\n", p[0]); free
   return depth[0] == '3' ? 0 : 1; }
 EOC
 flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs memprof)
+plugin=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=plugin memprof)
 check "pkg-config finds the installed memprof.pc" test -n "$flags"
-check "a program builds against the installed runtime" \
-  gcc -g "$work/hello.c" -o "$work/hello" $flags
+check "pkg-config names the installed plugin" test "$plugin" = "$prefix/lib/gcc-memprof/memprof.so"
+check "a program builds with the installed plugin and runtime" \
+  gcc -g -fplugin="$plugin" "$work/hello.c" -o "$work/hello" $flags
 check "it runs from the installed library" \
-  bash -c "cd '$work' && MEMPROF_OPTIONS=profile_file=hello.prof ./hello && ldd ./hello | grep -q '$prefix/lib/libmemprof.so' && test -s hello.prof"
+  bash -c "cd '$work' && MEMPROF_OPTIONS=profile_file=hello.prof:print_text=1 ./hello 2>err && ldd ./hello | grep -q '$prefix/lib/libmemprof.so' && test -s hello.prof"
+check "the installed plugin counted the program's accesses (2 to the 10-byte block)" \
+  grep -q "access_count (ave/min/max): 2.00 / 2 / 2" "$work/err"
 check "make uninstall" make uninstall
 check "uninstall removed the library" test ! -e "$prefix/lib/libmemprof.so"
 echo "install: $passed passed, $failed failed"
