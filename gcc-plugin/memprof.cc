@@ -255,6 +255,8 @@ decl_is_frame_storage (tree decl)
 
 static enum verdict pointer_proof (tree pointer, hash_set<tree> *visited,
                                    int depth);
+static enum verdict integer_proof (tree value, hash_set<tree> *visited,
+                                   int depth);
 
 /* What an address expression ADDRESS (the operand of a MEM_REF, or a
    pointer value) is known to point into.  */
@@ -351,7 +353,11 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
     CASE_CONVERT:
       {
         tree source = gimple_assign_rhs1 (def);
-        /* An integer turned into a pointer comes from anywhere.  */
+        /* An integer turned back into a pointer: GCC's induction-variable
+           optimisation writes pointer loops this way.  */
+        if (INTEGRAL_TYPE_P (TREE_TYPE (source)))
+          return both_stack (SKIP_POINTER_TO_STACK,
+                             integer_proof (source, visited, depth + 1));
         if (!POINTER_TYPE_P (TREE_TYPE (source)))
           return INSTRUMENT;
         return both_stack (SKIP_POINTER_TO_STACK,
@@ -361,6 +367,107 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
       return both_stack (
           address_proof (gimple_assign_rhs2 (def), visited, depth + 1),
           address_proof (gimple_assign_rhs3 (def), visited, depth + 1));
+    default:
+      return INSTRUMENT;
+    }
+}
+
+/* Is the integer VALUE free of any pointer: made only of constants and
+   arithmetic on them (induction-variable PHIs included)?  A loaded
+   value, a parameter or a call's result might hold a pointer difference,
+   so it is not.  */
+static bool
+is_pure_offset (tree value, hash_set<tree> *visited, int depth)
+{
+  gimple *def;
+
+  if (TREE_CODE (value) == INTEGER_CST)
+    return true;
+  if (TREE_CODE (value) != SSA_NAME || !INTEGRAL_TYPE_P (TREE_TYPE (value))
+      || depth > POINTER_WALK_DEPTH || SSA_NAME_IS_DEFAULT_DEF (value))
+    return false;
+  if (visited->add (value))
+    return true; /* a cycle adds no new origin */
+  def = SSA_NAME_DEF_STMT (value);
+  if (gphi *phi = dyn_cast<gphi *> (def))
+    {
+      for (unsigned i = 0; i < gimple_phi_num_args (phi); i++)
+        if (!is_pure_offset (gimple_phi_arg_def (phi, i), visited, depth + 1))
+          return false;
+      return gimple_phi_num_args (phi) > 0;
+    }
+  if (!is_gimple_assign (def))
+    return false;
+  switch (gimple_assign_rhs_code (def))
+    {
+    CASE_CONVERT:
+    case SSA_NAME:
+    case NEGATE_EXPR:
+      return INTEGRAL_TYPE_P (TREE_TYPE (gimple_assign_rhs1 (def)))
+             && is_pure_offset (gimple_assign_rhs1 (def), visited, depth + 1);
+    case PLUS_EXPR:
+    case MINUS_EXPR:
+    case MULT_EXPR:
+    case LSHIFT_EXPR:
+    case RSHIFT_EXPR:
+    case BIT_AND_EXPR:
+    case MIN_EXPR:
+    case MAX_EXPR:
+      return is_pure_offset (gimple_assign_rhs1 (def), visited, depth + 1)
+             && is_pure_offset (gimple_assign_rhs2 (def), visited, depth + 1);
+    default:
+      return false;
+    }
+}
+
+/* VALUE, an integer that is turned into a pointer: stack when it is a
+   stack pointer converted to an integer, plus or minus pure offsets.  */
+static enum verdict
+integer_proof (tree value, hash_set<tree> *visited, int depth)
+{
+  gimple *def;
+
+  if (TREE_CODE (value) != SSA_NAME || !INTEGRAL_TYPE_P (TREE_TYPE (value))
+      || TYPE_PRECISION (TREE_TYPE (value)) < POINTER_SIZE
+      || depth > POINTER_WALK_DEPTH || SSA_NAME_IS_DEFAULT_DEF (value))
+    return INSTRUMENT;
+  if (visited->add (value))
+    return SKIP_POINTER_TO_STACK;
+  def = SSA_NAME_DEF_STMT (value);
+  if (gphi *phi = dyn_cast<gphi *> (def))
+    {
+      for (unsigned i = 0; i < gimple_phi_num_args (phi); i++)
+        if (integer_proof (gimple_phi_arg_def (phi, i), visited, depth + 1)
+            == INSTRUMENT)
+          return INSTRUMENT;
+      return gimple_phi_num_args (phi) > 0 ? SKIP_POINTER_TO_STACK
+                                            : INSTRUMENT;
+    }
+  if (!is_gimple_assign (def))
+    return INSTRUMENT;
+  tree first = gimple_assign_rhs1 (def);
+  switch (gimple_assign_rhs_code (def))
+    {
+    CASE_CONVERT:
+    case SSA_NAME:
+      if (POINTER_TYPE_P (TREE_TYPE (first)))
+        return address_proof (first, visited, depth + 1);
+      return integer_proof (first, visited, depth + 1);
+    case PLUS_EXPR:
+    case MINUS_EXPR:
+      {
+        tree second = gimple_assign_rhs2 (def);
+        hash_set<tree> offsets;
+        enum verdict verdict = integer_proof (first, visited, depth + 1);
+        if (verdict != INSTRUMENT && is_pure_offset (second, &offsets, 0))
+          return SKIP_POINTER_TO_STACK;
+        /* base + pointer-free offset, either way round for a sum.  */
+        if (gimple_assign_rhs_code (def) == PLUS_EXPR
+            && is_pure_offset (first, &offsets, 0)
+            && integer_proof (second, visited, depth + 1) != INSTRUMENT)
+          return SKIP_POINTER_TO_STACK;
+        return INSTRUMENT;
+      }
     default:
       return INSTRUMENT;
     }

@@ -155,9 +155,25 @@ granules_for (uint64_t size)
                    : (size + MEMPROF_GRANULE_SIZE - 1) >> MEMPROF_GRANULE_SHIFT;
 }
 
+/* ---- stats=1 (stats.c) ---- */
+
+extern bool stats_enabled;
+void stats_start (void);
+/* Count ACCESSES instrumented accesses at ADDRESS (callback mode).  */
+void stats_classify (uintptr_t address, uint64_t accesses);
+/* The same for a range access (memcpy...), in any mode.  */
+void stats_classify_range (uintptr_t address, uint64_t accesses);
+/* Print the summary; HEAP_ACCESSES is the profile's total, of which
+   LIVE_HEAP_COUNTERS were still in the shadow.  */
+void stats_report (uint64_t heap_accesses, uint64_t live_heap_counters);
+
 /* ---- Profile (profile.c) ---- */
 
-/* Write a profile now.  FINAL: the exit profile.  Returns 0 or -1.  */
+/* Write a profile now.  FINAL: the exit profile, written only when
+   write_profile is on.  Returns 0 or -1.  */
 int profile_dump (bool final);
+/* Of the last profile taken: the total of its TotalAccessCount, and the
+   part of it that came from blocks still live.  */
+extern uint64_t profile_heap_accesses, profile_live_heap_counters;
 
 #endif /* MEMPROF_INTERNAL_H */

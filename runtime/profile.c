@@ -27,6 +27,7 @@
 #define PATH_BYTES 4096
 
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+uint64_t profile_heap_accesses, profile_live_heap_counters;
 static unsigned dump_sequence;
 static char write_buffer[WRITE_BUFFER_SIZE];
 
@@ -37,6 +38,7 @@ struct snapshot
   char *scratch;
   size_t scratch_used;
   uint32_t now, cpu;
+  uint64_t live_counters; /* accesses of the blocks live at the snapshot */
 };
 
 /* ---- Segments ---- */
@@ -169,10 +171,11 @@ take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
       if (histogram == NULL)
         entries = 0;
     }
-  mib_init_one (
-      &mib, size,
-      shadow_collect (user, granules_for (size), false, histogram, entries),
-      alloc_timestamp, snapshot->now, alloc_cpu, snapshot->cpu);
+  uint64_t accesses
+      = shadow_collect (user, granules_for (size), false, histogram, entries);
+  snapshot->live_counters += accesses;
+  mib_init_one (&mib, size, accesses, alloc_timestamp, snapshot->now, alloc_cpu,
+                snapshot->cpu);
   mib.access_histogram_size = entries;
   if (record->mib.alloc_count == 0)
     {
@@ -397,6 +400,10 @@ profile_dump (bool final)
       depot_for_each (take_context, &snapshot);
       allocator_for_each_live (take_live_block, &snapshot);
       dl_iterate_phdr (collect_segment, &segments);
+      profile_heap_accesses = 0;
+      for (size_t i = 0; i < snapshot.count; i++)
+        profile_heap_accesses += snapshot.records[i].mib.total_access_count;
+      profile_live_heap_counters = snapshot.live_counters;
       if (!final || runtime_options.write_profile)
         result = write_snapshot (&snapshot, &segments, dump_sequence++);
       if (runtime_options.print_text)

@@ -98,6 +98,7 @@ initialize (void)
   clock_gettime (CLOCK_MONOTONIC, &now);
   start_second = now.tv_sec;
   shadow_reserve ();
+  stats_start ();
   if (runtime_options.verbosity >= 2)
     log_printf ("started: shadow at 0x%lx, %s mode, profile '%s'",
                 (unsigned long) __memprof_shadow_base,
@@ -167,8 +168,10 @@ runtime_destructor (void)
 {
   if (runtime_state != RUNTIME_RUNNING)
     return;
-  if (runtime_options.write_profile || runtime_options.print_text)
+  if (runtime_options.write_profile || runtime_options.print_text
+      || runtime_options.stats)
     profile_dump (true);
+  stats_report (profile_heap_accesses, profile_live_heap_counters);
   atomic_store (&runtime_state, RUNTIME_FINISHED);
 }
 

@@ -133,24 +133,32 @@ MEMPROF_EXPORT void
 __memprof_load (const void *addr)
 {
   *memprof_shadow_for (__memprof_shadow_base, (uintptr_t) addr) += 1;
+  if (UNLIKELY (stats_enabled))
+    stats_classify ((uintptr_t) addr, 1);
 }
 
 MEMPROF_EXPORT void
 __memprof_store (const void *addr)
 {
   *memprof_shadow_for (__memprof_shadow_base, (uintptr_t) addr) += 1;
+  if (UNLIKELY (stats_enabled))
+    stats_classify ((uintptr_t) addr, 1);
 }
 
 MEMPROF_EXPORT void
 __memprof_histogram_load (const void *addr)
 {
   count_access ((uintptr_t) addr, 1);
+  if (UNLIKELY (stats_enabled))
+    stats_classify ((uintptr_t) addr, 1);
 }
 
 MEMPROF_EXPORT void
 __memprof_histogram_store (const void *addr)
 {
   count_access ((uintptr_t) addr, 1);
+  if (UNLIKELY (stats_enabled))
+    stats_classify ((uintptr_t) addr, 1);
 }
 
 /* One count per 8 bytes: the steps addr, addr+8, ... below addr+size, each
@@ -163,6 +171,9 @@ __memprof_range_access (const void *addr, size_t size)
 
   if (__memprof_shadow_base == 0 || end < step)
     return;
+  if (UNLIKELY (stats_enabled))
+    stats_classify_range (step,
+                          (size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP);
   if (runtime_histogram)
     {
       for (; step < end; step += MEMPROF_RANGE_STEP)
