@@ -440,8 +440,7 @@ integer_proof (tree value, hash_set<tree> *visited, int depth)
         if (integer_proof (gimple_phi_arg_def (phi, i), visited, depth + 1)
             == INSTRUMENT)
           return INSTRUMENT;
-      return gimple_phi_num_args (phi) > 0 ? SKIP_POINTER_TO_STACK
-                                            : INSTRUMENT;
+      return gimple_phi_num_args (phi) > 0 ? SKIP_POINTER_TO_STACK : INSTRUMENT;
     }
   if (!is_gimple_assign (def))
     return INSTRUMENT;
