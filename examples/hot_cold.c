@@ -1,24 +1,12 @@
-/* The demo program: one hot allocation site (a small table read over and
-   over), one cold site (a large buffer written once and kept), and one
-   over-reserved buffer (room for 100,000 records, 1,000 used) -- Memoro's
-   `reserve (largeMap.size ())' pattern.
-
-   Built with the plugin, every load and store below is counted by the
-   instrumentation.  Until then, -DMEMPROF_HAND_COUNTS makes COUNT() do
-   what the instrumentation will do, at each access.  */
+/* A program with one hot allocation site (a small table read over and
+   over), one cold site (a large buffer written once and kept to the end),
+   and one over-reserved buffer (room for 100,000 records, 1,000 used).
+   Built with the plugin, every load and store below is counted.  */
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef MEMPROF_HAND_COUNTS
-#include <memprof/abi.h>
-#define COUNT(address)                                                         \
-  (++*memprof_shadow_for (__memprof_shadow_base, (uintptr_t) (address)))
-#else
-#define COUNT(address) ((void) 0)
-#endif
 
 struct record
 {
@@ -31,10 +19,7 @@ make_lookup_table (void)
 {
   uint32_t *table = malloc (256 * sizeof *table);
   for (int i = 0; i < 256; i++)
-    {
-      table[i] = (uint32_t) (i * 2654435761u);
-      COUNT (&table[i]);
-    }
+    table[i] = (uint32_t) (i * 2654435761u);
   return table;
 }
 
@@ -43,8 +28,6 @@ make_cold_log (size_t size)
 {
   char *log = malloc (size);
   memset (log, '.', size); /* one pass, then never read again */
-  for (size_t i = 0; i < size; i += 8)
-    COUNT (log + i);
   return log;
 }
 
@@ -67,22 +50,13 @@ main (void)
     {
       records[i].key = (uint64_t) i;
       records[i].value = (uint64_t) i * 3;
-      COUNT (&records[i].key);
-      COUNT (&records[i].value);
     }
   for (int round = 0; round < 2000000; round++)
-    {
-      hash = hash * 31 + table[round & 255];
-      COUNT (&table[round & 255]);
-    }
+    hash = hash * 31 + table[round & 255];
   for (int i = 0; i < 1000; i++)
-    {
-      hash ^= records[i].value;
-      COUNT (&records[i].value);
-    }
+    hash ^= records[i].value;
   printf ("hash %016llx, log starts with '%c'\n", (unsigned long long) hash,
           log[0]);
-  COUNT (log);
   free (table);
   free (records);
   /* The log stays allocated until exit.  */
