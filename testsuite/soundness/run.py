@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Soundness of the plugin's stack analysis: for every example and every
-run test of memprof.dg, at -O0 and -O2, the heap part of the profile is
+"""Soundness of the plugin's stack analysis: for every example (at -O0,
+-Og, -O1, -O2, -O3 and -Os) and every run test of memprof.dg (at -O0 and
+-O2), the heap part of the profile is
 the same whether the plugin skips provable stack accesses
 (stack-analysis=full, the default) or instruments everything
 (stack-analysis=none).  A difference means the analysis skipped an access
@@ -32,11 +33,16 @@ HEAP_FIELDS = ("AllocCount", "TotalSize", "MinSize", "MaxSize", "TotalAccessCoun
 results = Report("soundness")
 
 
+EXAMPLE_LEVELS = ("-O0", "-Og", "-O1", "-O2", "-O3", "-Os")
+TEST_LEVELS = ("-O0", "-O2")
+
+
 def programs():
-    """(source, extra compile flags, MEMPROF_OPTIONS) for every program."""
+    """(source, extra compile flags, MEMPROF_OPTIONS, levels) for every
+    program."""
     for source in sorted(glob.glob(os.path.join(TOP, "examples", "*.c"))
                          + glob.glob(os.path.join(TOP, "examples", "*.cc"))):
-        yield source, [], ""
+        yield source, [], "", EXAMPLE_LEVELS
     for source in sorted(glob.glob(os.path.join(TOP, "testsuite", "memprof.dg", "*.[cC]"))):
         text = open(source).read()
         if not re.search(r"dg-do run", text):
@@ -45,7 +51,7 @@ def programs():
         flags = [f for f in shlex.split(options.group(1)) if not f.startswith("-O")
                  and "memprof-dump" not in f and "stack-analysis" not in f] if options else []
         runtime = re.search(r'dg-memprof-options "([^"]*)"', text)
-        yield source, flags, runtime.group(1) if runtime else ""
+        yield source, flags, runtime.group(1) if runtime else "", TEST_LEVELS
 
 
 def heap_part(yaml_text):
@@ -92,9 +98,9 @@ def main():
     args = parser.parse_args()
     work = os.path.join(HERE, "work")
     shutil.rmtree(work, ignore_errors=True)
-    for source, flags, runtime_options in programs():
+    for source, flags, runtime_options, levels in programs():
         name = os.path.relpath(source, TOP)
-        for level in ("-O0", "-O2"):
+        for level in levels:
             directory = os.path.join(work, os.path.basename(source) + level)
             os.makedirs(directory)
             none, error_none = profile_of(args, source, flags, runtime_options, level,
