@@ -91,11 +91,11 @@ def test_program(args, program, work):
             env["LD_PRELOAD"] = os.path.join(TOP, "runtime", "libmemprof.so")
         actual = run([profiled], cwd=directory, env=env)
         results.check(actual.stdout == expected.stdout and actual.returncode == expected.returncode,
-               f"{label}: stdout and exit status unchanged",
-               f"got {actual.returncode} {actual.stdout!r} {actual.stderr!r}, "
-               f"expected {expected.returncode} {expected.stdout!r}")
+                      f"{label}: stdout and exit status unchanged",
+                      f"got {actual.returncode} {actual.stdout!r} {actual.stderr!r}, "
+                      f"expected {expected.returncode} {expected.stdout!r}")
         results.check(actual.stderr == "", f"{label}: the runtime prints nothing by default",
-               actual.stderr)
+                      actual.stderr)
 
         profiles = glob.glob(os.path.join(directory, "profile.*"))
         if not results.check(len(profiles) == 1, f"{label}: one profile written", str(profiles)):
@@ -113,7 +113,7 @@ def test_program(args, program, work):
         merge = run([args.llvm_profdata, "merge", profiles[0], "--profiled-binary",
                      profiled, "-o", merged])
         results.check(merge.returncode == 0 and os.path.getsize(merged) > 0,
-               f"{label}: llvm-profdata merge", merge.stderr)
+                      f"{label}: llvm-profdata merge", merge.stderr)
 
 
 def main():

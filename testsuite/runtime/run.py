@@ -47,8 +47,16 @@ def build(program, directory, static=False, extra=()):
                              *extra, os.path.join(HERE, program), "-o", output, *libs],
                             capture_output=True, text=True)
     results.check(result.returncode == 0, f"{program}{' static' if static else ''}: builds",
-           result.stderr)
+                  result.stderr)
     return output if result.returncode == 0 else None
+
+
+def prepare(work, name, program, static=False):
+    """A fresh directory for one test, and PROGRAM built in it (None when
+    the build failed, which is reported)."""
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    return directory, build(program, directory, static)
 
 
 def execute(binary, directory, options):
@@ -76,54 +84,51 @@ def expect_sites(label, profile, binary, expectations):
 
 def test_early(work):
     for static in (False, True):
-        directory = os.path.join(work, "early-static" if static else "early-shared")
-        os.makedirs(directory)
-        binary = build("early.c", directory, static)
+        directory, binary = prepare(work, "early-static" if static else "early-shared",
+                                    "early.c", static)
         if binary is None:
             continue
         label = f"early {'static' if static else 'shared'}"
         result = execute(binary, directory, "profile_file=early.prof")
         results.check(result.returncode == 0 and "ready in constructor: 1" in result.stdout,
-               f"{label}: shadow base set before the program's constructors",
-               result.stdout + result.stderr)
+                      f"{label}: shadow base set before the program's constructors",
+                      result.stdout + result.stderr)
         expect_sites(label, os.path.join(directory, "early.prof"), binary,
                      parse_expectations(os.path.join(HERE, "early.c")))
 
 
 def test_options(work):
-    directory = os.path.join(work, "options")
-    os.makedirs(directory)
-    binary = build("plain.c", directory)
+    directory, binary = prepare(work, "options", "plain.c")
     if binary is None:
         return
     quiet = execute(binary, directory, "profile_file=quiet.prof")
     results.check(quiet.stdout == "plain done\n" and quiet.returncode == 5 and quiet.stderr == "",
-           "plain: runs as without the runtime, silently",
-           f"{quiet.returncode} {quiet.stdout!r} {quiet.stderr!r}")
+                  "plain: runs as without the runtime, silently",
+                  f"{quiet.returncode} {quiet.stdout!r} {quiet.stderr!r}")
     results.check(sorted(os.listdir(directory)) == ["plain", "quiet.prof"],
-           "plain: only the profile is left in the directory (no temporary file)",
-           str(os.listdir(directory)))
+                  "plain: only the profile is left in the directory (no temporary file)",
+                  str(os.listdir(directory)))
 
     bad = execute(binary, directory,
                   "bogus=1:max_stack_depth=abc:verbosity:profile_file=bad.prof::histogram=maybe")
     lines = bad.stderr.splitlines()
     results.check(bad.stdout == "plain done\n" and bad.returncode == 5,
-           "bad options: output and exit status unchanged", bad.stderr)
+                  "bad options: output and exit status unchanged", bad.stderr)
     results.check(len(lines) == 4 and all(line.startswith("memprof: MEMPROF_OPTIONS: ") for line in lines),
-           "bad options: one line each on stderr", bad.stderr)
+                  "bad options: one line each on stderr", bad.stderr)
     for word, why in (("'bogus'", "unknown option"), ("max_stack_depth", "an integer from 1 to 256"),
                       ("'verbosity'", "is not key=value"), ("histogram", "expected 0 or 1")):
         results.check(any(word in line and why in line for line in lines),
-               f"bad options: the line for {word} says {why!r}", bad.stderr)
+                      f"bad options: the line for {word} says {why!r}", bad.stderr)
     results.check(os.path.exists(os.path.join(directory, "bad.prof")),
-           "bad options: the good option in the same string still applies")
+                  "bad options: the good option in the same string still applies")
 
     helped = execute(binary, directory, "help=1:profile_file=help.prof")
     names = re.findall(r"^MEMPROF_(?:BOOL|INT|STRING) \((\w+),",
                        open(os.path.join(TOP, "runtime", "options.def")).read(), re.M)
     missing = [name for name in names if f"  {name} (default " not in helped.stderr]
     results.check(helped.returncode == 5 and len(names) >= 7 and not missing,
-           f"help=1 lists all {len(names)} options with defaults", f"missing {missing}")
+                  f"help=1 lists all {len(names)} options with defaults", f"missing {missing}")
 
     text = execute(binary, directory, "print_text=1:profile_file=text.prof")
     for needle in ("Recorded MIBs (incl. live on exit):",
@@ -137,40 +142,38 @@ def test_options(work):
                      "profile_file=logged.prof")
     logs = glob.glob(os.path.join(directory, "log.*"))
     results.check(logged.stderr == "" and len(logs) == 1
-           and "alloc_count 3" in open(logs[0]).read()
-           and logs[0].endswith(".%d" % int(logs[0].rsplit(".", 1)[1])),
-           "log_path=FILE.%p: the summary goes to the file, nothing to stderr",
-           f"{logged.stderr!r} {logs}")
+                  and "alloc_count 3" in open(logs[0]).read()
+                  and logs[0].endswith(".%d" % int(logs[0].rsplit(".", 1)[1])),
+                  "log_path=FILE.%p: the summary goes to the file, nothing to stderr",
+                  f"{logged.stderr!r} {logs}")
 
     named = execute(binary, directory, "profile_file=named.%p.%%.prof")
     files = [f for f in os.listdir(directory) if re.fullmatch(r"named\.\d+\.%\.prof", f)]
     results.check(named.returncode == 5 and len(files) == 1, "profile_file expands %p and %%",
-           str(os.listdir(directory)))
+                  str(os.listdir(directory)))
 
     none = execute(binary, directory, "write_profile=0:profile_file=none.prof")
     results.check(none.returncode == 5 and not os.path.exists(os.path.join(directory, "none.prof")),
-           "write_profile=0 writes no profile")
+                  "write_profile=0 writes no profile")
 
     unwritable = execute(binary, directory, "profile_file=/nonexistent/dir/p.prof")
     lines = unwritable.stderr.splitlines()
     results.check(unwritable.stdout == "plain done\n" and unwritable.returncode == 5
-           and len(lines) == 1 and "cannot create the profile" in lines[0]
-           and "/nonexistent/dir/p.prof" in lines[0],
-           "an unwritable profile directory: one clear line, exit status unchanged",
-           unwritable.stderr)
+                  and len(lines) == 1 and "cannot create the profile" in lines[0]
+                  and "/nonexistent/dir/p.prof" in lines[0],
+                  "an unwritable profile directory: one clear line, exit status unchanged",
+                  unwritable.stderr)
 
 
 def test_api(work):
-    directory = os.path.join(work, "api")
-    os.makedirs(directory)
-    binary = build("api.c", directory)
+    directory, binary = prepare(work, "api", "api.c")
     if binary is None:
         return
     result = execute(binary, directory, "profile_file=api.%n")
     results.check(result.returncode == 0 and result.stdout == "api status 0\n",
-           "api: get/set option results as documented", result.stdout + result.stderr)
+                  "api: get/set option results as documented", result.stdout + result.stderr)
     results.check(sorted(os.listdir(directory)) == ["api", "api.0", "api.1"],
-           "api: memprof_dump and the exit each write a profile (%n)", str(os.listdir(directory)))
+                  "api: memprof_dump and the exit each write a profile (%n)", str(os.listdir(directory)))
     # churn (3), then a dump: 3 freed blocks; `kept' live, counted in the dump.
     expect_sites("api dump", os.path.join(directory, "api.0"), binary,
                  [([("churn", 4, 21)], {"count": 3, "accesses": 3, "size": 300}),
@@ -183,9 +186,7 @@ def test_api(work):
 
 
 def test_histogram(work):
-    directory = os.path.join(work, "histogram")
-    os.makedirs(directory)
-    binary = build("histogram.c", directory)
+    directory, binary = prepare(work, "histogram", "histogram.c")
     if binary is None:
         return
     result = execute(binary, directory, "histogram=1:profile_file=h.prof")
@@ -203,14 +204,12 @@ def test_histogram(work):
                   and sites[0].get("AccessHistogramSize") == 10,
                   "histogram: TotalAccessCount 266 over 10 slots", str(sites))
     results.check(any(v.split() == ["1", "1", "255", "1", "1", "1", "1", "1", "1", "3"]
-                      for v in values),
+                  for v in values),
                   "histogram: values 1 1 255 1 1 1 1 1 1 3", str(values))
 
 
 def test_stack_depth(work):
-    directory = os.path.join(work, "depth")
-    os.makedirs(directory)
-    binary = build("early.c", directory)
+    directory, binary = prepare(work, "depth", "early.c")
     if binary is None:
         return
     execute(binary, directory, "max_stack_depth=1:profile_file=d.prof")
