@@ -241,12 +241,17 @@ build_runtime_decls (void)
 #define POINTER_WALK_DEPTH 32
 
 /* Is DECL storage of the current frame?  An automatic variable, a
-   parameter, or the result slot -- unless the result is returned by
-   invisible reference, whose storage is the caller's (possibly heap).  */
+   parameter, or the result slot -- unless the result is returned in
+   memory, whose storage is the caller's (possibly heap).  */
 static bool
 decl_is_frame_storage (tree decl)
 {
-  if (TREE_CODE (decl) == RESULT_DECL && DECL_BY_REFERENCE (decl))
+  /* A result returned in memory is written where the caller says: with
+     the return-slot optimisation that may be a heap block
+     (`new Big (make_big ())').  */
+  if (TREE_CODE (decl) == RESULT_DECL
+      && (DECL_BY_REFERENCE (decl)
+          || aggregate_value_p (decl, TREE_TYPE (current_function_decl))))
     return false;
   if (TREE_CODE (decl) == PARM_DECL && DECL_BY_REFERENCE (decl))
     return false;
@@ -716,9 +721,11 @@ collect_call (vec<memory_access> *accesses, gcall *call)
         }
     }
 
-  /* A result returned into memory is a store; aggregates passed by value
-     are loads.  */
-  if (gimple_store_p (call) && is_memory_reference (gimple_call_lhs (call)))
+  /* A result stored to memory is a store -- unless the callee writes it
+     there itself (the return-slot optimisation), where its own stores are
+     counted.  Aggregates passed by value are loads.  */
+  if (gimple_store_p (call) && is_memory_reference (gimple_call_lhs (call))
+      && !gimple_call_return_slot_opt_p (call))
     add_reference (accesses, call, gimple_call_lhs (call), ACCESS_STORE);
   for (unsigned i = 0; i < gimple_call_num_args (call); i++)
     {
@@ -763,8 +770,8 @@ collect_accesses (vec<memory_access> *accesses, struct access_counts *counts)
               && is_memory_reference (gimple_assign_lhs (stmt)))
             add_reference (accesses, stmt, gimple_assign_lhs (stmt),
                            ACCESS_STORE);
-          if (gimple_assign_load_p (stmt)
-              && is_memory_reference (gimple_assign_rhs1 (stmt)))
+          /* (gimple_assign_load_p would miss a string literal.)  */
+          if (is_memory_reference (gimple_assign_rhs1 (stmt)))
             add_reference (accesses, stmt, gimple_assign_rhs1 (stmt),
                            ACCESS_LOAD);
         }
@@ -1138,7 +1145,10 @@ static void
 add_module_constructor (void *, void *)
 {
   tree body = NULL_TREE;
-  if (seen_error ())
+  /* Writing LTO bytecode: the pass runs in lto1 at link time, and this
+     callback with it.  A constructor added here would go through
+     free_lang_data, which it does not survive.  */
+  if (seen_error () || (flag_generate_lto && !in_lto_p))
     return;
   build_runtime_decls ();
   append_to_statement_list (
