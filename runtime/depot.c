@@ -220,6 +220,22 @@ reset_one (struct depot_context *context, void *cookie)
   spin_unlock (&context->lock);
 }
 
+/* In a child after fork: a context's lock held by another thread of the
+   parent would never be released.  */
+static void
+unlock_one (struct depot_context *context, void *cookie)
+{
+  (void) cookie;
+  spin_unlock (&context->lock);
+}
+
+void
+depot_fork_child (void)
+{
+  spin_unlock (&depot_setup_lock);
+  depot_for_each (unlock_one, NULL);
+}
+
 void
 depot_reset_records (void)
 {

@@ -33,7 +33,7 @@ def flags(static=False):
     cflags = subprocess.run(["pkg-config", "--cflags", "memprof"], env=env, check=True,
                             capture_output=True, text=True).stdout.split()
     if static:
-        libs = [os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lpthread"]
+        libs = [os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lpthread", "-lm"]
     else:
         libs = subprocess.run(["pkg-config", "--libs", "memprof"], env=env, check=True,
                               capture_output=True, text=True).stdout.split()
