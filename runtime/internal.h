@@ -96,6 +96,9 @@ void shadow_clear (uintptr_t block, size_t granules);
 
 /* ---- Stack capture (stack.c) ---- */
 
+/* The current thread's stack: [*LOW, *HIGH), found once per thread.  */
+void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
+
 /* The most frames captured before the runtime's own are removed.  */
 #define STACK_CAPTURE_MAX (256 + 32)
 
