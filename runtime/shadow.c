@@ -28,7 +28,10 @@ shadow_reserve (void)
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (shadow == MAP_FAILED)
     {
-      log_printf ("cannot reserve %lu GiB of shadow memory: %s",
+      log_printf ("cannot reserve %lu GiB of address space for the shadow: "
+                  "%s; running without access counts (allocations are still "
+                  "recorded; code instrumented with inline counters cannot "
+                  "run without the shadow)",
                   SHADOW_SIZE >> 30, strerror (errno));
       return false;
     }
@@ -155,7 +158,7 @@ static inline void
 hook (const void *addr, bool histogram)
 {
   uint64_t times = sampled_accesses ();
-  if (times == 0)
+  if (times == 0 || UNLIKELY (__memprof_shadow_base == 0))
     return;
   if (histogram)
     count_access ((uintptr_t) addr, times);
