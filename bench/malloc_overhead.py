@@ -31,8 +31,11 @@ def main():
     source = os.path.join(HERE, "malloc_loop.c")
     plain = os.path.join(work, "malloc_loop")
     linked = os.path.join(work, "malloc_loop.memprof")
-    subprocess.run([args.cc, "-O2", "-g", source, "-o", plain], check=True)
-    subprocess.run([args.cc, "-O2", "-g", source, "-o", linked, *flags], check=True)
+    # Frame pointers everywhere, so that both unwinders see whole stacks.
+    subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", plain],
+                   check=True)
+    subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", linked,
+                    *flags], check=True)
 
     profile = f"profile_file={work}/bench.%p.profraw"
     configurations = [
@@ -41,6 +44,11 @@ def main():
         ("LD_PRELOAD libmemprof.so", [plain],
          {"MEMPROF_OPTIONS": profile,
           "LD_PRELOAD": os.path.join(TOP, "runtime", "libmemprof.so")}),
+        ("linked, unwinder=fp", [linked], {"MEMPROF_OPTIONS": profile + ":unwinder=fp"}),
+        ("linked, sample_interval=524288", [linked],
+         {"MEMPROF_OPTIONS": profile + ":sample_interval=524288"}),
+        ("linked, unwinder=fp, sample_interval=524288", [linked],
+         {"MEMPROF_OPTIONS": profile + ":unwinder=fp:sample_interval=524288"}),
     ]
     times = {name: [] for name, _, _ in configurations}
     outputs = {}

@@ -16,6 +16,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,7 +38,8 @@ struct block_header
   struct depot_context *context;    /* NULL: not recorded */
   uint32_t alloc_timestamp;
   uint32_t alloc_cpu;
-  uint64_t check; /* HEADER_MAGIC ^ user pointer */
+  uint64_t check;  /* HEADER_MAGIC ^ user pointer */
+  uint32_t weight; /* allocations this sampled one stands for */
 };
 
 _Static_assert(sizeof (struct block_header) <= HEADER_SPACE,
@@ -90,10 +92,25 @@ live_remove (struct block_header *header, uintptr_t user)
   spin_unlock (&live_shards[shard].lock);
 }
 
+/* fork: no list may be half-changed in the child.  */
+void
+allocator_fork_prepare (void)
+{
+  for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
+    spin_lock (&live_shards[shard].lock);
+}
+
+void
+allocator_fork_release (void)
+{
+  for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
+    spin_unlock (&live_shards[shard].lock);
+}
+
 void
 allocator_for_each_live (void (*visit) (uintptr_t, uint64_t,
                                         struct depot_context *, uint32_t,
-                                        uint32_t, void *),
+                                        uint32_t, uint32_t, void *),
                          void *cookie)
 {
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
@@ -102,9 +119,64 @@ allocator_for_each_live (void (*visit) (uintptr_t, uint64_t,
       for (struct block_header *h = live_shards[shard].head; h != NULL;
            h = h->next)
         visit ((uintptr_t) h + HEADER_SPACE, h->size, h->context,
-               h->alloc_timestamp, h->alloc_cpu, cookie);
+               h->alloc_timestamp, h->alloc_cpu, h->weight, cookie);
       spin_unlock (&live_shards[shard].lock);
     }
+}
+
+/* ---- Sampling (sample_interval) ---- */
+
+/* Bytes this thread may still allocate before the next sample, and the
+   state of its random numbers.  */
+static __thread int64_t bytes_until_sample
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread uint64_t sample_random
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* A uniform number in (0, 1] (xorshift64*).  */
+static double
+next_uniform (void)
+{
+  if (sample_random == 0)
+    sample_random = ((uintptr_t) &sample_random * 0x9e3779b97f4a7c15ULL)
+                    ^ ((uint64_t) runtime_now_ms () << 32)
+                    ^ 0x2545f4914f6cdd1dULL;
+  sample_random ^= sample_random >> 12;
+  sample_random ^= sample_random << 25;
+  sample_random ^= sample_random >> 27;
+  return ((sample_random * 0x2545f4914f6cdd1dULL >> 11) + 1) * 0x1.0p-53;
+}
+
+/* Is an allocation of SIZE bytes sampled?  If so, *WEIGHT is the number of
+   allocations of that size it stands for: the inverse of the chance that
+   a geometric interval of mean INTERVAL bytes ends inside it.  */
+static bool
+sample_allocation (uint64_t size, uint32_t *weight)
+{
+  double interval = (double) runtime_options.sample_interval;
+  double size_bytes = size ? (double) size : 1.0;
+
+  *weight = 1;
+  if (runtime_options.sample_interval <= 1)
+    return true;
+  if (bytes_until_sample == 0)
+    bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
+  bytes_until_sample -= (int64_t) size_bytes;
+  if (bytes_until_sample > 0)
+    return false;
+  bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
+  double scaled = 1.0 / (1.0 - exp (-size_bytes / interval));
+  if (scaled >= 4294967295.0)
+    *weight = UINT32_MAX;
+  else
+    {
+      /* Rounded at random, up with the chance of the fraction: the
+         expected weight is exactly SCALED.  */
+      *weight = (uint32_t) scaled;
+      if (next_uniform () <= scaled - *weight)
+        (*weight)++;
+    }
+  return true;
 }
 
 /* Record the allocation at USER (its header is filled in except for the
@@ -123,7 +195,7 @@ record_allocation (struct block_header *header, uintptr_t user,
       if (runtime_state != RUNTIME_RUNNING)
         return;
     }
-  if (in_runtime)
+  if (in_runtime || !sample_allocation (header->size, &header->weight))
     return;
   in_runtime++;
   depth = stack_capture (pcs, (int) runtime_options.max_stack_depth,
@@ -160,6 +232,7 @@ fold_with_histogram (struct block_header *header, uintptr_t user,
                              entries);
   mib_init_one (mib, header->size, accesses, header->alloc_timestamp,
                 runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
+  mib_scale (mib, header->weight);
   mib->access_histogram_size = entries;
   depot_fold (header->context, mib, histogram);
   if (histogram != NULL && histogram != on_stack)
@@ -185,6 +258,7 @@ record_free (struct block_header *header, uintptr_t user)
       mib_init_one (&mib, header->size, accesses, header->alloc_timestamp,
                     runtime_now_ms (), header->alloc_cpu,
                     runtime_current_cpu ());
+      mib_scale (&mib, header->weight);
       depot_fold (header->context, &mib, NULL);
     }
   in_runtime--;

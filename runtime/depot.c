@@ -11,11 +11,14 @@
 /* Buckets in the hash table (a power of two); more contexts than this
    only make chains longer.  */
 #define DEPOT_BUCKETS (1UL << 20)
-/* Address space reserved for records and histograms; committed as used.  */
-#define DEPOT_ARENA_SIZE (8UL << 30)
+/* Address space reserved for records and histograms, committed as used:
+   the first of these sizes the system grants (a limit on address space,
+   RLIMIT_AS, may refuse the larger).  */
+static const size_t depot_arena_sizes[] = { 8UL << 30, 1UL << 30, 128UL << 20 };
 
 static struct depot_context *_Atomic *depot_table;
 static char *depot_arena;
+static size_t depot_arena_size;
 static _Atomic size_t depot_arena_used;
 static _Atomic uint64_t depot_next_id = 1;
 static _Atomic uint64_t depot_contexts;
@@ -39,7 +42,12 @@ depot_setup (void)
   if (!depot_ready)
     {
       depot_table = runtime_map (DEPOT_BUCKETS * sizeof *depot_table);
-      depot_arena = runtime_map (DEPOT_ARENA_SIZE);
+      for (size_t i = 0;
+           depot_arena == NULL
+           && i < sizeof depot_arena_sizes / sizeof depot_arena_sizes[0];
+           i++)
+        if ((depot_arena = runtime_map (depot_arena_sizes[i])) != NULL)
+          depot_arena_size = depot_arena_sizes[i];
       if (depot_table != NULL && depot_arena != NULL)
         atomic_store_explicit (&depot_ready, true, memory_order_release);
     }
@@ -52,12 +60,12 @@ arena_allocate (size_t size)
 {
   size = ROUND_UP (size, 16);
   size_t offset = atomic_fetch_add (&depot_arena_used, size);
-  if (offset + size > DEPOT_ARENA_SIZE)
+  if (offset + size > depot_arena_size)
     {
       if (!atomic_exchange (&depot_full_reported, true))
         log_printf ("the stack depot is full (%lu MiB); further new call "
                     "stacks are recorded as one unknown context",
-                    DEPOT_ARENA_SIZE >> 20);
+                    depot_arena_size >> 20);
       return NULL;
     }
   return depot_arena + offset;
@@ -218,6 +226,22 @@ reset_one (struct depot_context *context, void *cookie)
     memset (context->histogram, 0,
             context->histogram_capacity * sizeof (uint64_t));
   spin_unlock (&context->lock);
+}
+
+/* In a child after fork: a context's lock held by another thread of the
+   parent would never be released.  */
+static void
+unlock_one (struct depot_context *context, void *cookie)
+{
+  (void) cookie;
+  spin_unlock (&context->lock);
+}
+
+void
+depot_fork_child (void)
+{
+  spin_unlock (&depot_setup_lock);
+  depot_for_each (unlock_one, NULL);
 }
 
 void

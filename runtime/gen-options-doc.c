@@ -16,6 +16,8 @@ type_name (enum memprof_option_type type)
       return "integer";
     case MEMPROF_OPTION_STRING:
       return "text";
+    case MEMPROF_OPTION_ENUM:
+      return "one of";
     }
   return "?";
 }
@@ -51,6 +53,8 @@ main (void)
       printf ("| `%s` | %s", d->name, type_name (d->type));
       if (d->type == MEMPROF_OPTION_INT)
         printf (", %ld to %ld", d->minimum, d->maximum);
+      if (d->type == MEMPROF_OPTION_ENUM)
+        printf (" `%s`", d->choices);
       printf (" | `%s` | %s |\n", d->default_text, d->help);
     }
   puts ("");

@@ -96,6 +96,9 @@ void shadow_clear (uintptr_t block, size_t granules);
 
 /* ---- Stack capture (stack.c) ---- */
 
+/* The current thread's stack: [*LOW, *HIGH), found once per thread.  */
+void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
+
 /* The most frames captured before the runtime's own are removed.  */
 #define STACK_CAPTURE_MAX (256 + 32)
 
@@ -130,19 +133,31 @@ void depot_fold (struct depot_context *context, const struct memprof_mib *mib,
 void depot_for_each (void (*visit) (struct depot_context *, void *),
                      void *cookie);
 void depot_reset_records (void);
+void depot_fork_child (void);
 uint64_t depot_context_count (void);
 
 /* A buffer of COUNT u64 values from the depot's arena (never freed).  */
 uint64_t *depot_arena_values (uint32_t count);
 
+/* ---- Dumps on signal and timer; fork (control.c) ---- */
+
+/* From the library's constructor (never from inside malloc).  */
+void control_start (void);
+
 /* ---- Live allocations (allocator.c) ---- */
 
+void allocator_fork_prepare (void);
+void allocator_fork_release (void);
+
 struct block_header;
-/* Call VISIT for every live recorded allocation, with its block's lock held. */
+/* Call VISIT for every live recorded allocation, with its block's lock
+   held: its address, size, context, allocation time and CPU, and the
+   number of allocations it stands for (sampling).  */
 void allocator_for_each_live (void (*visit) (uintptr_t user, uint64_t size,
                                              struct depot_context *context,
                                              uint32_t alloc_timestamp,
-                                             uint32_t alloc_cpu, void *cookie),
+                                             uint32_t alloc_cpu,
+                                             uint32_t weight, void *cookie),
                               void *cookie);
 
 /* The number of histogram entries kept for a block of SIZE bytes.  */
@@ -175,5 +190,8 @@ int profile_dump (bool final);
 /* Of the last profile taken: the total of its TotalAccessCount, and the
    part of it that came from blocks still live.  */
 extern uint64_t profile_heap_accesses, profile_live_heap_counters;
+void profile_fork_prepare (void);
+void profile_fork_parent (void);
+void profile_fork_child (void);
 
 #endif /* MEMPROF_INTERNAL_H */

@@ -98,6 +98,19 @@ mib_merge (struct memprof_mib *into, const struct memprof_mib *from)
 }
 
 void
+mib_scale (struct memprof_mib *mib, uint32_t weight)
+{
+  if (weight <= 1)
+    return;
+  mib->alloc_count *= weight;
+  mib->total_access_count *= weight;
+  mib->total_size *= weight;
+  mib->total_lifetime *= weight;
+  mib->total_access_density *= weight;
+  mib->total_lifetime_access_density *= weight;
+}
+
+void
 mib_histogram_merge (uint64_t *into, const uint64_t *from, uint32_t from_size)
 {
   for (uint32_t i = 0; i < from_size; i++)

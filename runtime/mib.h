@@ -63,6 +63,12 @@ void mib_init_one (struct memprof_mib *mib, uint64_t size,
    mib_histogram_merge.  */
 void mib_merge (struct memprof_mib *into, const struct memprof_mib *from);
 
+/* Make MIB, the record of one sampled allocation, stand for WEIGHT
+   allocations: every Total field and AllocCount are multiplied, so the
+   means (Total / AllocCount) stay those of the sample; Min and Max stay
+   as they are.  */
+void mib_scale (struct memprof_mib *mib, uint32_t weight);
+
 /* Add the FROM_SIZE values of FROM into INTO element by element; INTO must
    hold at least FROM_SIZE values (the longer histogram is kept).  */
 void mib_histogram_merge (uint64_t *into, const uint64_t *from,

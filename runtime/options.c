@@ -13,37 +13,33 @@
 #define STRINGIFY(x) STRINGIFY_ (x)
 
 const struct memprof_option_desc memprof_option_table[] = {
+#define OPTION(option_name, option_type, low, high, text, option_choices,      \
+               option_help, option_example)                                    \
+  { .name = #option_name,                                                      \
+    .type = option_type,                                                       \
+    .offset = offsetof (struct memprof_options, option_name),                  \
+    .minimum = low,                                                            \
+    .maximum = high,                                                           \
+    .default_text = text,                                                      \
+    .choices = option_choices,                                                 \
+    .help = option_help,                                                       \
+    .example = option_example },
 #define MEMPROF_BOOL(name, def, help, example)                                 \
-  { #name,                                                                     \
-    MEMPROF_OPTION_BOOL,                                                       \
-    offsetof (struct memprof_options, name),                                   \
-    0,                                                                         \
-    1,                                                                         \
-    (def) ? "1" : "0",                                                         \
-    help,                                                                      \
-    example },
+  OPTION (name, MEMPROF_OPTION_BOOL, 0, 1, (def) ? "1" : "0", NULL, help,      \
+          example)
 #define MEMPROF_INT(name, def, min, max, help, example)                        \
-  { #name,                                                                     \
-    MEMPROF_OPTION_INT,                                                        \
-    offsetof (struct memprof_options, name),                                   \
-    min,                                                                       \
-    max,                                                                       \
-    STRINGIFY (def),                                                           \
-    help,                                                                      \
-    example },
+  OPTION (name, MEMPROF_OPTION_INT, min, max, STRINGIFY (def), NULL, help,     \
+          example)
 #define MEMPROF_STRING(name, def, help, example)                               \
-  { #name,                                                                     \
-    MEMPROF_OPTION_STRING,                                                     \
-    offsetof (struct memprof_options, name),                                   \
-    0,                                                                         \
-    0,                                                                         \
-    def,                                                                       \
-    help,                                                                      \
-    example },
+  OPTION (name, MEMPROF_OPTION_STRING, 0, 0, def, NULL, help, example)
+#define MEMPROF_ENUM(name, def, choices, help, example)                        \
+  OPTION (name, MEMPROF_OPTION_ENUM, 0, 0, def, choices, help, example)
 #include "options.def"
 #undef MEMPROF_BOOL
 #undef MEMPROF_INT
 #undef MEMPROF_STRING
+#undef MEMPROF_ENUM
+#undef OPTION
 };
 
 const size_t memprof_option_count
@@ -57,10 +53,13 @@ options_set_defaults (struct memprof_options *options)
 #define MEMPROF_INT(name, def, min, max, help, example) options->name = (def);
 #define MEMPROF_STRING(name, def, help, example)                               \
   snprintf (options->name, sizeof options->name, "%s", def);
+#define MEMPROF_ENUM(name, def, choices, help, example)                        \
+  snprintf (options->name, sizeof options->name, "%s", def);
 #include "options.def"
 #undef MEMPROF_BOOL
 #undef MEMPROF_INT
 #undef MEMPROF_STRING
+#undef MEMPROF_ENUM
 }
 
 const struct memprof_option_desc *
@@ -112,6 +111,21 @@ parse_int (const char *value, size_t length, long minimum, long maximum,
   return true;
 }
 
+bool
+options_is_choice (const struct memprof_option_desc *desc, const char *value,
+                   size_t length)
+{
+  for (const char *choice = desc->choices; choice != NULL && *choice != '\0';)
+    {
+      const char *bar = strchr (choice, '|');
+      size_t choice_length = bar ? (size_t) (bar - choice) : strlen (choice);
+      if (choice_length == length && strncmp (choice, value, length) == 0)
+        return true;
+      choice = bar ? bar + 1 : choice + choice_length;
+    }
+  return false;
+}
+
 /* Reports quote at most this much of a bad text, so that the line
    always goes on to say which option it is and what was expected.  */
 #define QUOTED_MAX 64
@@ -146,6 +160,9 @@ describe_expected (const struct memprof_option_desc *desc, char *buf,
       snprintf (buf, size, "a non-empty text shorter than %d bytes",
                 MEMPROF_OPTION_STRING_MAX);
       break;
+    case MEMPROF_OPTION_ENUM:
+      snprintf (buf, size, "one of %s", desc->choices);
+      break;
     }
 }
 
@@ -163,6 +180,13 @@ set_value (struct memprof_options *options,
     case MEMPROF_OPTION_INT:
       return parse_int (value, length, desc->minimum, desc->maximum,
                         (long *) field);
+    case MEMPROF_OPTION_ENUM:
+      if (!options_is_choice (desc, value, length)
+          || length >= MEMPROF_OPTION_ENUM_MAX)
+        return false;
+      memcpy (field, value, length);
+      field[length] = '\0';
+      return true;
     case MEMPROF_OPTION_STRING:
       if (length == 0 || length >= MEMPROF_OPTION_STRING_MAX)
         return false;
@@ -256,6 +280,7 @@ options_format_value (const struct memprof_options *options,
     case MEMPROF_OPTION_INT:
       return snprintf (buf, size, "%ld", *(const long *) field);
     case MEMPROF_OPTION_STRING:
+    case MEMPROF_OPTION_ENUM:
       return snprintf (buf, size, "%s", field);
     }
   return -1;

@@ -10,6 +10,8 @@
 
 /* The longest value a string option can hold, NUL included.  */
 #define MEMPROF_OPTION_STRING_MAX 1024
+/* The longest choice of an enumerated option, NUL included.  */
+#define MEMPROF_OPTION_ENUM_MAX 32
 
 struct memprof_options
 {
@@ -17,17 +19,21 @@ struct memprof_options
 #define MEMPROF_INT(name, def, min, max, help, example) long name;
 #define MEMPROF_STRING(name, def, help, example)                               \
   char name[MEMPROF_OPTION_STRING_MAX];
+#define MEMPROF_ENUM(name, def, choices, help, example)                        \
+  char name[MEMPROF_OPTION_ENUM_MAX];
 #include "options.def"
 #undef MEMPROF_BOOL
 #undef MEMPROF_INT
 #undef MEMPROF_STRING
+#undef MEMPROF_ENUM
 };
 
 enum memprof_option_type
 {
   MEMPROF_OPTION_BOOL,
   MEMPROF_OPTION_INT,
-  MEMPROF_OPTION_STRING
+  MEMPROF_OPTION_STRING,
+  MEMPROF_OPTION_ENUM /* a string among CHOICES ("a|b|c") */
 };
 
 struct memprof_option_desc
@@ -37,6 +43,7 @@ struct memprof_option_desc
   size_t offset; /* within struct memprof_options */
   long minimum, maximum;
   const char *default_text;
+  const char *choices; /* enumerated options: "a|b|c" */
   const char *help;
   const char *example;
 };
@@ -61,6 +68,10 @@ int options_parse (struct memprof_options *options, const char *text,
 /* The descriptor of option NAME (LENGTH bytes), or NULL.  */
 const struct memprof_option_desc *options_find (const char *name,
                                                 size_t length);
+
+/* Is the LENGTH bytes at VALUE one of DESC's choices?  */
+bool options_is_choice (const struct memprof_option_desc *desc,
+                        const char *value, size_t length);
 
 /* Format the value of option DESC into BUF; returns the full length.  */
 int options_format_value (const struct memprof_options *options,

@@ -41,6 +41,25 @@ struct snapshot
   uint64_t live_counters; /* accesses of the blocks live at the snapshot */
 };
 
+void
+profile_fork_prepare (void)
+{
+  pthread_mutex_lock (&dump_lock);
+}
+
+void
+profile_fork_parent (void)
+{
+  pthread_mutex_unlock (&dump_lock);
+}
+
+void
+profile_fork_child (void)
+{
+  pthread_mutex_init (&dump_lock, NULL);
+  dump_sequence = 0;
+}
+
 /* ---- Segments ---- */
 
 struct segment_list
@@ -151,7 +170,8 @@ take_context (struct depot_context *context, void *cookie)
 
 static void
 take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
-                 uint32_t alloc_timestamp, uint32_t alloc_cpu, void *cookie)
+                 uint32_t alloc_timestamp, uint32_t alloc_cpu, uint32_t weight,
+                 void *cookie)
 {
   struct snapshot *snapshot = cookie;
   struct raw_profile_record *record;

@@ -161,6 +161,8 @@ __attribute__ ((constructor (101))) static void
 runtime_constructor (void)
 {
   runtime_ensure_initialized ();
+  if (runtime_state == RUNTIME_RUNNING)
+    control_start ();
 }
 
 __attribute__ ((destructor (101))) static void

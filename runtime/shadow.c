@@ -28,7 +28,10 @@ shadow_reserve (void)
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (shadow == MAP_FAILED)
     {
-      log_printf ("cannot reserve %lu GiB of shadow memory: %s",
+      log_printf ("cannot reserve %lu GiB of address space for the shadow: "
+                  "%s; running without access counts (allocations are still "
+                  "recorded; code instrumented with inline counters cannot "
+                  "run without the shadow)",
                   SHADOW_SIZE >> 30, strerror (errno));
       return false;
     }
@@ -129,36 +132,64 @@ count_access (uintptr_t addr, uint64_t times)
     *memprof_shadow_for (__memprof_shadow_base, addr) += times;
 }
 
+/* access_sample_rate: the accesses this thread lets pass before it counts
+   the next one (callback mode).  */
+static __thread long accesses_until_sample
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* How many accesses the hook being run counts: 1, or with
+   access_sample_rate=N, 0 for N-1 calls in N and N for the other.  */
+static inline uint64_t
+sampled_accesses (void)
+{
+  long rate = runtime_options.access_sample_rate;
+  if (LIKELY (rate <= 1))
+    return 1;
+  if (accesses_until_sample > 0)
+    {
+      accesses_until_sample--;
+      return 0;
+    }
+  accesses_until_sample = rate - 1;
+  return (uint64_t) rate;
+}
+
+static inline void
+hook (const void *addr, bool histogram)
+{
+  uint64_t times = sampled_accesses ();
+  if (times == 0 || UNLIKELY (__memprof_shadow_base == 0))
+    return;
+  if (histogram)
+    count_access ((uintptr_t) addr, times);
+  else
+    *memprof_shadow_for (__memprof_shadow_base, (uintptr_t) addr) += times;
+  if (UNLIKELY (stats_enabled))
+    stats_classify ((uintptr_t) addr, times);
+}
+
 MEMPROF_EXPORT void
 __memprof_load (const void *addr)
 {
-  *memprof_shadow_for (__memprof_shadow_base, (uintptr_t) addr) += 1;
-  if (UNLIKELY (stats_enabled))
-    stats_classify ((uintptr_t) addr, 1);
+  hook (addr, false);
 }
 
 MEMPROF_EXPORT void
 __memprof_store (const void *addr)
 {
-  *memprof_shadow_for (__memprof_shadow_base, (uintptr_t) addr) += 1;
-  if (UNLIKELY (stats_enabled))
-    stats_classify ((uintptr_t) addr, 1);
+  hook (addr, false);
 }
 
 MEMPROF_EXPORT void
 __memprof_histogram_load (const void *addr)
 {
-  count_access ((uintptr_t) addr, 1);
-  if (UNLIKELY (stats_enabled))
-    stats_classify ((uintptr_t) addr, 1);
+  hook (addr, true);
 }
 
 MEMPROF_EXPORT void
 __memprof_histogram_store (const void *addr)
 {
-  count_access ((uintptr_t) addr, 1);
-  if (UNLIKELY (stats_enabled))
-    stats_classify ((uintptr_t) addr, 1);
+  hook (addr, true);
 }
 
 /* One count per 8 bytes: the steps addr, addr+8, ... below addr+size, each

@@ -34,9 +34,6 @@ static _Atomic uint64_t counted_stack, counted_globals, counted_elsewhere;
 /* Accesses seen through the load and store hooks: callback mode.  */
 static _Atomic uint64_t counted_by_hooks;
 
-static __thread struct address_range thread_stack
-    __attribute__ ((tls_model ("initial-exec")));
-
 static int
 collect_global_segment (struct dl_phdr_info *info, size_t size, void *cookie)
 {
@@ -73,28 +70,6 @@ in_global_segment (uintptr_t address)
   return false;
 }
 
-/* The current thread's stack, found once per thread.  */
-static void
-find_thread_stack (void)
-{
-  pthread_attr_t attributes;
-  void *low;
-  size_t size;
-
-  thread_stack.start = thread_stack.end = 1; /* tried */
-  in_runtime++;
-  if (pthread_getattr_np (pthread_self (), &attributes) == 0)
-    {
-      if (pthread_attr_getstack (&attributes, &low, &size) == 0)
-        {
-          thread_stack.start = (uintptr_t) low;
-          thread_stack.end = (uintptr_t) low + size;
-        }
-      pthread_attr_destroy (&attributes);
-    }
-  in_runtime--;
-}
-
 void
 stats_classify (uintptr_t address, uint64_t accesses)
 {
@@ -105,9 +80,9 @@ stats_classify (uintptr_t address, uint64_t accesses)
 void
 stats_classify_range (uintptr_t address, uint64_t accesses)
 {
-  if (thread_stack.end == 0)
-    find_thread_stack ();
-  if (address >= thread_stack.start && address < thread_stack.end)
+  uintptr_t stack_low, stack_high;
+  thread_stack_bounds (&stack_low, &stack_high);
+  if (address >= stack_low && address < stack_high)
     atomic_fetch_add_explicit (&counted_stack, accesses, memory_order_relaxed);
   else if (in_global_segment (address))
     atomic_fetch_add_explicit (&counted_globals, accesses,

@@ -10,7 +10,9 @@ import argparse
 import glob
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -33,7 +35,7 @@ def flags(static=False):
     cflags = subprocess.run(["pkg-config", "--cflags", "memprof"], env=env, check=True,
                             capture_output=True, text=True).stdout.split()
     if static:
-        libs = [os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lpthread"]
+        libs = [os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lpthread", "-lm"]
     else:
         libs = subprocess.run(["pkg-config", "--libs", "memprof"], env=env, check=True,
                               capture_output=True, text=True).stdout.split()
@@ -51,12 +53,12 @@ def build(program, directory, static=False, extra=()):
     return output if result.returncode == 0 else None
 
 
-def prepare(work, name, program, static=False):
+def prepare(work, name, program, static=False, extra=()):
     """A fresh directory for one test, and PROGRAM built in it (None when
     the build failed, which is reported)."""
     directory = os.path.join(work, name)
     os.makedirs(directory)
-    return directory, build(program, directory, static)
+    return directory, build(program, directory, static, extra)
 
 
 def execute(binary, directory, options):
@@ -221,6 +223,208 @@ def test_stack_depth(work):
                   "max_stack_depth=1 keeps only the allocating frame", str(early))
 
 
+def plugin_flags():
+    return ["-fplugin=" + os.path.join(TOP, "gcc-plugin", "memprof.so")]
+
+
+def sites_by_function(profile, binary):
+    """{leaf function: MemInfoBlock} of a profile, or None."""
+    sites, error = sites_of(profile, binary)
+    if sites is None:
+        results.check(False, f"llvm-profdata-19 reads {os.path.basename(profile)}", error)
+        return None
+    found = {}
+    for frames, mib in sites:
+        if frames:
+            found.setdefault(frames[0][0], []).append(mib)
+    return {name: {key: sum(m.get(key, 0) for m in mibs)
+                   for key in ("AllocCount", "TotalSize", "TotalAccessCount")}
+            for name, mibs in found.items()}
+
+
+def test_signal_dump(work):
+    directory, binary = prepare(work, "signal", "signal_dump.c")
+    if binary is None:
+        return
+    first = os.path.join(directory, "sig.0")
+    result = subprocess.run([binary, first], cwd=directory, capture_output=True, text=True,
+                            env=dict(os.environ, MEMPROF_OPTIONS="dump_signal=SIGUSR2:"
+                                     f"profile_file={directory}/sig.%n"))
+    results.check(result.returncode == 0 and result.stdout == "dump seen: 1\n",
+                  "dump_signal=SIGUSR2: the signal makes the runtime write a profile",
+                  result.stdout + result.stderr)
+    dumped = sites_by_function(first, binary)
+    final = sites_by_function(os.path.join(directory, "sig.1"), binary)
+    if dumped is not None and final is not None:
+        results.check(dumped.get("churn", {}).get("AllocCount") == 3
+                      and final.get("churn", {}).get("AllocCount") == 5,
+                      "dump_signal: the signal's dump holds 3 allocations, the exit's 5",
+                      f"{dumped} {final}")
+
+
+def test_interval_dump(work):
+    directory, binary = prepare(work, "interval", "interval_dump.c")
+    if binary is None:
+        return
+    result = execute(binary, directory, "dump_interval_s=1:profile_file=i.%n")
+    dumps = sorted(glob.glob(os.path.join(directory, "i.*")))
+    results.check(result.returncode == 0 and len(dumps) >= 3,
+                  "dump_interval_s=1: dumps while a 2.5 s program runs, and at exit",
+                  f"{dumps} {result.stderr}")
+    readable = [d for d in dumps if sites_of(d, binary)[0] is not None]
+    results.check(readable == dumps and dumps, "dump_interval_s: every dump is a valid profile",
+                  f"{len(readable)} of {len(dumps)}")
+
+
+def test_fork(work):
+    directory, binary = prepare(work, "fork", "fork.c")
+    if binary is None:
+        return
+    result = execute(binary, directory, "profile_file=f.%p")
+    match = re.match(r"parent (\d+) child (\d+)", result.stdout)
+    if not results.check(result.returncode == 0 and match is not None, "fork: runs",
+                         result.stdout + result.stderr):
+        return
+    parent_file = os.path.join(directory, f"f.{match.group(1)}")
+    child_file = os.path.join(directory, f"f.{match.group(2)}")
+    results.check(sorted(glob.glob(os.path.join(directory, "f.*"))) == sorted([parent_file, child_file]),
+                  "fork: parent and child each write a profile named with their own pid; "
+                  "the exec'd program writes none", str(os.listdir(directory)))
+    parent = sites_by_function(parent_file, binary)
+    child = sites_by_function(child_file, binary)
+    if parent is not None and child is not None:
+        results.check(parent.get("parent_work", {}).get("AllocCount") == 10
+                      and "child_work" not in parent,
+                      "fork: the parent's profile holds its 3 + 7 allocations, not the child's",
+                      str(parent))
+        results.check(child.get("child_work", {}).get("AllocCount") == 5
+                      and "parent_work" not in child,
+                      "fork: the child's profile holds only its own 5 allocations", str(child))
+
+
+def test_stress(work):
+    directory, binary = prepare(work, "stress", "stress.c")
+    if binary is None:
+        return
+    try:
+        result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                                timeout=300,
+                                env=dict(os.environ, MEMPROF_OPTIONS="profile_file=s.prof"))
+    except subprocess.TimeoutExpired:
+        results.check(False, "stress: 16 threads x 1,000,000 pairs finish (deadlock?)")
+        return
+    results.check(result.returncode == 0 and result.stdout == "stress done\n",
+                  "stress: 16 threads x 1,000,000 allocation/free pairs finish",
+                  result.stderr)
+    sites = sites_by_function(os.path.join(directory, "s.prof"), binary)
+    if sites is not None:
+        counts = {name: sites.get(name, {}).get("AllocCount")
+                  for name in ("site_a", "site_b", "site_c", "site_d")}
+        results.check(all(count == 4000000 for count in counts.values()),
+                      "stress: exactly 4,000,000 allocations at each of the four sites",
+                      str(counts))
+
+
+def top_ten(sites, key):
+    return {name for name, _ in sorted(sites.items(), key=lambda kv: -kv[1][key])[:10]}
+
+
+def test_sampling(work):
+    directory, binary = prepare(work, "sampling", "sampling_mix.c", extra=plugin_flags())
+    if binary is None:
+        return
+    full = execute(binary, directory, "profile_file=full.prof")
+    sampled = execute(binary, directory, "profile_file=sampled.prof:sample_interval=65536")
+    results.check(full.returncode == 0 and sampled.returncode == 0
+                  and full.stdout == sampled.stdout, "sample_interval: output unchanged")
+    everything = sites_by_function(os.path.join(directory, "full.prof"), binary)
+    some = sites_by_function(os.path.join(directory, "sampled.prof"), binary)
+    if everything is None or some is None:
+        return
+    for key, what in (("TotalSize", "bytes"), ("TotalAccessCount", "accesses")):
+        results.check(top_ten(everything, key) == top_ten(some, key),
+                      f"sample_interval=65536: the top 10 contexts by {what} are those of "
+                      "the full profile", f"{top_ten(everything, key)} vs {top_ten(some, key)}")
+    total_full = sum(s["TotalSize"] for s in everything.values())
+    total_sampled = sum(s["TotalSize"] for s in some.values())
+    results.check(abs(total_sampled - total_full) < 0.05 * total_full,
+                  "sample_interval: the weighted bytes are within 5% of the real total",
+                  f"{total_sampled} vs {total_full}")
+
+
+def test_unwinders(work):
+    directory, binary = prepare(work, "unwinders", "sampling_mix.c",
+                                extra=plugin_flags() + ["-fno-omit-frame-pointer"])
+    if binary is None:
+        return
+    contexts = {}
+    for unwinder in ("libunwind", "fp"):
+        execute(binary, directory, f"unwinder={unwinder}:profile_file={unwinder}.prof")
+        sites, error = sites_of(os.path.join(directory, f"{unwinder}.prof"), binary)
+        contexts[unwinder] = sorted(tuple(f) for f, m in sites or []
+                                    if f and f[0][0].startswith("site_"))
+    results.check(len(contexts["fp"]) == 11 and contexts["fp"] == contexts["libunwind"],
+                  "unwinder=fp: the same eleven contexts as libunwind", str(contexts))
+
+
+def test_setuid(work):
+    directory, binary = prepare(work, "setuid", "plain.c")
+    if binary is None or shutil.which("setpriv") is None or os.geteuid() != 0:
+        print("UNSUPPORTED: setuid test (needs root and setpriv)")
+        return
+    os.chmod(directory, 0o777)
+    os.chmod(binary, 0o4755)
+    result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                             binary], cwd=directory, capture_output=True, text=True,
+                            env=dict(os.environ, MEMPROF_OPTIONS="bogus=1:profile_file=x"))
+    results.check(result.returncode == 5 and "bogus" not in result.stderr
+                  and not os.path.exists(os.path.join(directory, "x")),
+                  "a set-user-id program ignores MEMPROF_OPTIONS", result.stderr)
+
+
+def limited(resource_kind, value):
+    def apply():
+        resource.setrlimit(resource_kind, (value, value))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    return apply
+
+
+def test_failed_write(work):
+    directory, binary = prepare(work, "full-disk", "plain.c")
+    if binary is None:
+        return
+    result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                            env=dict(os.environ, MEMPROF_OPTIONS="profile_file=p.prof"),
+                            preexec_fn=limited(resource.RLIMIT_FSIZE, 100))
+    lines = result.stderr.splitlines()
+    results.check(result.returncode == 5 and result.stdout == "plain done\n"
+                  and len(lines) == 1 and "cannot write the profile" in lines[0],
+                  "a failed write (file size limit): one clear line, exit status unchanged",
+                  result.stderr)
+    results.check(os.listdir(directory) == ["plain"],
+                  "a failed write leaves no file, under the final name or a temporary one",
+                  str(os.listdir(directory)))
+
+
+def test_no_shadow(work):
+    directory, binary = prepare(work, "no-shadow", "fork.c")
+    if binary is None:
+        return
+    result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                            env=dict(os.environ, MEMPROF_OPTIONS="profile_file=n.%p"),
+                            preexec_fn=limited(resource.RLIMIT_AS, 2 << 30))
+    results.check(result.returncode == 0 and result.stdout.startswith("parent ")
+                  and "running without access counts" in result.stderr
+                  and result.stderr.count("cannot reserve") == 1,
+                  "no room for the shadow: one line, and the program runs on",
+                  result.stderr)
+    match = re.match(r"parent (\d+)", result.stdout)
+    sites = sites_by_function(os.path.join(directory, f"n.{match.group(1)}"),
+                              binary) if match else None
+    results.check(sites is not None and sites.get("parent_work", {}).get("AllocCount") == 10,
+                  "no room for the shadow: allocations are still recorded", str(sites))
+
+
 def main():
     global args
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -235,6 +439,15 @@ def main():
     test_api(work)
     test_histogram(work)
     test_stack_depth(work)
+    test_signal_dump(work)
+    test_interval_dump(work)
+    test_fork(work)
+    test_stress(work)
+    test_sampling(work)
+    test_unwinders(work)
+    test_setuid(work)
+    test_failed_write(work)
+    test_no_shadow(work)
     return results.finish()
 
 
