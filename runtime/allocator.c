@@ -147,17 +147,49 @@ next_uniform (void)
   return ((sample_random * 0x2545f4914f6cdd1dULL >> 11) + 1) * 0x1.0p-53;
 }
 
-/* Is an allocation of SIZE bytes sampled?  If so, *WEIGHT is the number of
-   allocations of that size it stands for: the inverse of the chance that
-   a geometric interval of mean INTERVAL bytes ends inside it.  */
+/* Call sites (return addresses into the program) that have allocated:
+   the first allocation from each is always recorded, with weight 1, so a
+   site that allocates once -- a hot table, a buffer kept for the whole
+   run -- is never missed by byte sampling.  The rest of a site's
+   allocations are sampled; the estimate stays unbiased.  */
+#define SITE_CENSUS_SIZE 4096 /* a power of two */
+#define SITE_CENSUS_PROBES 8
+static _Atomic uintptr_t site_census[SITE_CENSUS_SIZE];
+
 static bool
-sample_allocation (uint64_t size, uint32_t *weight)
+first_allocation_at (uintptr_t site)
+{
+  unsigned slot = (unsigned) ((site * 0x9e3779b97f4a7c15ULL) >> 52);
+  for (int probe = 0; probe < SITE_CENSUS_PROBES; probe++)
+    {
+      _Atomic uintptr_t *entry
+          = &site_census[(slot + probe) & (SITE_CENSUS_SIZE - 1)];
+      uintptr_t seen = atomic_load_explicit (entry, memory_order_relaxed);
+      if (seen == site)
+        return false;
+      if (seen == 0)
+        {
+          if (atomic_compare_exchange_strong (entry, &seen, site))
+            return true;
+          if (seen == site)
+            return false;
+        }
+    }
+  return false; /* the census is full: sampling alone decides */
+}
+
+/* Is an allocation of SIZE bytes, made at SITE, sampled?  If so, *WEIGHT
+   is the number of allocations of that size it stands for: the inverse of
+   the chance that a geometric interval of mean INTERVAL bytes ends inside
+   it (1 for a site's first allocation).  */
+static bool
+sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
 {
   double interval = (double) runtime_options.sample_interval;
   double size_bytes = size ? (double) size : 1.0;
 
   *weight = 1;
-  if (runtime_options.sample_interval <= 1)
+  if (runtime_options.sample_interval <= 1 || first_allocation_at (site))
     return true;
   if (bytes_until_sample == 0)
     bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
@@ -195,7 +227,8 @@ record_allocation (struct block_header *header, uintptr_t user,
       if (runtime_state != RUNTIME_RUNNING)
         return;
     }
-  if (in_runtime || !sample_allocation (header->size, &header->weight))
+  if (in_runtime
+      || !sample_allocation (header->size, caller_return, &header->weight))
     return;
   in_runtime++;
   depth = stack_capture (pcs, (int) runtime_options.max_stack_depth,

@@ -110,6 +110,8 @@ def test_options(work):
     results.check(sorted(os.listdir(directory)) == ["plain", "quiet.prof"],
                   "plain: only the profile is left in the directory (no temporary file)",
                   str(os.listdir(directory)))
+    mode = os.stat(os.path.join(directory, "quiet.prof")).st_mode & 0o777
+    results.check(mode == 0o600, "the profile is created with mode 0600", oct(mode))
 
     bad = execute(binary, directory,
                   "bogus=1:max_stack_depth=abc:verbosity:profile_file=bad.prof::histogram=maybe")
@@ -352,6 +354,26 @@ def test_sampling(work):
                   f"{total_sampled} vs {total_full}")
 
 
+def test_access_sampling(work):
+    directory, binary = prepare(work, "access-sampling", "sampling_mix.c",
+                                extra=plugin_flags() + ["-fplugin-arg-memprof-callbacks"])
+    if binary is None:
+        return
+    execute(binary, directory, "profile_file=every.prof")
+    execute(binary, directory, "profile_file=eighth.prof:access_sample_rate=8")
+    every = sites_by_function(os.path.join(directory, "every.prof"), binary)
+    eighth = sites_by_function(os.path.join(directory, "eighth.prof"), binary)
+    if every is None or eighth is None:
+        return
+    # One access in 8 is counted, as 8: per site the estimate is a multiple
+    # of 8 within one countdown (8) of each end of the site's run.
+    off = {name: eighth.get(name, {}).get("TotalAccessCount", 0) - site["TotalAccessCount"]
+           for name, site in every.items() if name.startswith("site_")}
+    multiples = all(eighth[name]["TotalAccessCount"] % 8 == 0 for name in off)
+    results.check(len(off) == 11 and multiples and all(abs(d) <= 16 for d in off.values()),
+                  "access_sample_rate=8: counts one access in 8, as 8 (callbacks)", str(off))
+
+
 def test_unwinders(work):
     directory, binary = prepare(work, "unwinders", "sampling_mix.c",
                                 extra=plugin_flags() + ["-fno-omit-frame-pointer"])
@@ -445,6 +467,7 @@ def main():
     test_stress(work)
     test_sampling(work)
     test_unwinders(work)
+    test_access_sampling(work)
     test_setuid(work)
     test_failed_write(work)
     test_no_shadow(work)
