@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Profiling overhead with and without allocation sampling, and what
-sampling keeps: every example and workload is built with gcc -O2 (the
+sampling keeps: every example and workload (at its small scale) is built with gcc -O2 (the
 baseline) and with the plugin and the runtime, then run, interleaved, as
 the baseline, fully profiled, and with sample_interval=524288.  For each:
 median wall time of RUNS runs and its ratio to the baseline; and whether
@@ -11,7 +11,6 @@ within any sampler's noise).  Writes
 bench/results/sampling.md and prints it."""
 
 import argparse
-import glob
 import os
 import statistics
 import subprocess
@@ -22,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import llvm_memprof_yaml  # noqa: E402
+sys.path.insert(0, HERE)
+from workloads import small_programs  # noqa: E402
 
 INTERVAL = 65536
 
@@ -59,27 +60,26 @@ def main():
     args = parser.parse_args()
     work = os.path.join(HERE, "work", "sampling")
     os.makedirs(work, exist_ok=True)
-    sources = sorted(glob.glob(os.path.join(TOP, "examples", "*.c*"))
-                     + glob.glob(os.path.join(HERE, "workloads", "*.c*")))
+    programs = small_programs("sampling")
     lines = [f"Profiling overhead, full and sampled (sample_interval={INTERVAL}), "
              f"median of {args.runs} interleaved runs; top-10 accuracy of the sampled profile",
              "", "| program | baseline s | profiled | sampled | top 10 by bytes | "
              "top 10 by accesses |", "|---|---|---|---|---|---|"]
     ratios = {"profiled": [], "sampled": []}
-    for source in sources:
-        name = os.path.basename(source)
-        compiler = args.cxx if source.endswith(".cc") else args.cc
+    for name, files, flags, arguments in programs:
+        compiler = args.cxx if files[0].endswith(".cc") else args.cc
         plain = os.path.join(work, name + ".plain")
         profiled = os.path.join(work, name + ".memprof")
-        subprocess.run([compiler, "-O2", "-g", source, "-o", plain], check=True)
+        subprocess.run([compiler, "-O2", "-g", *flags, *files, "-o", plain, "-lpthread"],
+                       check=True)
         subprocess.run([compiler, "-O2", "-g", "-fno-optimize-sibling-calls",
                         "-fplugin=" + pkg_config("--variable=plugin")[0],
-                        *pkg_config("--cflags"), source, "-o", profiled,
+                        *pkg_config("--cflags"), *flags, *files, "-o", profiled, "-lpthread",
                         *pkg_config("--libs")], check=True)
         runs = {
-            "baseline": ([plain], ""),
-            "profiled": ([profiled], f"profile_file={work}/{name}.full"),
-            "sampled": ([profiled], f"profile_file={work}/{name}.sampled:"
+            "baseline": ([plain, *arguments], ""),
+            "profiled": ([profiled, *arguments], f"profile_file={work}/{name}.full"),
+            "sampled": ([profiled, *arguments], f"profile_file={work}/{name}.sampled:"
                         f"sample_interval={INTERVAL}"),
         }
         times = {key: [] for key in runs}

@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """How much of the stack the plugin's analysis removes, per level
 (stack-analysis=none, basic, full) at -O0 and -O2, on the examples and
-workloads: static figures from -fplugin-arg-memprof-stats (accesses in the
+workloads (at their small scale): static figures from -fplugin-arg-memprof-stats (accesses in the
 code, instrumented or skipped as stack), dynamic figures from the
 runtime's stats=1 (executed accesses that still hit the stack), and the
 fraction of executed stack accesses each level removes compared with
 none.  Writes bench/results/stack-analysis.md and prints it."""
 
 import argparse
-import glob
 import os
 import re
 import subprocess
@@ -17,6 +16,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 LEVELS = ("none", "basic", "full")
+sys.path.insert(0, HERE)
+from workloads import small_programs  # noqa: E402
 
 
 def pkg_config(*args):
@@ -25,26 +26,28 @@ def pkg_config(*args):
                           text=True, check=True).stdout.split()
 
 
-def measure(args, source, opt, level, work):
-    compiler = args.cxx if source.endswith((".cc", ".C")) else args.cc
-    binary = os.path.join(work, f"{os.path.basename(source)}{opt}-{level}")
+def measure(args, program, opt, level, work):
+    name, files, flags, arguments = program
+    compiler = args.cxx if files[0].endswith((".cc", ".C")) else args.cc
+    binary = os.path.join(work, f"{name}{opt}-{level}")
     build = subprocess.run([compiler, opt, "-g", "-fplugin=" + pkg_config("--variable=plugin")[0],
                             "-fplugin-arg-memprof-stats",
                             f"-fplugin-arg-memprof-stack-analysis={level}",
-                            *pkg_config("--cflags"), source, "-o", binary,
-                            *pkg_config("--libs")], capture_output=True, text=True)
-    static = re.search(r"(\d+) accesses, (\d+) instrumented .*?, (\d+) skipped as stack",
-                       build.stderr)
+                            *pkg_config("--cflags"), *flags, *files, "-o", binary,
+                            "-lpthread", *pkg_config("--libs")], capture_output=True, text=True)
+    # One summary line per translation unit: add them up.
+    static = re.findall(r"(\d+) accesses, (\d+) instrumented .*?, (\d+) skipped as stack",
+                        build.stderr)
     if build.returncode != 0 or not static:
-        sys.exit(f"stack_analysis: cannot build {source}: {build.stderr[-400:]}")
-    run = subprocess.run([binary, *args.workload_args.get(os.path.basename(source), [])],
+        sys.exit(f"stack_analysis: cannot build {name}: {build.stderr[-400:]}")
+    static = [sum(int(line[i]) for line in static) for i in range(3)]
+    run = subprocess.run([binary, *arguments],
                          capture_output=True, text=True,
                          env=dict(os.environ, MEMPROF_OPTIONS="stats=1:write_profile=0"))
     dynamic = re.search(r"stats: (\d+) instrumented accesses .*?stack (\d+)", run.stderr)
     if run.returncode != 0 or not dynamic:
         sys.exit(f"stack_analysis: {binary} failed: {run.stderr[-400:]}")
-    return {"accesses": int(static.group(1)), "instrumented": int(static.group(2)),
-            "skipped": int(static.group(3)), "executed": int(dynamic.group(1)),
+    return {"accesses": static[0], "instrumented": static[1], "skipped": static[2], "executed": int(dynamic.group(1)),
             "stack": int(dynamic.group(2))}
 
 
@@ -53,13 +56,9 @@ def main():
     parser.add_argument("--cc", default="gcc")
     parser.add_argument("--cxx", default="g++")
     args = parser.parse_args()
-    args.workload_args = {}
     work = os.path.join(HERE, "work")
     os.makedirs(work, exist_ok=True)
-    sources = sorted(glob.glob(os.path.join(TOP, "examples", "*.c"))
-                     + glob.glob(os.path.join(TOP, "examples", "*.cc"))
-                     + glob.glob(os.path.join(HERE, "workloads", "*.c"))
-                     + glob.glob(os.path.join(HERE, "workloads", "*.cc")))
+    programs = small_programs("stack_analysis")
     lines = ["Stack accesses removed by the plugin's analysis "
              "(static: accesses in the code; dynamic: executed accesses that hit the stack)",
              "",
@@ -67,9 +66,9 @@ def main():
              "| executed accesses | executed on the stack | stack accesses removed |",
              "|---|---|---|---|---|---|---|---|---|"]
     totals = {}
-    for source in sources:
+    for program in programs:
         for opt in ("-O0", "-O2"):
-            figures = {level: measure(args, source, opt, level, work) for level in LEVELS}
+            figures = {level: measure(args, program, opt, level, work) for level in LEVELS}
             baseline = figures["none"]["stack"]
             for level in LEVELS:
                 f = figures[level]
@@ -79,7 +78,7 @@ def main():
                 total[1] += f["skipped"]
                 total[2] += f["stack"]
                 total[3] += baseline
-                lines.append(f"| {os.path.basename(source)} | {opt} | {level} | {f['accesses']} "
+                lines.append(f"| {program[0]} | {opt} | {level} | {f['accesses']} "
                              f"| {f['instrumented']} | {f['skipped']} | {f['executed']:,} "
                              f"| {f['stack']:,} | {removed:.1f}% |")
     lines += ["", "| -O | level | static: skipped / all accesses | dynamic: stack accesses "

@@ -32,72 +32,27 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import gcc_source  # noqa: E402
+
 WORK = os.path.join(HERE, "work")
 CACHE = os.path.join(WORK, "src")
+EXECUTE = "gcc/testsuite/gcc.c-torture/execute"
 RUNS = os.path.join(WORK, "run")
-PACKAGE = "gcc-12-source"
-TARBALLS = "/usr/src/gcc-12/gcc-12*.tar.*"
-MEMBERS = "*/gcc/testsuite/gcc.c-torture/execute/*"
 COMPILE_TIMEOUT = 60
 RUN_TIMEOUT = 10
 BASE_FLAGS = ["-w", "-fno-diagnostics-color"]
 RUN_ENV = {"MEMPROF_OPTIONS": "write_profile=0"}
 
 
-class Missing(Exception):
-    pass
-
-
-# ---- Where the sources come from ----
-
-def find_tarball():
-    for path in sorted(glob.glob(TARBALLS)):
-        if re.search(r"/gcc-12[.\d]*(-dfsg)?\.tar\.\w+$", path):
-            return path
-    return None
-
-
 def extracted_source():
-    """The execute directory of the cache, extracting it from the tarball
-    of gcc-12-source the first time (and again when the tarball changes)."""
-    tarball = find_tarball()
-    target = os.path.join(CACHE, "execute")
-    stamp = os.path.join(CACHE, "stamp")
-    if tarball is None:
-        raise Missing(f"torture: no GCC 12 source tarball matches {TARBALLS}: install the "
-                      f"Debian package {PACKAGE} (apt-get install {PACKAGE}, or "
-                      f"scripts/install-deps)")
-    info = os.stat(tarball)
-    want = f"{tarball} {info.st_size} {int(info.st_mtime)}\n"
-    try:
-        if open(stamp).read() == want and os.path.isdir(target):
-            return target
-    except OSError:
-        pass
-    print(f"torture: extracting {MEMBERS} from {tarball} into {CACHE}", flush=True)
-    os.makedirs(os.path.dirname(CACHE), exist_ok=True)
-    shutil.rmtree(CACHE, ignore_errors=True)
-    scratch = tempfile.mkdtemp(prefix="src.", dir=os.path.dirname(CACHE))
-    try:
-        subprocess.run(["tar", "-xf", tarball, "-C", scratch, "--wildcards", MEMBERS],
-                       check=True)
-        found = glob.glob(os.path.join(scratch, "*", "gcc", "testsuite", "gcc.c-torture",
-                                       "execute"))
-        if len(found) != 1:
-            raise Missing(f"torture: {tarball} holds no gcc.c-torture/execute directory")
-        os.makedirs(CACHE)
-        os.rename(found[0], target)
-        with open(stamp, "w") as out:
-            out.write(want)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    return target
+    """The execute directory, extracted from gcc-12-source's tarball."""
+    return os.path.join(gcc_source.extract(CACHE, [EXECUTE], "torture"), EXECUTE)
 
 
 # ---- The tests and their dg directives ----
@@ -249,7 +204,7 @@ def main():
     parser.add_argument("--plugin", default=os.path.join(TOP, "gcc-plugin", "memprof.so"))
     parser.add_argument("--cc", default="gcc")
     parser.add_argument("--source", help="the gcc.c-torture/execute directory "
-                        f"(default: extracted from the {PACKAGE} package's tarball)")
+                        f"(default: extracted from the {gcc_source.PACKAGE} package's tarball)")
     parser.add_argument("--keep", action="store_true",
                         help="keep every test's work directory (failures' are always kept)")
     args = parser.parse_args()
@@ -263,7 +218,7 @@ def main():
         return 1
     try:
         source_dir = os.path.abspath(args.source) if args.source else extracted_source()
-    except (Missing, subprocess.CalledProcessError, OSError) as error:
+    except (gcc_source.Missing, subprocess.CalledProcessError, OSError) as error:
         print(error)
         print("torture: 0 passed, 1 failed")
         return 1

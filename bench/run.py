@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+"""GCC MemProf against its peers, side by side in one run.
+
+Every workload is built with gcc -O2 (the baseline), with the plugin and
+the runtime (stack analysis full, none and basic; inline counters and
+callbacks), with clang-19 -O2 and with clang-19 -O2 -fmemory-profile; the
+gcc baseline is also run under valgrind --tool=dhat and under heaptrack.
+The configurations run interleaved, round after round, RUNS rounds.  For
+each workload and configuration: the median wall time, its ratio to the
+matching baseline (clang's MemProf to clang -O2, everything else to gcc
+-O2), the median peak RSS (the largest process of the run, from wait4)
+and its ratio, and the size of the profile the run wrote; the geometric
+mean of each ratio over the workloads; and, from the runtime's stats=1,
+the executed accesses that hit the stack at each stack-analysis level.
+Every run's output must equal the baseline's.
+
+Writes bench/results/latest.md (or --output) and prints it.  `make bench`
+runs the whole set; `make bench-quick` a smaller scale with fewer
+workloads."""
+
+import argparse
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+from workloads import WORKLOADS, prepare  # noqa: E402
+
+WORK = os.path.join(HERE, "work", "peers")
+SAMPLE_INTERVAL = 524288
+MIN_LIMIT = 2  # seconds: no run is stopped sooner
+
+# How each binary is built: compiler (gcc or clang) and flags.  The plugin
+# builds use the flags the manual recommends; clang's MemProf build those
+# LLVM's documentation recommends.
+BUILDS = {
+    "gcc": ("gcc", ["-O2", "-g"]),
+    "plugin": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}"]),
+    "plugin-none": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}",
+                            "-fplugin-arg-memprof-stack-analysis=none"]),
+    "plugin-basic": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}",
+                             "-fplugin-arg-memprof-stack-analysis=basic"]),
+    "callbacks": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}",
+                          "-fplugin-arg-memprof-callbacks"]),
+    "clang": ("clang", ["-O2", "-g"]),
+    "clang-memprof": ("clang", ["-O2", "-g", "-fmemory-profile", "-fno-omit-frame-pointer",
+                                "-fno-optimize-sibling-calls"]),
+}
+
+
+class Config:
+    def __init__(self, label, build, baseline, wrapper=(), options=None):
+        self.label = label
+        self.build = build
+        self.baseline = baseline      # the label of the config it is compared with
+        self.wrapper = list(wrapper)  # a tool the binary runs under
+        self.options = options        # MEMPROF_OPTIONS for our runtime, or None
+
+
+CONFIGS = [
+    Config("gcc -O2", "gcc", None),
+    Config("plugin", "plugin", "gcc -O2", options=""),
+    Config("plugin, stack-analysis=none", "plugin-none", "gcc -O2", options=""),
+    Config("plugin, stack-analysis=basic", "plugin-basic", "gcc -O2", options=""),
+    Config("plugin, sampled", "plugin", "gcc -O2",
+           options=f"sample_interval={SAMPLE_INTERVAL}"),
+    Config("plugin, callbacks", "callbacks", "gcc -O2", options=""),
+    Config("clang-19 -O2", "clang", None),
+    Config("clang-19 -fmemory-profile", "clang-memprof", "clang-19 -O2"),
+    Config("valgrind --tool=dhat", "gcc", "gcc -O2", wrapper=["valgrind", "--tool=dhat"]),
+    Config("heaptrack", "gcc", "gcc -O2", wrapper=["heaptrack"]),
+]
+
+PEER_COMMANDS = {"clang-19": "clang-19 libclang-rt-19-dev", "clang++-19": "clang-19",
+                 "valgrind": "valgrind", "heaptrack": "heaptrack"}
+
+
+def fail(message):
+    sys.exit(f"bench: {message}")
+
+
+def pkg_config(*args):
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    return subprocess.run(["pkg-config", *args, "memprof"], env=env, capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
+def build(workload, build_name, src, output):
+    family, flags = BUILDS[build_name]
+    if family == "gcc":
+        compiler = "g++" if workload.cxx else "gcc"
+    else:
+        compiler = "clang++-19" if workload.cxx else "clang-19"
+    plugin = ["-fplugin=" + pkg_config("--variable=plugin")[0], *pkg_config("--cflags")]
+    command = [compiler]
+    for flag in flags:
+        command += plugin if flag == "{plugin}" else [flag]
+    command += workload.compile_flags(src) + workload.sources(src)
+    command += ["-o", output, "-lpthread"]
+    if "{plugin}" in flags:
+        command += pkg_config("--libs")
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"cannot build {workload.name} ({build_name}):\n  {' '.join(command)}\n"
+             f"{result.stderr[-2000:]}")
+
+
+def run_once(command, env, cwd, timeout):
+    """Runs COMMAND in the empty directory CWD.  Returns (seconds, peak RSS
+    in KiB of the largest process, bytes of the files it left in CWD, its
+    stdout), or None when it ran longer than TIMEOUT seconds (it is
+    killed, with everything it started).  The files are removed."""
+    stdout_path = os.path.join(cwd, "..", os.path.basename(cwd) + ".stdout")
+    stderr_path = os.path.join(cwd, "..", os.path.basename(cwd) + ".stderr")
+    timed_out = threading.Event()
+
+    def kill(process):
+        timed_out.set()
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err,
+                                   start_new_session=True)
+        timer = threading.Timer(timeout, kill, [process])
+        timer.start()
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        timer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    size = 0
+    for name in os.listdir(cwd):
+        path = os.path.join(cwd, name)
+        size += os.path.getsize(path)
+        os.unlink(path)
+    if timed_out.is_set():
+        return None
+    if process.returncode != 0:
+        fail(f"{' '.join(command)} failed with status {process.returncode}:\n"
+             + open(stderr_path, errors="replace").read()[-2000:])
+    return seconds, usage.ru_maxrss, size, open(stdout_path, "rb").read()
+
+
+def stack_hits(binary, arguments, cwd):
+    """The runtime's stats=1 figures: (executed accesses, of them on the stack)."""
+    result = subprocess.run([binary, *arguments], cwd=cwd, capture_output=True, text=True,
+                            env=dict(os.environ, MEMPROF_OPTIONS="stats=1:write_profile=0"))
+    found = re.search(r"stats: (\d+) instrumented accesses .*?stack (\d+)", result.stderr)
+    if result.returncode != 0 or not found:
+        fail(f"{binary} with stats=1 failed: {result.stderr[-1000:]}")
+    return int(found.group(1)), int(found.group(2))
+
+
+def check_peers():
+    missing = sorted({package for command, package in PEER_COMMANDS.items()
+                      if shutil.which(command) is None})
+    if missing:
+        fail(f"the peers are not installed (Debian packages: {' '.join(missing)}): "
+             f"run scripts/install-deps --bench as root")
+
+
+def human_bytes(count):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+
+
+def versions():
+    def first_line(command):
+        try:
+            out = subprocess.run(command, capture_output=True, text=True)
+            return (out.stdout or out.stderr).strip().splitlines()[0]
+        except (OSError, IndexError):
+            return "?"
+    return [first_line(["gcc", "--version"]), first_line(["clang-19", "--version"]),
+            first_line(["valgrind", "--version"]), first_line(["heaptrack", "--version"])]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="rounds (default 5)")
+    parser.add_argument("--quick", action="store_true",
+                        help="half the workloads at a tenth of the scale")
+    parser.add_argument("--workloads", help="comma-separated names (default: all)")
+    parser.add_argument("--limit", type=float,
+                        help="the slowdown a run may reach: a configuration slower than this "
+                        "many times its baseline (and over %d s) is stopped there, run only "
+                        "once, and reported as over the limit (default 20; quick 40)" % MIN_LIMIT)
+    parser.add_argument("--output", default=os.path.join(HERE, "results", "latest.md"))
+    args = parser.parse_args()
+    if args.runs < 1:
+        fail("--runs must be at least 1")
+    check_peers()
+    if args.limit is None:
+        args.limit = 40 if args.quick else 20
+    workloads = WORKLOADS
+    if args.quick:
+        workloads = [w for w in workloads if w.quick]
+    if args.workloads:
+        wanted = args.workloads.split(",")
+        unknown = set(wanted) - {w.name for w in WORKLOADS}
+        if unknown:
+            fail(f"unknown workload {', '.join(sorted(unknown))}; the workloads are "
+                 f"{', '.join(w.name for w in WORKLOADS)}")
+        workloads = [w for w in WORKLOADS if w.name in wanted]
+    src = prepare("bench")
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    started = time.time()
+
+    results = {}   # (workload, label) -> (median s, median KiB, median bytes)
+    stack = {}     # (workload, level) -> (executed, on the stack)
+    for workload in workloads:
+        scale = workload.small if args.quick else workload.scale
+        arguments = [str(scale)]
+        binaries = {}
+        for build_name in BUILDS:
+            binaries[build_name] = os.path.join(WORK, f"{workload.name}.{build_name}")
+            build(workload, build_name, src, binaries[build_name])
+        for level, build_name in (("none", "plugin-none"), ("basic", "plugin-basic"),
+                                  ("full", "plugin")):
+            stack[workload.name, level] = stack_hits(binaries[build_name], arguments, WORK)
+        samples = {config.label: [] for config in CONFIGS}
+        timed_out = set()
+        expected = None
+        for round_number in range(args.runs):
+            for config in CONFIGS:
+                if config.label in timed_out:
+                    continue
+                cwd = os.path.join(WORK, "run")
+                os.makedirs(cwd, exist_ok=True)
+                env = dict(os.environ)
+                env.pop("MEMPROF_OPTIONS", None)
+                if config.options is not None:
+                    env["MEMPROF_OPTIONS"] = config.options
+                command = [*config.wrapper, binaries[config.build], *arguments]
+                timeout = 3600
+                if config.baseline:
+                    baseline = statistics.median(v[0] for v in samples[config.baseline])
+                    timeout = max(MIN_LIMIT, args.limit * baseline)
+                measured = run_once(command, env, cwd, timeout)
+                if measured is None:
+                    # One run over the limit is enough to know.
+                    timed_out.add(config.label)
+                    continue
+                seconds, rss, size, output = measured
+                if expected is None:
+                    expected = output
+                elif (output != expected if not config.wrapper
+                      # heaptrack prints its own lines around the program's.
+                      else expected not in output):
+                    fail(f"{workload.name} under '{config.label}' printed {output[:200]!r}, "
+                         f"not {expected[:200]!r}")
+                samples[config.label].append((seconds, rss, size))
+            print(f"bench: {workload.name}: round {round_number + 1}/{args.runs} "
+                  f"({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
+        for label, values in samples.items():
+            if label in timed_out:
+                results[workload.name, label] = None
+            else:
+                results[workload.name, label] = tuple(
+                    statistics.median(v[i] for v in values) for i in range(3))
+        for config in CONFIGS:
+            if results[workload.name, config.label] is None and config.baseline is None:
+                fail(f"{workload.name}: the baseline '{config.label}' ran over an hour")
+
+    lines = [f"# GCC MemProf against its peers",
+             "",
+             f"Median of {args.runs} interleaved runs per workload and configuration"
+             f"{' (quick: small scale)' if args.quick else ''}; time and peak RSS as ratios "
+             "to the matching baseline (clang-19 -fmemory-profile to clang-19 -O2, the "
+             "others to gcc -O2); profile: bytes the run wrote. A configuration slower than "
+             f"{args.limit:.0f}x its baseline is stopped at that limit, run once, and shown "
+             f"as over it. Made by `make "
+             f"{'bench-quick' if args.quick else 'bench'}` (bench/run.py) in "
+             f"{time.time() - started:.0f} s on this machine: "
+             f"{os.cpu_count()} CPUs, {platform.platform()}.",
+             "",
+             *[f"- {version}" for version in versions()],
+             ""]
+    def ratios(workload, config):
+        """Time and RSS ratios to the baseline, as text, and the time ratio as
+        a number (a lower bound, marked, for a run over the limit)."""
+        measured = results[workload.name, config.label]
+        base_seconds, base_rss, _ = results[workload.name, config.baseline]
+        if measured is None:
+            return f"> {args.limit:.0f}x", "-", args.limit, None
+        seconds, rss, _ = measured
+        return (f"{seconds / base_seconds:.2f}x", f"{rss / base_rss:.2f}x",
+                seconds / base_seconds, rss / base_rss)
+
+    for workload in workloads:
+        lines += [f"## {workload.name} (scale {workload.small if args.quick else workload.scale})",
+                  "", "| configuration | median s | time ratio | peak RSS | RSS ratio | profile |",
+                  "|---|---|---|---|---|---|"]
+        for config in CONFIGS:
+            measured = results[workload.name, config.label]
+            if config.baseline:
+                time_ratio, rss_ratio, _, _ = ratios(workload, config)
+            else:
+                time_ratio = rss_ratio = "1.00x"
+            if measured is None:
+                lines.append(f"| {config.label} | stopped at the limit | {time_ratio} "
+                             f"| - | - | - |")
+                continue
+            seconds, rss, size = measured
+            lines.append(f"| {config.label} | {seconds:.3f} | {time_ratio} | "
+                         f"{human_bytes(rss * 1024)} | {rss_ratio} | "
+                         f"{human_bytes(size) if size else '-'} |")
+        lines.append("")
+    lines += ["## Geometric means over the workloads", "",
+              f"A mean marked >= counts a run stopped at the limit ({args.limit:.0f}x its "
+              "baseline) as that ratio: the true mean is higher. The RSS mean leaves such "
+              "runs out.", "",
+              "| configuration | time ratio | RSS ratio |", "|---|---|---|"]
+    for config in CONFIGS:
+        if not config.baseline:
+            continue
+        time_ratios, rss_ratios = [], []
+        for workload in workloads:
+            _, _, time_ratio, rss_ratio = ratios(workload, config)
+            time_ratios.append(time_ratio)
+            if rss_ratio is not None:
+                rss_ratios.append(rss_ratio)
+        bound = ">= " if len(rss_ratios) < len(time_ratios) else ""
+        rss_mean = f"{statistics.geometric_mean(rss_ratios):.2f}x" if rss_ratios else "-"
+        lines.append(f"| {config.label} | {bound}{statistics.geometric_mean(time_ratios):.2f}x "
+                     f"| {rss_mean} |")
+    lines += ["", "## Executed accesses that hit the stack, per stack-analysis level", "",
+              "From one run of each plugin build with MEMPROF_OPTIONS=stats=1.", "",
+              "| workload | executed (none) | on the stack: none | basic | full | "
+              "removed by full |", "|---|---|---|---|---|---|"]
+    for workload in workloads:
+        executed, none = stack[workload.name, "none"]
+        basic = stack[workload.name, "basic"][1]
+        full = stack[workload.name, "full"][1]
+        removed = f"{100 * (1 - full / none):.1f}%" if none else "-"
+        lines.append(f"| {workload.name} | {executed:,} | {none:,} | {basic:,} | {full:,} | "
+                     f"{removed} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    temporary = args.output + ".tmp"
+    with open(temporary, "w") as out:
+        out.write(text)
+    os.replace(temporary, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
