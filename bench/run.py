@@ -57,8 +57,9 @@ BUILDS = {
 
 
 class Config:
-    def __init__(self, label, build, baseline, wrapper=(), options=None):
+    def __init__(self, label, build, baseline, wrapper=(), options=None, peer=False):
         self.label = label
+        self.peer = peer              # a peer tool's run: stopped at the slowdown limit
         self.build = build
         self.baseline = baseline      # the label of the config it is compared with
         self.wrapper = list(wrapper)  # a tool the binary runs under
@@ -74,9 +75,10 @@ CONFIGS = [
            options=f"sample_interval={SAMPLE_INTERVAL}"),
     Config("plugin, callbacks", "callbacks", "gcc -O2", options=""),
     Config("clang-19 -O2", "clang", None),
-    Config("clang-19 -fmemory-profile", "clang-memprof", "clang-19 -O2"),
-    Config("valgrind --tool=dhat", "gcc", "gcc -O2", wrapper=["valgrind", "--tool=dhat"]),
-    Config("heaptrack", "gcc", "gcc -O2", wrapper=["heaptrack"]),
+    Config("clang-19 -fmemory-profile", "clang-memprof", "clang-19 -O2", peer=True),
+    Config("valgrind --tool=dhat", "gcc", "gcc -O2", wrapper=["valgrind", "--tool=dhat"],
+           peer=True),
+    Config("heaptrack", "gcc", "gcc -O2", wrapper=["heaptrack"], peer=True),
 ]
 
 PEER_COMMANDS = {"clang-19": "clang-19 libclang-rt-19-dev", "clang++-19": "clang-19",
@@ -116,8 +118,8 @@ def build(workload, build_name, src, output):
 def run_once(command, env, cwd, timeout):
     """Runs COMMAND in the empty directory CWD.  Returns (seconds, peak RSS
     in KiB of the largest process, bytes of the files it left in CWD, its
-    stdout), or None when it ran longer than TIMEOUT seconds (it is
-    killed, with everything it started).  The files are removed."""
+    stdout); the stdout is None when it ran longer than TIMEOUT seconds
+    (it is killed, with everything it started).  The files are removed."""
     stdout_path = os.path.join(cwd, "..", os.path.basename(cwd) + ".stdout")
     stderr_path = os.path.join(cwd, "..", os.path.basename(cwd) + ".stderr")
     timed_out = threading.Event()
@@ -145,7 +147,7 @@ def run_once(command, env, cwd, timeout):
         size += os.path.getsize(path)
         os.unlink(path)
     if timed_out.is_set():
-        return None
+        return seconds, usage.ru_maxrss, size, None
     if process.returncode != 0:
         fail(f"{' '.join(command)} failed with status {process.returncode}:\n"
              + open(stderr_path, errors="replace").read()[-2000:])
@@ -195,7 +197,7 @@ def main():
                         help="half the workloads at a tenth of the scale")
     parser.add_argument("--workloads", help="comma-separated names (default: all)")
     parser.add_argument("--limit", type=float,
-                        help="the slowdown a run may reach: a configuration slower than this "
+                        help="the slowdown a peer's run may reach: a peer slower than this "
                         "many times its baseline (and over %d s) is stopped there, run only "
                         "once, and reported as over the limit (default 20; quick 40)" % MIN_LIMIT)
     parser.add_argument("--output", default=os.path.join(HERE, "results", "latest.md"))
@@ -222,6 +224,7 @@ def main():
 
     results = {}   # (workload, label) -> (median s, median KiB, median bytes)
     stack = {}     # (workload, level) -> (executed, on the stack)
+    stopped_rss = {}  # (workload, label) -> KiB reached before it was stopped
     for workload in workloads:
         scale = workload.small if args.quick else workload.scale
         arguments = [str(scale)]
@@ -247,15 +250,16 @@ def main():
                     env["MEMPROF_OPTIONS"] = config.options
                 command = [*config.wrapper, binaries[config.build], *arguments]
                 timeout = 3600
-                if config.baseline:
+                if config.peer:
                     baseline = statistics.median(v[0] for v in samples[config.baseline])
                     timeout = max(MIN_LIMIT, args.limit * baseline)
-                measured = run_once(command, env, cwd, timeout)
-                if measured is None:
-                    # One run over the limit is enough to know.
+                seconds, rss, size, output = run_once(command, env, cwd, timeout)
+                if output is None:
+                    # One run over the limit is enough to know; its peak RSS
+                    # so far is a lower bound.
                     timed_out.add(config.label)
+                    stopped_rss[workload.name, config.label] = rss
                     continue
-                seconds, rss, size, output = measured
                 if expected is None:
                     expected = output
                 elif (output != expected if not config.wrapper
@@ -281,9 +285,9 @@ def main():
              f"Median of {args.runs} interleaved runs per workload and configuration"
              f"{' (quick: small scale)' if args.quick else ''}; time and peak RSS as ratios "
              "to the matching baseline (clang-19 -fmemory-profile to clang-19 -O2, the "
-             "others to gcc -O2); profile: bytes the run wrote. A configuration slower than "
+             "others to gcc -O2); profile: bytes the run wrote. A peer slower than "
              f"{args.limit:.0f}x its baseline is stopped at that limit, run once, and shown "
-             f"as over it. Made by `make "
+             f"as over it; GCC MemProf's configurations always run to the end. Made by `make "
              f"{'bench-quick' if args.quick else 'bench'}` (bench/run.py) in "
              f"{time.time() - started:.0f} s on this machine: "
              f"{os.cpu_count()} CPUs, {platform.platform()}.",
@@ -296,7 +300,9 @@ def main():
         measured = results[workload.name, config.label]
         base_seconds, base_rss, _ = results[workload.name, config.baseline]
         if measured is None:
-            return f"> {args.limit:.0f}x", "-", args.limit, None
+            rss = stopped_rss[workload.name, config.label]
+            return (f"> {args.limit:.0f}x", f">= {rss / base_rss:.2f}x", args.limit,
+                    rss / base_rss)
         seconds, rss, _ = measured
         return (f"{seconds / base_seconds:.2f}x", f"{rss / base_rss:.2f}x",
                 seconds / base_seconds, rss / base_rss)
@@ -312,8 +318,9 @@ def main():
             else:
                 time_ratio = rss_ratio = "1.00x"
             if measured is None:
+                rss = stopped_rss[workload.name, config.label]
                 lines.append(f"| {config.label} | stopped at the limit | {time_ratio} "
-                             f"| - | - | - |")
+                             f"| >= {human_bytes(rss * 1024)} | {rss_ratio} | - |")
                 continue
             seconds, rss, size = measured
             lines.append(f"| {config.label} | {seconds:.3f} | {time_ratio} | "
@@ -322,8 +329,8 @@ def main():
         lines.append("")
     lines += ["## Geometric means over the workloads", "",
               f"A mean marked >= counts a run stopped at the limit ({args.limit:.0f}x its "
-              "baseline) as that ratio: the true mean is higher. The RSS mean leaves such "
-              "runs out.", "",
+              "baseline) as that ratio, and its peak RSS when it was stopped: the true "
+              "mean is higher.", "",
               "| configuration | time ratio | RSS ratio |", "|---|---|---|"]
     for config in CONFIGS:
         if not config.baseline:
@@ -332,12 +339,10 @@ def main():
         for workload in workloads:
             _, _, time_ratio, rss_ratio = ratios(workload, config)
             time_ratios.append(time_ratio)
-            if rss_ratio is not None:
-                rss_ratios.append(rss_ratio)
-        bound = ">= " if len(rss_ratios) < len(time_ratios) else ""
-        rss_mean = f"{statistics.geometric_mean(rss_ratios):.2f}x" if rss_ratios else "-"
+            rss_ratios.append(rss_ratio)
+        bound = ">= " if any(results[w.name, config.label] is None for w in workloads) else ""
         lines.append(f"| {config.label} | {bound}{statistics.geometric_mean(time_ratios):.2f}x "
-                     f"| {rss_mean} |")
+                     f"| {bound}{statistics.geometric_mean(rss_ratios):.2f}x |")
     lines += ["", "## Executed accesses that hit the stack, per stack-analysis level", "",
               "From one run of each plugin build with MEMPROF_OPTIONS=stats=1.", "",
               "| workload | executed (none) | on the stack: none | basic | full | "
