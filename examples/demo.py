@@ -66,7 +66,8 @@ def demo_one(args, work, source, what):
     if step([binary], env=env, cwd=work).returncode != 0:
         print(f"demo: {source} failed")
         return False
-    profiles = glob.glob(os.path.join(work, f"{name}.profraw.*"))
+    profiles = [path for path in glob.glob(os.path.join(work, f"{name}.profraw.*"))
+                if not path.endswith(".extra")]
     if len(profiles) != 1:
         print(f"demo: expected one profile for {source}, found {profiles}")
         return False

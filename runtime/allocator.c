@@ -253,7 +253,8 @@ fold_with_histogram (struct block_header *header, uintptr_t user,
   uint64_t on_stack[HISTOGRAM_ON_STACK];
   uint32_t entries = histogram_entries_for (header->size);
   uint64_t *histogram = on_stack;
-  uint64_t accesses;
+  uint64_t accesses, touched_counters;
+  struct context_extra extra;
 
   if (entries > HISTOGRAM_ON_STACK)
     {
@@ -261,13 +262,15 @@ fold_with_histogram (struct block_header *header, uintptr_t user,
       if (histogram == NULL)
         entries = 0;
     }
-  accesses = shadow_collect (user, granules_for (header->size), true, histogram,
-                             entries);
+  accesses = shadow_collect (user, granules_for (header->size), true,
+                             &touched_counters, histogram, entries);
   mib_init_one (mib, header->size, accesses, header->alloc_timestamp,
                 runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
   mib_scale (mib, header->weight);
   mib->access_histogram_size = entries;
-  depot_fold (header->context, mib, histogram);
+  context_extra_init_one (&extra, header->size, accesses, touched_counters,
+                          shadow_granule_size (), header->weight);
+  depot_fold (header->context, mib, histogram, &extra);
   if (histogram != NULL && histogram != on_stack)
     runtime_unmap (histogram, entries * sizeof (uint64_t));
 }
@@ -286,13 +289,17 @@ record_free (struct block_header *header, uintptr_t user)
     fold_with_histogram (header, user, &mib);
   else
     {
-      uint64_t accesses
-          = shadow_collect (user, granules_for (header->size), true, NULL, 0);
+      uint64_t touched_counters;
+      uint64_t accesses = shadow_collect (user, granules_for (header->size),
+                                          true, &touched_counters, NULL, 0);
+      struct context_extra extra;
       mib_init_one (&mib, header->size, accesses, header->alloc_timestamp,
                     runtime_now_ms (), header->alloc_cpu,
                     runtime_current_cpu ());
       mib_scale (&mib, header->weight);
-      depot_fold (header->context, &mib, NULL);
+      context_extra_init_one (&extra, header->size, accesses, touched_counters,
+                              MEMPROF_GRANULE_SIZE, header->weight);
+      depot_fold (header->context, &mib, NULL, &extra);
     }
   in_runtime--;
 }

@@ -92,13 +92,13 @@ dump_thread (void *unused)
         {
           dump_requested = 0;
           in_runtime--;
-          profile_dump (false);
+          profile_dump (MEMPROF_EXTRA_ON_SIGNAL);
           in_runtime++;
         }
       if (interval_ms > 0 && (int32_t) (next_due - runtime_now_ms ()) <= 0)
         {
           in_runtime--;
-          profile_dump (false);
+          profile_dump (MEMPROF_EXTRA_ON_INTERVAL);
           in_runtime++;
           next_due = runtime_now_ms () + (uint32_t) interval_ms;
         }

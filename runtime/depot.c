@@ -1,8 +1,9 @@
 /* The stack depot: one record per distinct call stack, found by hash in a
    fixed table of lock-free chains.  Records are never freed or moved, so
    a block header can point at its context for the block's whole life.
-   Each record also carries its context's MemInfoBlock (under a spin lock,
-   taken only when an allocation is folded in).  */
+   Each record also carries its context's MemInfoBlock and the counts of
+   its side-file record (under a spin lock, taken only when an allocation
+   is folded in).  */
 
 #include "internal.h"
 
@@ -154,12 +155,28 @@ depot_intern (const uintptr_t *pcs, uint32_t depth)
 }
 
 void
+context_extra_init_one (struct context_extra *extra, uint64_t size,
+                        uint64_t accesses, uint64_t touched_counters,
+                        uint32_t granule_size, uint32_t weight)
+{
+  uint64_t allocations = weight > 1 ? weight : 1; /* as mib_scale */
+  uint64_t touched = touched_counters * granule_size;
+
+  if (touched > size)
+    touched = size;
+  extra->untouched_allocations = accesses == 0 ? allocations : 0;
+  extra->touched_bytes = touched * allocations;
+}
+
+void
 depot_fold (struct depot_context *context, const struct memprof_mib *mib,
-            const uint64_t *histogram)
+            const uint64_t *histogram, const struct context_extra *extra)
 {
   uint32_t entries = mib->access_histogram_size;
 
   spin_lock (&context->lock);
+  context->extra.untouched_allocations += extra->untouched_allocations;
+  context->extra.touched_bytes += extra->touched_bytes;
   if (entries > context->histogram_capacity)
     {
       uint64_t *larger = depot_arena_values (entries);
@@ -221,6 +238,7 @@ reset_one (struct depot_context *context, void *cookie)
   (void) cookie;
   spin_lock (&context->lock);
   memset (&context->mib, 0, sizeof context->mib);
+  memset (&context->extra, 0, sizeof context->extra);
   /* The next fold starts a histogram shorter than the buffer may be.  */
   if (context->histogram != NULL)
     memset (context->histogram, 0,

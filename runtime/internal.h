@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "memprof/abi.h"
+#include "extraformat.h"
 #include "mib.h"
 #include "options.h"
 
@@ -88,10 +89,12 @@ void log_write (const char *buffer, size_t length);
 
 bool shadow_reserve (void);
 /* Sum the access counters covering [BLOCK, BLOCK+GRANULES*64) and clear
-   them when CLEAR.  In histogram mode also fill HISTOGRAM (HISTOGRAM_SIZE
-   entries, may be 0).  */
+   them when CLEAR; *TOUCHED_COUNTERS gets the number of those counters
+   that are not 0, counted in the same pass.  In histogram mode also fill
+   HISTOGRAM (HISTOGRAM_SIZE entries, may be 0).  */
 uint64_t shadow_collect (uintptr_t block, size_t granules, bool clear,
-                         uint64_t *histogram, uint32_t histogram_size);
+                         uint64_t *touched_counters, uint64_t *histogram,
+                         uint32_t histogram_size);
 void shadow_clear (uintptr_t block, size_t granules);
 
 /* ---- Stack capture (stack.c) ---- */
@@ -107,7 +110,25 @@ void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
    interposed entry point), as return address - 1.  Returns the count.  */
 int stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return);
 
+/* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
+   mode.  */
+static inline uint32_t
+shadow_granule_size (void)
+{
+  return runtime_histogram ? MEMPROF_HISTOGRAM_GRANULE_SIZE
+                           : MEMPROF_GRANULE_SIZE;
+}
+
 /* ---- Stack depot and per-context records (depot.c) ---- */
+
+/* What a context's side-file record (extraformat.h) accumulates beyond
+   its MIB, weighted as the MIB's Totals are.  The live counts of the
+   side file exist only in a dump's snapshot.  */
+struct context_extra
+{
+  uint64_t untouched_allocations; /* folded with an access count of 0 */
+  uint64_t touched_bytes; /* nonzero counters x granule, at most the size */
+};
 
 struct depot_context
 {
@@ -115,9 +136,10 @@ struct depot_context
   uint64_t hash;
   uint64_t id; /* the stack id in the profile, from 1 */
   uint32_t depth;
-  spinlock_t lock;        /* guards mib and histogram */
-  struct memprof_mib mib; /* alloc_count 0: nothing recorded */
-  uint64_t *histogram;    /* mib.access_histogram_size used entries */
+  spinlock_t lock;            /* guards mib, extra and histogram */
+  struct memprof_mib mib;     /* alloc_count 0: nothing recorded */
+  struct context_extra extra; /* for the side file */
+  uint64_t *histogram;        /* mib.access_histogram_size used entries */
   uint32_t histogram_capacity;
   uint32_t snapshot_index; /* used by the profile writer under its lock */
   uintptr_t pcs[];         /* leaf first */
@@ -126,9 +148,17 @@ struct depot_context
 /* The context for this stack, created on first sight; never NULL (when
    the depot is full, a shared overflow context is returned).  */
 struct depot_context *depot_intern (const uintptr_t *pcs, uint32_t depth);
-/* Fold one allocation's MIB (and histogram) into CONTEXT.  */
+/* Fold one allocation's MIB (and histogram) and its side-file counts
+   into CONTEXT.  */
 void depot_fold (struct depot_context *context, const struct memprof_mib *mib,
-                 const uint64_t *histogram);
+                 const uint64_t *histogram, const struct context_extra *extra);
+/* The side-file counts of one allocation of SIZE bytes that saw ACCESSES
+   accesses, TOUCHED_COUNTERS of its counters (of GRANULE_SIZE bytes each)
+   not 0, standing for WEIGHT allocations (sampling), weighted as
+   mib_scale weights its MIB.  */
+void context_extra_init_one (struct context_extra *extra, uint64_t size,
+                             uint64_t accesses, uint64_t touched_counters,
+                             uint32_t granule_size, uint32_t weight);
 /* Call VISIT for every context.  */
 void depot_for_each (void (*visit) (struct depot_context *, void *),
                      void *cookie);
@@ -184,9 +214,10 @@ void stats_report (uint64_t heap_accesses, uint64_t live_heap_counters);
 
 /* ---- Profile (profile.c) ---- */
 
-/* Write a profile now.  FINAL: the exit profile, written only when
+/* Write a profile (and, with write_extra, its side file) now, for REASON.
+   MEMPROF_EXTRA_AT_EXIT: the exit profile, written only when
    write_profile is on.  Returns 0 or -1.  */
-int profile_dump (bool final);
+int profile_dump (enum memprof_extra_reason reason);
 /* Of the last profile taken: the total of its TotalAccessCount, and the
    part of it that came from blocks still live.  */
 extern uint64_t profile_heap_accesses, profile_live_heap_counters;

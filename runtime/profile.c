@@ -1,7 +1,9 @@
 /* Taking a profile: a snapshot of every context's record plus the blocks
    live at this moment (folded into the snapshot only, so a block still
    live is not counted twice when it is freed later), written as a raw
-   profile under a temporary name and renamed into place.  */
+   profile under a temporary name and renamed into place.  Its side file
+   (extraformat.h) is written the same way from the same snapshot and
+   renamed into place just before it.  */
 
 #define _GNU_SOURCE
 #include "internal.h"
@@ -34,6 +36,7 @@ static char write_buffer[WRITE_BUFFER_SIZE];
 struct snapshot
 {
   struct raw_profile_record *records;
+  struct memprof_extra_record *extras; /* one per record, same index */
   size_t count, capacity;
   char *scratch;
   size_t scratch_used;
@@ -140,20 +143,25 @@ take_context (struct depot_context *context, void *cookie)
 {
   struct snapshot *snapshot = cookie;
   struct raw_profile_record *record;
+  struct memprof_extra_record *extra;
 
   if (snapshot->count == snapshot->capacity)
     {
       context->snapshot_index = 0;
       return;
     }
+  extra = &snapshot->extras[snapshot->count];
   record = &snapshot->records[snapshot->count++];
   context->snapshot_index = (uint32_t) snapshot->count; /* 1-based */
   record->id = context->id;
   record->depth = context->depth;
   record->pcs = context->pcs;
   record->histogram = NULL;
+  memset (extra, 0, sizeof *extra);
   spin_lock (&context->lock);
   record->mib = context->mib;
+  extra->untouched_allocations = context->extra.untouched_allocations;
+  extra->touched_bytes = context->extra.touched_bytes;
   if (context->mib.alloc_count != 0 && context->mib.access_histogram_size != 0)
     {
       uint64_t *copy = scratch_allocate (
@@ -175,14 +183,19 @@ take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
 {
   struct snapshot *snapshot = cookie;
   struct raw_profile_record *record;
+  struct memprof_extra_record *extra;
   struct memprof_mib mib;
+  struct context_extra counts;
   uint32_t entries = runtime_histogram ? histogram_entries_for (size) : 0;
   uint64_t *histogram = NULL;
+  uint64_t touched_counters;
+  uint64_t allocations = weight > 1 ? weight : 1; /* as mib_scale */
 
   if (context == NULL || context->snapshot_index == 0
       || context->snapshot_index > snapshot->count)
     return;
   record = &snapshot->records[context->snapshot_index - 1];
+  extra = &snapshot->extras[context->snapshot_index - 1];
   if (record->id != context->id)
     return;
   if (entries > 0)
@@ -191,12 +204,20 @@ take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
       if (histogram == NULL)
         entries = 0;
     }
-  uint64_t accesses
-      = shadow_collect (user, granules_for (size), false, histogram, entries);
+  uint64_t accesses = shadow_collect (user, granules_for (size), false,
+                                      &touched_counters, histogram, entries);
   snapshot->live_counters += accesses;
   mib_init_one (&mib, size, accesses, alloc_timestamp, snapshot->now, alloc_cpu,
                 snapshot->cpu);
+  /* Weighted as when it is freed (sampling).  */
+  mib_scale (&mib, weight);
   mib.access_histogram_size = entries;
+  context_extra_init_one (&counts, size, accesses, touched_counters,
+                          shadow_granule_size (), weight);
+  extra->untouched_allocations += counts.untouched_allocations;
+  extra->touched_bytes += counts.touched_bytes;
+  extra->live_allocations += allocations;
+  extra->live_bytes += size * allocations;
   if (record->mib.alloc_count == 0)
     {
       record->mib = mib;
@@ -338,12 +359,66 @@ print_text (const struct snapshot *snapshot)
 
 /* ---- The dump ---- */
 
+/* Where the side file of the profile FINAL goes.  */
+#define SIDE_FILE_PATH_BYTES (PATH_BYTES + sizeof MEMPROF_EXTRA_SUFFIX)
+
+/* Write, as EXTRA_FINAL, the side file of the profile just written (SIZE
+   bytes hashing to HASH): a temporary file renamed into place.  Returns
+   0, or -1 after one line on the log.  */
+static int
+write_side_file (const struct snapshot *snapshot, const char *extra_final,
+                 uint64_t size, uint64_t hash, enum memprof_extra_reason reason)
+{
+  char extra_temp[SIDE_FILE_PATH_BYTES + 64];
+  struct memprof_extra_header header = {
+    .profile_size = size,
+    .profile_hash = hash,
+    .granule_size = shadow_granule_size (),
+    .reason = reason,
+    .timestamp_ms = snapshot->now,
+  };
+  struct raw_writer writer;
+  int fd, error;
+
+  fd = open_temporary (extra_final, extra_temp, sizeof extra_temp);
+  if (fd < 0)
+    error = errno;
+  else
+    {
+      raw_writer_init (&writer, fd, write_buffer, sizeof write_buffer);
+      error = raw_extra_write (&writer, header, snapshot->records,
+                               snapshot->extras, snapshot->count);
+      if (error == 0 && close (fd) != 0)
+        error = errno;
+      else if (error != 0)
+        close (fd);
+      if (error == 0 && rename (extra_temp, extra_final) != 0)
+        error = errno;
+      if (error != 0)
+        unlink (extra_temp);
+    }
+  if (error != 0)
+    {
+      /* A side file of an earlier dump must not stay next to this
+         profile.  */
+      unlink (extra_final);
+      log_printf ("cannot write the side file '%s': %s; the profile is "
+                  "written without it",
+                  extra_final, strerror (error));
+      return -1;
+    }
+  return 0;
+}
+
 static int
 write_snapshot (const struct snapshot *snapshot,
-                const struct segment_list *segments, unsigned sequence)
+                const struct segment_list *segments, unsigned sequence,
+                enum memprof_extra_reason reason)
 {
   char final[PATH_BYTES], temp[PATH_BYTES + 64];
+  char extra_final[SIDE_FILE_PATH_BYTES];
   struct raw_writer writer;
+  bool side_file = false;
   int fd, error;
 
   if (!expand_profile_name (runtime_options.profile_file, sequence, final,
@@ -369,27 +444,38 @@ write_snapshot (const struct snapshot *snapshot,
     error = errno;
   else if (error != 0)
     close (fd);
+  /* The side file goes into place first: whoever sees the profile sees
+     its side file too.  */
+  snprintf (extra_final, sizeof extra_final, "%s%s", final,
+            MEMPROF_EXTRA_SUFFIX);
+  if (error == 0 && runtime_options.write_extra)
+    side_file = write_side_file (snapshot, extra_final, writer.written,
+                                 writer.hash, reason)
+                == 0;
   if (error == 0 && rename (temp, final) != 0)
     error = errno;
   if (error != 0)
     {
       unlink (temp);
+      if (side_file)
+        unlink (extra_final);
       log_printf ("cannot write the profile '%s': %s; no profile written",
                   final, strerror (error));
       return -1;
     }
   if (runtime_options.verbosity >= 1)
-    log_printf ("profile written to %s (%lu bytes)", final,
-                (unsigned long) writer.written);
+    log_printf ("profile written to %s (%lu bytes)%s", final,
+                (unsigned long) writer.written,
+                side_file ? ", with its side file" : "");
   return 0;
 }
 
 int
-profile_dump (bool final)
+profile_dump (enum memprof_extra_reason reason)
 {
   struct snapshot snapshot;
   struct segment_list segments;
-  size_t records_bytes, segments_bytes;
+  size_t records_bytes, extras_bytes, segments_bytes;
   int result = 0;
 
   if (runtime_state != RUNTIME_RUNNING)
@@ -401,13 +487,16 @@ profile_dump (bool final)
   /* Contexts created while the snapshot is taken are left for the next. */
   snapshot.capacity = depot_context_count () + 1;
   records_bytes = snapshot.capacity * sizeof *snapshot.records;
+  extras_bytes = snapshot.capacity * sizeof *snapshot.extras;
   segments_bytes = SEGMENTS_MAX * sizeof *segments.segments;
   snapshot.records = runtime_map (records_bytes);
+  snapshot.extras = runtime_map (extras_bytes);
   snapshot.scratch
       = runtime_histogram ? runtime_map (SNAPSHOT_SCRATCH_SIZE) : NULL;
   segments.segments = runtime_map (segments_bytes);
   segments.count = 0;
-  if (snapshot.records == NULL || segments.segments == NULL)
+  if (snapshot.records == NULL || snapshot.extras == NULL
+      || segments.segments == NULL)
     {
       log_printf ("cannot map memory for the profile: %s; no profile written",
                   strerror (errno));
@@ -424,14 +513,16 @@ profile_dump (bool final)
       for (size_t i = 0; i < snapshot.count; i++)
         profile_heap_accesses += snapshot.records[i].mib.total_access_count;
       profile_live_heap_counters = snapshot.live_counters;
-      if (!final || runtime_options.write_profile)
-        result = write_snapshot (&snapshot, &segments, dump_sequence++);
+      if (reason != MEMPROF_EXTRA_AT_EXIT || runtime_options.write_profile)
+        result = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
       if (runtime_options.print_text)
         print_text (&snapshot);
     }
 
   if (snapshot.records != NULL)
     runtime_unmap (snapshot.records, records_bytes);
+  if (snapshot.extras != NULL)
+    runtime_unmap (snapshot.extras, extras_bytes);
   if (snapshot.scratch != NULL)
     runtime_unmap (snapshot.scratch, SNAPSHOT_SCRATCH_SIZE);
   if (segments.segments != NULL)

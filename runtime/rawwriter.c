@@ -1,7 +1,10 @@
 /* The raw profile writer.  Layout (docs/profile-format.md):
      header | u64 #segments, segments | u64 #MIBs, (u64 id, MIB, histogram)*
             | u64 #stacks, (u64 id, u64 #pcs, pcs)*
-   Every element is a multiple of 8 bytes, so no padding is needed.  */
+   Every element is a multiple of 8 bytes, so no padding is needed.  The
+   side file is a header and one record per MIB (extraformat.h).  The
+   writer hashes what reaches the file as it goes, so the side file can
+   name its profile's bytes without reading them back.  */
 
 #include "rawwriter.h"
 
@@ -18,6 +21,7 @@ raw_writer_init (struct raw_writer *writer, int fd, char *buffer,
   writer->used = 0;
   writer->capacity = capacity;
   writer->written = 0;
+  writer->hash = MEMPROF_FNV_OFFSET;
   writer->error = 0;
 }
 
@@ -36,6 +40,7 @@ drain (struct raw_writer *writer)
           writer->error = n < 0 ? errno : EIO;
           break;
         }
+      writer->hash = memprof_fnv1a (writer->hash, writer->buffer + done, n);
       done += n;
       writer->written += n;
     }
@@ -158,6 +163,31 @@ raw_profile_write (struct raw_writer *writer,
       put_u64 (writer, records[i].depth);
       for (uint32_t j = 0; j < records[i].depth; j++)
         put_u64 (writer, records[i].pcs[j]);
+    }
+  return raw_writer_flush (writer);
+}
+
+int
+raw_extra_write (struct raw_writer *writer, struct memprof_extra_header header,
+                 const struct raw_profile_record *records,
+                 const struct memprof_extra_record *extras, size_t record_count)
+{
+  header.magic = MEMPROF_EXTRA_MAGIC;
+  header.version = MEMPROF_EXTRA_VERSION;
+  header.header_size = sizeof header;
+  header.record_count = 0;
+  header.reserved = 0;
+  for (size_t i = 0; i < record_count; i++)
+    header.record_count += records[i].mib.alloc_count != 0;
+  raw_writer_put (writer, &header, sizeof header);
+  for (size_t i = 0; i < record_count; i++)
+    {
+      struct memprof_extra_record extra = extras[i];
+      if (records[i].mib.alloc_count == 0)
+        continue;
+      extra.stack_id = records[i].id;
+      extra.reserved = 0;
+      raw_writer_put (writer, &extra, sizeof extra);
     }
   return raw_writer_flush (writer);
 }

@@ -1,5 +1,6 @@
-/* Serializing a raw profile (LLVM MemProf raw version 4) through a fixed
-   buffer onto a file descriptor.  Pure: no allocation, no global state.  */
+/* Serializing a raw profile (LLVM MemProf raw version 4) and its side
+   file (extraformat.h) through a fixed buffer onto a file descriptor.
+   Pure: no allocation, no global state.  */
 
 #ifndef MEMPROF_RAWWRITER_H
 #define MEMPROF_RAWWRITER_H
@@ -7,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "extraformat.h"
 #include "mib.h"
 #include "rawformat.h"
 
@@ -16,6 +18,7 @@ struct raw_writer
   char *buffer;
   size_t used, capacity;
   uint64_t written; /* bytes that reached the file */
+  uint64_t hash;    /* memprof_fnv1a of those bytes */
   int error;        /* the first errno, 0 if none */
 };
 
@@ -47,5 +50,17 @@ int raw_profile_write (struct raw_writer *writer,
                        size_t segment_count,
                        const struct raw_profile_record *records,
                        size_t record_count);
+
+/* Write the side file of the profile that raw_profile_write wrote from
+   RECORDS: HEADER (the caller gives the profile's size and hash, the
+   granule size, the reason and the timestamp; the magic, version, sizes
+   and record count are set here), then for every record the profile
+   holds (alloc_count not 0), in the same order, EXTRAS[i] with
+   RECORDS[i]'s stack id.  Returns 0 or an errno value.  */
+int raw_extra_write (struct raw_writer *writer,
+                     struct memprof_extra_header header,
+                     const struct raw_profile_record *records,
+                     const struct memprof_extra_record *extras,
+                     size_t record_count);
 
 #endif /* MEMPROF_RAWWRITER_H */

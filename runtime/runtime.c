@@ -172,7 +172,7 @@ runtime_destructor (void)
     return;
   if (runtime_options.write_profile || runtime_options.print_text
       || runtime_options.stats)
-    profile_dump (true);
+    profile_dump (MEMPROF_EXTRA_AT_EXIT);
   stats_report (profile_heap_accesses, profile_live_heap_counters);
   atomic_store (&runtime_state, RUNTIME_FINISHED);
 }
@@ -197,7 +197,7 @@ MEMPROF_EXPORT int
 memprof_dump (void)
 {
   runtime_ensure_initialized ();
-  return profile_dump (false);
+  return profile_dump (MEMPROF_EXTRA_BY_API);
 }
 
 MEMPROF_EXPORT void

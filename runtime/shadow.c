@@ -84,10 +84,12 @@ shadow_clear (uintptr_t block, size_t granules)
 
 uint64_t
 shadow_collect (uintptr_t block, size_t granules, bool clear,
-                uint64_t *histogram, uint32_t histogram_size)
+                uint64_t *touched_counters, uint64_t *histogram,
+                uint32_t histogram_size)
 {
-  uint64_t total = 0;
+  uint64_t total = 0, touched = 0;
 
+  *touched_counters = 0;
   if (__memprof_shadow_base == 0)
     return 0;
   if (runtime_histogram)
@@ -99,6 +101,7 @@ shadow_collect (uintptr_t block, size_t granules, bool clear,
       for (size_t i = 0; i < count; i++)
         {
           total += counters[i];
+          touched += counters[i] != 0;
           if (i < histogram_size)
             histogram[i] = counters[i];
         }
@@ -108,10 +111,14 @@ shadow_collect (uintptr_t block, size_t granules, bool clear,
       const uint64_t *counters
           = memprof_shadow_for (__memprof_shadow_base, block);
       for (size_t i = 0; i < granules; i++)
-        total += counters[i];
+        {
+          total += counters[i];
+          touched += counters[i] != 0;
+        }
     }
   if (clear)
     shadow_clear (block, granules);
+  *touched_counters = touched;
   return total;
 }
 

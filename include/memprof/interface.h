@@ -16,7 +16,8 @@ extern "C" {
    allocation freed so far, plus every allocation live at this moment
    (folded into a copy, so it is not counted twice when it is freed later).
    The file is named by the profile_file option; without %n in it, each
-   dump replaces the previous file (atomically, by rename).
+   dump replaces the previous file (atomically, by rename).  Its side
+   file, NAME.extra, is written with it (unless write_extra=0).
    Returns 0 on success, -1 if the profile could not be written (the
    reason is printed once on the runtime's log).  */
 int memprof_dump (void);

@@ -97,9 +97,12 @@ def test_program(args, program, work):
         results.check(actual.stderr == "", f"{label}: the runtime prints nothing by default",
                       actual.stderr)
 
-        profiles = glob.glob(os.path.join(directory, "profile.*"))
+        written = glob.glob(os.path.join(directory, "profile.*"))
+        profiles = [path for path in written if not path.endswith(".extra")]
         if not results.check(len(profiles) == 1, f"{label}: one profile written", str(profiles)):
             continue
+        results.check(sorted(written) == sorted([profiles[0], profiles[0] + ".extra"]),
+                      f"{label}: its side file written next to it", str(written))
         show = run([args.llvm_profdata, "show", "--memory", profiles[0],
                     "--profiled-binary", profiled])
         if not results.check(show.returncode == 0, f"{label}: llvm-profdata show --memory", show.stderr):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The runtime's promises to its users, checked on real programs: start-up
 before constructors, MEMPROF_OPTIONS errors and help, print_text, log_path,
-profile naming, dumps and reset through the API, failed writes, and that
-the program's output and exit status never change.
+profile naming, dumps and reset through the API, failed writes, the side
+file written next to every profile, and that the program's output and exit
+status never change.
 
 Prints one line per check and ends with `runtime: N passed, N failed`."""
 
@@ -13,6 +14,7 @@ import re
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 
@@ -107,11 +109,13 @@ def test_options(work):
     results.check(quiet.stdout == "plain done\n" and quiet.returncode == 5 and quiet.stderr == "",
                   "plain: runs as without the runtime, silently",
                   f"{quiet.returncode} {quiet.stdout!r} {quiet.stderr!r}")
-    results.check(sorted(os.listdir(directory)) == ["plain", "quiet.prof"],
-                  "plain: only the profile is left in the directory (no temporary file)",
-                  str(os.listdir(directory)))
-    mode = os.stat(os.path.join(directory, "quiet.prof")).st_mode & 0o777
-    results.check(mode == 0o600, "the profile is created with mode 0600", oct(mode))
+    results.check(sorted(os.listdir(directory)) == ["plain", "quiet.prof", "quiet.prof.extra"],
+                  "plain: only the profile and its side file are left in the directory "
+                  "(no temporary file)", str(os.listdir(directory)))
+    for name, what in (("quiet.prof", "profile"), ("quiet.prof.extra", "side file")):
+        path = os.path.join(directory, name)
+        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else None
+        results.check(mode == 0o600, f"the {what} is created with mode 0600", str(mode))
 
     bad = execute(binary, directory,
                   "bogus=1:max_stack_depth=abc:verbosity:profile_file=bad.prof::histogram=maybe")
@@ -176,8 +180,10 @@ def test_api(work):
     result = execute(binary, directory, "profile_file=api.%n")
     results.check(result.returncode == 0 and result.stdout == "api status 0\n",
                   "api: get/set option results as documented", result.stdout + result.stderr)
-    results.check(sorted(os.listdir(directory)) == ["api", "api.0", "api.1"],
-                  "api: memprof_dump and the exit each write a profile (%n)", str(os.listdir(directory)))
+    results.check(sorted(os.listdir(directory)) == ["api", "api.0", "api.0.extra", "api.1",
+                                                    "api.1.extra"],
+                  "api: memprof_dump and the exit each write a profile (%n) and its side file",
+                  str(os.listdir(directory)))
     # churn (3), then a dump: 3 freed blocks; `kept' live, counted in the dump.
     expect_sites("api dump", os.path.join(directory, "api.0"), binary,
                  [([("churn", 4, 21)], {"count": 3, "accesses": 3, "size": 300}),
@@ -187,6 +193,16 @@ def test_api(work):
     expect_sites("api exit", os.path.join(directory, "api.1"), binary,
                  [([("churn", 4, 21)], {"count": 2, "accesses": 2, "size": 200}),
                   ([("main", 6, 16)], {"count": 1, "accesses": 4, "size": 200})])
+    # The same, in the side files: `kept' (200 bytes, its first granule
+    # touched) is live at the dump, freed before exit.
+    found = side_file_by_function("api dump", os.path.join(directory, "api.0"), binary, "api")
+    if found is not None:
+        expect_side_record("api dump", found, "churn", 3, 0, 3 * 64, 0, 0)
+        expect_side_record("api dump", found, "main", 1, 0, 64, 1, 200)
+    found = side_file_by_function("api exit", os.path.join(directory, "api.1"), binary, "exit")
+    if found is not None:
+        expect_side_record("api exit", found, "churn", 2, 0, 2 * 64, 0, 0)
+        expect_side_record("api exit", found, "main", 1, 0, 64, 0, 0)
 
 
 def test_histogram(work):
@@ -244,6 +260,284 @@ def sites_by_function(profile, binary):
             for name, mibs in found.items()}
 
 
+# ---- The side file (docs/profile-format.md, "The side file") ----
+
+RAW_HEADER = struct.Struct("<6Q")
+RAW_SEGMENT = struct.Struct("<4Q32s")
+MIB = struct.Struct("<IQQQQIIIIQIIIIIIIIQQIIQIIIQ")
+MIB_FIELDS = ("AllocCount", "TotalAccessCount", "MinAccessCount", "MaxAccessCount",
+              "TotalSize", "MinSize", "MaxSize", "AllocTimestamp", "DeallocTimestamp",
+              "TotalLifetime", "MinLifetime", "MaxLifetime", "AllocCpuId", "DeallocCpuId",
+              "NumMigratedCpu", "NumLifetimeOverlaps", "NumSameAllocCpu", "NumSameDeallocCpu",
+              "DataTypeId", "TotalAccessDensity", "MinAccessDensity", "MaxAccessDensity",
+              "TotalLifetimeAccessDensity", "MinLifetimeAccessDensity",
+              "MaxLifetimeAccessDensity", "AccessHistogramSize", "AccessHistogram")
+EXTRA_HEADER = struct.Struct("<8sIIQQQIIQQ")
+EXTRA_HEADER_FIELDS = ("magic", "version", "header_size", "profile_size", "profile_hash",
+                       "record_count", "granule_size", "reason", "timestamp_ms", "reserved")
+EXTRA_RECORD = struct.Struct("<6Q")
+EXTRA_RECORD_FIELDS = ("stack_id", "untouched_allocations", "touched_bytes",
+                       "live_allocations", "live_bytes", "reserved")
+EXTRA_REASONS = {"exit": 0, "api": 1, "signal": 2, "interval": 3}
+
+
+def fnv1a(data):
+    """FNV-1a, 64 bits (memprof_fnv1a in runtime/extraformat.h)."""
+    value = 0xcbf29ce484222325
+    for byte in data:
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def read_raw_profile(path):
+    """The profile in PATH (one, as the runtime writes): its bytes, segments
+    [(start, end, offset)], MIBs {stack id: {field: value}} and stacks
+    {stack id: [pc, ...]}."""
+    data = open(path, "rb").read()
+    _, _, _, segment_offset, mib_offset, stack_offset = RAW_HEADER.unpack_from(data, 0)
+    profile = {"bytes": data, "segments": [], "mibs": {}, "stacks": {}}
+    (count,) = struct.unpack_from("<Q", data, segment_offset)
+    for i in range(count):
+        start, end, offset, _, _ = RAW_SEGMENT.unpack_from(
+            data, segment_offset + 8 + i * RAW_SEGMENT.size)
+        profile["segments"].append((start, end, offset))
+    (count,) = struct.unpack_from("<Q", data, mib_offset)
+    position = mib_offset + 8
+    for _ in range(count):
+        (stack_id,) = struct.unpack_from("<Q", data, position)
+        mib = dict(zip(MIB_FIELDS, MIB.unpack_from(data, position + 8)))
+        profile["mibs"][stack_id] = mib
+        position += 8 + MIB.size + 8 * mib["AccessHistogramSize"]
+    (count,) = struct.unpack_from("<Q", data, stack_offset)
+    position = stack_offset + 8
+    for _ in range(count):
+        stack_id, depth = struct.unpack_from("<QQ", data, position)
+        profile["stacks"][stack_id] = list(struct.unpack_from(f"<{depth}Q", data, position + 16))
+        position += 16 + 8 * depth
+    return profile
+
+
+def read_side_file(path):
+    """(header, [record]) of the side file PATH, each a {field: value}."""
+    data = open(path, "rb").read()
+    header = dict(zip(EXTRA_HEADER_FIELDS, EXTRA_HEADER.unpack_from(data, 0)))
+    records = [dict(zip(EXTRA_RECORD_FIELDS, EXTRA_RECORD.unpack_from(data, offset)))
+               for offset in range(EXTRA_HEADER.size, len(data) - EXTRA_RECORD.size + 1,
+                                   EXTRA_RECORD.size)]
+    return header, records
+
+
+def leaf_functions(profile, binary):
+    """{stack id: the program's function that called the allocator} of a
+    profile read by read_raw_profile (the program is its first segment)."""
+    symbols = []
+    for line in subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
+                               text=True).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in "tT":
+            symbols.append((int(fields[0], 16), int(fields[1], 16), fields[3]))
+    start, end, offset = profile["segments"][0]
+    leaves = {}
+    for stack_id, pcs in profile["stacks"].items():
+        if pcs and start <= pcs[0] < end:
+            address = pcs[0] - offset
+            for low, size, name in symbols:
+                if low <= address < low + size:
+                    leaves[stack_id] = name
+    return leaves
+
+
+def check_side_file(label, profile_path, reason, granule=64):
+    """Check what every side file must be, whatever the program did: next
+    to PROFILE_PATH, a well-formed header naming the profile's exact bytes
+    (size, FNV-1a), the granule and REASON, and one record per MIB of the
+    profile, each within its MIB.  Returns ({stack id: record}, profile,
+    header) or None."""
+    side_path = profile_path + ".extra"
+    if not results.check(os.path.isfile(side_path),
+                         f"{label}: the side file {os.path.basename(side_path)} is written"):
+        return None
+    profile = read_raw_profile(profile_path)
+    header, records = read_side_file(side_path)
+    results.check(header["magic"] == b"\x89MPXTRA\n" and header["version"] == 1
+                  and header["header_size"] == 64 and header["reserved"] == 0
+                  and os.path.getsize(side_path) == 64 + 48 * header["record_count"]
+                  and len(records) == header["record_count"],
+                  f"{label}: side file header: magic, version 1, 64 bytes, then "
+                  "record_count records of 48 bytes", str(header))
+    data = profile["bytes"]
+    results.check(header["profile_size"] == len(data) and header["profile_hash"] == fnv1a(data),
+                  f"{label}: the side file names the profile's size and FNV-1a hash",
+                  f"{header['profile_size']} {header['profile_hash']:#x} for {len(data)} "
+                  f"{fnv1a(data):#x}")
+    results.check(header["granule_size"] == granule and header["reason"] == EXTRA_REASONS[reason],
+                  f"{label}: the side file says granule {granule} bytes, reason {reason}",
+                  f"granule {header['granule_size']}, reason {header['reason']}")
+    mibs = profile["mibs"]
+    ids = [record["stack_id"] for record in records]
+    results.check(sorted(ids) == sorted(mibs) and len(set(ids)) == len(ids),
+                  f"{label}: one side-file record per MIB of the profile",
+                  f"{sorted(ids)} vs {sorted(mibs)}")
+    outside = [record for record in records if record["stack_id"] not in mibs
+               or record["reserved"] != 0
+               or record["untouched_allocations"] > mibs[record["stack_id"]]["AllocCount"]
+               or record["live_allocations"] > mibs[record["stack_id"]]["AllocCount"]
+               or record["touched_bytes"] > mibs[record["stack_id"]]["TotalSize"]
+               or record["live_bytes"] > mibs[record["stack_id"]]["TotalSize"]]
+    results.check(not outside, f"{label}: every side-file record within its MIB (untouched "
+                  "and live allocations at most AllocCount, touched and live bytes at most "
+                  "TotalSize)", str(outside))
+    if reason in ("exit", "api"):
+        # Written by the program's only thread: nothing was freed after
+        # the dump began (a runtime thread's dump may see later frees).
+        latest = max((mib["DeallocTimestamp"] for mib in mibs.values()), default=0)
+        results.check(header["timestamp_ms"] >= latest,
+                      f"{label}: the side file's timestamp is no earlier than any MIB's "
+                      "DeallocTimestamp", f"{header['timestamp_ms']} < {latest}")
+    return {record["stack_id"]: record for record in records}, profile, header
+
+
+def side_file_by_function(label, profile_path, binary, reason, granule=64):
+    """check_side_file, then {leaf function: (record, MIB)} (and the
+    header as "header"), or None."""
+    checked = check_side_file(label, profile_path, reason, granule)
+    if checked is None:
+        return None
+    records, profile, header = checked
+    found = {name: (records[stack_id], profile["mibs"][stack_id])
+             for stack_id, name in leaf_functions(profile, binary).items()
+             if stack_id in records}
+    found["header"] = header
+    return found
+
+
+def expect_side_record(label, found, function, allocations, untouched, touched, live, live_bytes):
+    """The side-file record of FUNCTION's context in FOUND (from
+    side_file_by_function), field by field."""
+    record, mib = found.get(function, ({}, {}))
+    got = (mib.get("AllocCount"), record.get("untouched_allocations"),
+           record.get("touched_bytes"), record.get("live_allocations"), record.get("live_bytes"))
+    results.check(got == (allocations, untouched, touched, live, live_bytes),
+                  f"{label}: {function}: {allocations} allocations, {untouched} untouched, "
+                  f"{touched} bytes touched, {live} live ({live_bytes} bytes)",
+                  f"got {got}")
+
+
+def test_side_file_counts(work):
+    """extra_counts.c: over-reserved, never touched, leaked and several
+    allocations in one context, counted by instrumented code, with 64-byte
+    granules and with histogram mode's 8-byte granules."""
+    for histogram in (False, True):
+        mode = "histogram" if histogram else "counters"
+        extra = plugin_flags() + (["-fplugin-arg-memprof-histogram"] if histogram else [])
+        directory, binary = prepare(work, f"side-file-{mode}", "extra_counts.c", extra=extra)
+        if binary is None:
+            continue
+        label = f"side file, {mode}"
+        result = execute(binary, directory,
+                         "profile_file=c.prof" + (":histogram=1" if histogram else ""))
+        results.check(result.returncode == 0 and result.stdout == "counts done\n"
+                      and result.stderr == "", f"{label}: extra_counts runs silently",
+                      result.stderr)
+        profile = os.path.join(directory, "c.prof")
+        sites, error = sites_of(profile, binary)
+        results.check(sites is not None, f"{label}: llvm-profdata-19 show --memory still "
+                      "reads the profile", error)
+        granule = 8 if histogram else 64
+        found = side_file_by_function(label, profile, binary, "exit", granule)
+        if found is None:
+            continue
+        expect_side_record(label, found, "over_reserve", 1, 0, 1024, 0, 0)
+        expect_side_record(label, found, "never_touched", 1, 1, 0, 0, 0)
+        expect_side_record(label, found, "leak", 3, 0, 3 * granule, 3, 300)
+        expect_side_record(label, found, "several", 5, 1, 1208 if histogram else 1266, 2, 1200)
+        leaked = found.get("leak", ({}, {}))[1].get("DeallocTimestamp")
+        results.check(found["header"]["timestamp_ms"] == leaked,
+                      f"{label}: the side file's timestamp is the dump's, the DeallocTimestamp "
+                      "of blocks live at exit", f"{found['header']['timestamp_ms']} vs {leaked}")
+
+
+def test_side_file_sampling(work):
+    """With sample_interval, the side file is weighted as the MIB's Totals,
+    for freed blocks and for blocks live at the dump."""
+    directory, binary = prepare(work, "side-file-sampled", "extra_sampled.c",
+                                extra=plugin_flags())
+    if binary is None:
+        return
+    label = "side file, sample_interval=65536"
+    result = execute(binary, directory, "profile_file=s.prof:sample_interval=65536")
+    results.check(result.returncode == 0 and result.stdout == "sampled done\n",
+                  f"{label}: extra_sampled runs", result.stderr)
+    found = side_file_by_function(label, os.path.join(directory, "s.prof"), binary, "exit")
+    if found is None:
+        return
+    record, mib = found.get("kept_untouched", ({}, {}))
+    results.check(2000 < mib.get("AllocCount", 0) < 200000,
+                  f"{label}: kept_untouched's 20,000 allocations are sampled and weighted",
+                  str(mib.get("AllocCount")))
+    results.check(record.get("live_allocations") == record.get("untouched_allocations")
+                  == mib.get("AllocCount") and record.get("live_bytes") == mib.get("TotalSize")
+                  and record.get("touched_bytes") == 0,
+                  f"{label}: blocks live at exit weighted as their MIB: live and untouched "
+                  "allocations = AllocCount, live bytes = TotalSize", f"{record} {mib}")
+    record, mib = found.get("touched_freed", ({}, {}))
+    results.check(record.get("touched_bytes") == mib.get("TotalSize")
+                  and mib.get("AllocCount", 0) > 2000
+                  and record.get("untouched_allocations") == 0
+                  and record.get("live_allocations") == 0,
+                  f"{label}: freed blocks weighted as their MIB: touched bytes = TotalSize",
+                  f"{record} {mib}")
+
+
+def test_side_file_options_and_failures(work):
+    directory, binary = prepare(work, "side-file-options", "plain.c")
+    if binary is None:
+        return
+    result = execute(binary, directory, "write_extra=0:profile_file=no-extra.prof")
+    results.check(result.returncode == 5 and result.stderr == ""
+                  and os.path.exists(os.path.join(directory, "no-extra.prof"))
+                  and not os.path.exists(os.path.join(directory, "no-extra.prof.extra")),
+                  "write_extra=0 writes the profile and no side file", str(os.listdir(directory)))
+
+    # A directory where the side file should go: the side file cannot be
+    # renamed into place; the profile is still written.
+    os.mkdir(os.path.join(directory, "p.prof.extra"))
+    result = execute(binary, directory, "profile_file=p.prof")
+    lines = result.stderr.splitlines()
+    results.check(result.stdout == "plain done\n" and result.returncode == 5
+                  and len(lines) == 1 and "cannot write the side file" in lines[0]
+                  and "p.prof.extra" in lines[0],
+                  "a side file that cannot be written: one clear line, exit status unchanged",
+                  result.stderr)
+    results.check(sorted(os.listdir(directory)) == ["no-extra.prof", "p.prof", "p.prof.extra",
+                                                     "plain"]
+                  and os.listdir(os.path.join(directory, "p.prof.extra")) == []
+                  and sites_of(os.path.join(directory, "p.prof"), binary)[0] is not None,
+                  "a side file that cannot be written: the profile is still written, no "
+                  "temporary file is left", str(os.listdir(directory)))
+
+    unwritable = os.path.join(directory, "read-only")
+    os.mkdir(unwritable)
+    os.chmod(unwritable, 0o555)
+    command = [binary]
+    if os.geteuid() == 0:
+        # root writes anywhere: run as nobody.
+        if shutil.which("setpriv") is None:
+            print("UNSUPPORTED: unwritable directory test (root without setpriv)")
+            return
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary]
+    result = subprocess.run(command, cwd=directory, capture_output=True, text=True,
+                            env=dict(os.environ, MEMPROF_OPTIONS="profile_file=read-only/p.prof"))
+    lines = result.stderr.splitlines()
+    results.check(result.stdout == "plain done\n" and result.returncode == 5
+                  and len(lines) == 1 and "cannot create the profile" in lines[0],
+                  "an unwritable directory: one clear line, exit status unchanged",
+                  result.stderr)
+    results.check(os.listdir(unwritable) == [],
+                  "an unwritable directory: neither profile nor side file, nor a temporary "
+                  "file, is left", str(os.listdir(unwritable)))
+
+
 def test_signal_dump(work):
     directory, binary = prepare(work, "signal", "signal_dump.c")
     if binary is None:
@@ -262,6 +556,8 @@ def test_signal_dump(work):
                       and final.get("churn", {}).get("AllocCount") == 5,
                       "dump_signal: the signal's dump holds 3 allocations, the exit's 5",
                       f"{dumped} {final}")
+    check_side_file("dump_signal: the signal's dump", first, "signal")
+    check_side_file("dump_signal: the exit's dump", os.path.join(directory, "sig.1"), "exit")
 
 
 def test_interval_dump(work):
@@ -269,13 +565,18 @@ def test_interval_dump(work):
     if binary is None:
         return
     result = execute(binary, directory, "dump_interval_s=1:profile_file=i.%n")
-    dumps = sorted(glob.glob(os.path.join(directory, "i.*")))
+    dumps = sorted((path for path in glob.glob(os.path.join(directory, "i.*"))
+                    if not path.endswith(".extra")),
+                   key=lambda path: int(path.rsplit(".", 1)[1]))
     results.check(result.returncode == 0 and len(dumps) >= 3,
                   "dump_interval_s=1: dumps while a 2.5 s program runs, and at exit",
                   f"{dumps} {result.stderr}")
     readable = [d for d in dumps if sites_of(d, binary)[0] is not None]
     results.check(readable == dumps and dumps, "dump_interval_s: every dump is a valid profile",
                   f"{len(readable)} of {len(dumps)}")
+    for number, dump in enumerate(dumps):
+        check_side_file(f"dump_interval_s: dump {number}", dump,
+                        "exit" if number == len(dumps) - 1 else "interval")
 
 
 def test_fork(work):
@@ -289,9 +590,13 @@ def test_fork(work):
         return
     parent_file = os.path.join(directory, f"f.{match.group(1)}")
     child_file = os.path.join(directory, f"f.{match.group(2)}")
-    results.check(sorted(glob.glob(os.path.join(directory, "f.*"))) == sorted([parent_file, child_file]),
-                  "fork: parent and child each write a profile named with their own pid; "
-                  "the exec'd program writes none", str(os.listdir(directory)))
+    results.check(sorted(glob.glob(os.path.join(directory, "f.*")))
+                  == sorted([parent_file, parent_file + ".extra", child_file,
+                             child_file + ".extra"]),
+                  "fork: parent and child each write a profile and its side file named with "
+                  "their own pid; the exec'd program writes none", str(os.listdir(directory)))
+    check_side_file("fork: the parent", parent_file, "exit")
+    check_side_file("fork: the child", child_file, "exit")
     parent = sites_by_function(parent_file, binary)
     child = sites_by_function(child_file, binary)
     if parent is not None and child is not None:
@@ -471,6 +776,9 @@ def main():
     test_setuid(work)
     test_failed_write(work)
     test_no_shadow(work)
+    test_side_file_counts(work)
+    test_side_file_sampling(work)
+    test_side_file_options_and_failures(work)
     return results.finish()
 
 

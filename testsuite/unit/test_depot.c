@@ -205,6 +205,9 @@ END_TEST
 
 /* ---- Folding allocations into a context ---- */
 
+/* The side-file counts of an allocation that adds none.  */
+static const struct context_extra no_extra = { 0, 0 };
+
 START_TEST (test_fold_two_mibs)
 {
   uintptr_t pcs[1] = { FAKE_PC (8, 0) };
@@ -217,10 +220,10 @@ START_TEST (test_fold_two_mibs)
   /* 256 bytes, 1000 accesses, 250..400 ms, cpu 0 -> 1: density
      100000 / 256 = 390, lifetime density 390000 / 150 = 2600.  */
   mib_init_one (&second, 256, 1000, 250, 400, 0, 1);
-  depot_fold (context, &first, NULL);
+  depot_fold (context, &first, NULL, &no_extra);
   ck_assert_uint_eq (context->mib.alloc_count, 1);
   ck_assert_uint_eq (context->mib.total_size, 64);
-  depot_fold (context, &second, NULL);
+  depot_fold (context, &second, NULL, &no_extra);
   ck_assert_uint_eq (context->mib.alloc_count, 2);
   ck_assert_uint_eq (context->mib.total_access_count, 1064);
   ck_assert_uint_eq (context->mib.min_access_count, 64);
@@ -255,12 +258,12 @@ START_TEST (test_fold_histograms)
   struct memprof_mib mib;
 
   mib = mib_with_histogram (3);
-  depot_fold (context, &mib, small);
+  depot_fold (context, &mib, small, &no_extra);
   ck_assert_uint_eq (context->mib.access_histogram_size, 3);
   mib = mib_with_histogram (5);
-  depot_fold (context, &mib, large); /* the histogram grows */
+  depot_fold (context, &mib, large, &no_extra); /* the histogram grows */
   mib = mib_with_histogram (2);
-  depot_fold (context, &mib, tiny);
+  depot_fold (context, &mib, tiny, &no_extra);
   ck_assert_uint_eq (context->mib.alloc_count, 3);
   ck_assert_uint_eq (context->mib.access_histogram_size, 5);
   ck_assert_uint_ge (context->histogram_capacity, 5);
@@ -286,14 +289,14 @@ START_TEST (test_fold_after_reset_forgets_old_histogram)
   struct memprof_mib mib;
 
   mib = mib_with_histogram (5);
-  depot_fold (context, &mib, ones);
+  depot_fold (context, &mib, ones, &no_extra);
   depot_reset_records ();
   ck_assert_uint_eq (context->mib.alloc_count, 0);
   mib = mib_with_histogram (2);
-  depot_fold (context, &mib, sevens);
+  depot_fold (context, &mib, sevens, &no_extra);
   ck_assert_uint_eq (context->mib.access_histogram_size, 2);
   mib = mib_with_histogram (5);
-  depot_fold (context, &mib, tens);
+  depot_fold (context, &mib, tens, &no_extra);
   ck_assert_uint_eq (context->mib.alloc_count, 2);
   ck_assert_uint_eq (context->mib.access_histogram_size, 5);
   ck_assert_uint_eq (context->histogram[0], 17); /* 7 + 10 */
@@ -312,17 +315,98 @@ START_TEST (test_reset_forgets_records_keeps_contexts)
   struct memprof_mib mib;
 
   mib_init_one (&mib, 100, 5, 0, 10, 0, 0);
-  depot_fold (context, &mib, NULL);
-  depot_fold (context, &mib, NULL);
+  depot_fold (context, &mib, NULL, &no_extra);
+  depot_fold (context, &mib, NULL, &no_extra);
   ck_assert_uint_eq (context->mib.alloc_count, 2);
   depot_reset_records ();
   ck_assert_uint_eq (context->mib.alloc_count, 0);
   ck_assert_uint_eq (context->mib.total_size, 0);
   ck_assert_ptr_eq (depot_intern (pcs, 2), context);
   ck_assert_uint_eq (context->id, id);
-  depot_fold (context, &mib, NULL);
+  depot_fold (context, &mib, NULL, &no_extra);
   ck_assert_uint_eq (context->mib.alloc_count, 1);
   ck_assert_uint_eq (context->mib.total_size, 100);
+}
+END_TEST
+
+/* ---- The side file's counts (context_extra_init_one, depot_fold) ---- */
+
+static const struct
+{
+  uint64_t size, accesses, touched_counters;
+  uint32_t granule_size, weight;
+  uint64_t untouched_allocations, touched_bytes; /* worked out by hand */
+} extra_cases[] = {
+  { 65536, 1024, 16, 64, 1, 0, 1024 }, /* 1 KiB of 64 KiB touched */
+  { 3000, 0, 0, 64, 1, 1, 0 },         /* never touched */
+  { 10, 1, 1, 64, 1, 0, 10 },          /* one granule, capped at 10 */
+  { 1000, 1000, 16, 64, 1, 0, 1000 },  /* 16 x 64 = 1024, capped */
+  { 200, 130, 3, 64, 1, 0, 192 },      /* 3 x 64 <= 200 */
+  { 10, 1, 1, 8, 1, 0, 8 },            /* histogram granules */
+  { 200, 130, 17, 8, 1, 0, 136 },      /* 17 x 8 */
+  { 0, 0, 0, 64, 1, 1, 0 },            /* malloc (0) */
+  { 64, 5, 1, 64, 1000, 0, 64000 },    /* weighted: 1000 allocations */
+  { 64, 0, 0, 64, 1000, 1000, 0 },     /* 1000 untouched */
+  { 64, 0, 0, 64, 0, 1, 0 },           /* weight 0 counts 1, as mib_scale */
+  /* The product is taken in 64 bits: 2^30 x (2^32 - 1).  */
+  { 1UL << 30, 1, 1UL << 24, 64, UINT32_MAX, 0,
+    (1UL << 30) * (uint64_t) UINT32_MAX },
+};
+
+START_TEST (test_context_extra_of_one_allocation)
+{
+  struct context_extra extra;
+  context_extra_init_one (&extra, extra_cases[_i].size,
+                          extra_cases[_i].accesses,
+                          extra_cases[_i].touched_counters,
+                          extra_cases[_i].granule_size, extra_cases[_i].weight);
+  ck_assert_uint_eq (extra.untouched_allocations,
+                     extra_cases[_i].untouched_allocations);
+  ck_assert_uint_eq (extra.touched_bytes, extra_cases[_i].touched_bytes);
+}
+END_TEST
+
+START_TEST (test_fold_adds_side_file_counts)
+{
+  uintptr_t pcs[1] = { FAKE_PC (12, 0) };
+  struct depot_context *context = depot_intern (pcs, 1);
+  struct context_extra touched, untouched;
+  struct memprof_mib mib;
+
+  /* 100 bytes touched in 2 granules; 100 bytes never touched, x3.  */
+  context_extra_init_one (&touched, 100, 7, 2, 64, 1);
+  context_extra_init_one (&untouched, 100, 0, 0, 64, 3);
+  mib_init_one (&mib, 100, 7, 0, 1, 0, 0);
+  depot_fold (context, &mib, NULL, &touched);
+  mib_init_one (&mib, 100, 0, 0, 1, 0, 0);
+  mib_scale (&mib, 3);
+  depot_fold (context, &mib, NULL, &untouched);
+  depot_fold (context, &mib, NULL, &untouched);
+  ck_assert_uint_eq (context->mib.alloc_count, 7);
+  ck_assert_uint_eq (context->extra.untouched_allocations, 6);
+  ck_assert_uint_eq (context->extra.touched_bytes, 100); /* min (128, 100) */
+}
+END_TEST
+
+START_TEST (test_reset_forgets_side_file_counts)
+{
+  uintptr_t pcs[1] = { FAKE_PC (13, 0) };
+  struct depot_context *context = depot_intern (pcs, 1);
+  struct context_extra extra;
+  struct memprof_mib mib;
+
+  mib_init_one (&mib, 64, 0, 0, 1, 0, 0);
+  context_extra_init_one (&extra, 64, 0, 0, 64, 1);
+  depot_fold (context, &mib, NULL, &extra);
+  ck_assert_uint_eq (context->extra.untouched_allocations, 1);
+  depot_reset_records ();
+  ck_assert_uint_eq (context->extra.untouched_allocations, 0);
+  ck_assert_uint_eq (context->extra.touched_bytes, 0);
+  mib_init_one (&mib, 64, 3, 0, 1, 0, 0);
+  context_extra_init_one (&extra, 64, 3, 1, 64, 1);
+  depot_fold (context, &mib, NULL, &extra);
+  ck_assert_uint_eq (context->extra.untouched_allocations, 0);
+  ck_assert_uint_eq (context->extra.touched_bytes, 64);
 }
 END_TEST
 
@@ -350,6 +434,10 @@ depot_suite (void)
   tcase_add_test (folding, test_fold_histograms);
   tcase_add_test (folding, test_fold_after_reset_forgets_old_histogram);
   tcase_add_test (folding, test_reset_forgets_records_keeps_contexts);
+  tcase_add_loop_test (folding, test_context_extra_of_one_allocation, 0,
+                       sizeof extra_cases / sizeof extra_cases[0]);
+  tcase_add_test (folding, test_fold_adds_side_file_counts);
+  tcase_add_test (folding, test_reset_forgets_side_file_counts);
   suite_add_tcase (suite, folding);
   return suite;
 }

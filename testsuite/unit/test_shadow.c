@@ -207,12 +207,60 @@ END_TEST
 
 START_TEST (test_collect_sums_and_clears)
 {
+  uint64_t touched;
   __memprof_range_access (block, 128); /* 8 + 8 */
   __memprof_load (block + 130);        /* granule 2, not collected */
-  ck_assert_uint_eq (shadow_collect ((uintptr_t) block, 2, true, NULL, 0), 16);
+  ck_assert_uint_eq (
+      shadow_collect ((uintptr_t) block, 2, true, &touched, NULL, 0), 16);
+  ck_assert_uint_eq (touched, 2);
   ck_assert_uint_eq (*granule_counter (block), 0);
   ck_assert_uint_eq (*granule_counter (block + 64), 0);
   ck_assert_uint_eq (*granule_counter (block + 128), 1);
+}
+END_TEST
+
+START_TEST (test_collect_counts_touched_granules)
+{
+  uint64_t touched = 99;
+  ck_assert_uint_eq (
+      shadow_collect ((uintptr_t) block, 3, false, &touched, NULL, 0), 0);
+  ck_assert_uint_eq (touched, 0); /* never touched */
+  __memprof_store (block + 5);    /* granule 0 */
+  __memprof_load (block + 129);   /* granule 2, twice */
+  __memprof_load (block + 190);
+  ck_assert_uint_eq (
+      shadow_collect ((uintptr_t) block, 3, false, &touched, NULL, 0), 3);
+  ck_assert_uint_eq (touched, 2); /* granules 0 and 2, not 1 */
+  /* Not cleared: the same again.  */
+  ck_assert_uint_eq (
+      shadow_collect ((uintptr_t) block, 3, false, &touched, NULL, 0), 3);
+  ck_assert_uint_eq (touched, 2);
+}
+END_TEST
+
+/* In histogram mode a counter is one byte per 8 bytes: touched counters
+   count 8-byte words.  The mode is switched for this test only; the
+   block's shadow bytes are the same memory in both modes.  */
+START_TEST (test_collect_counts_touched_words_in_histogram_mode)
+{
+  uint64_t touched, histogram[24];
+
+  runtime_histogram = true;
+  __memprof_histogram_store (block);       /* word 0 */
+  __memprof_histogram_load (block + 7);    /* word 0 again */
+  __memprof_histogram_load (block + 8);    /* word 1 */
+  __memprof_histogram_store (block + 64);  /* word 8 */
+  __memprof_histogram_store (block + 191); /* word 23 */
+  uint64_t total
+      = shadow_collect ((uintptr_t) block, 3, true, &touched, histogram, 24);
+  runtime_histogram = false;
+  ck_assert_uint_eq (total, 5);
+  ck_assert_uint_eq (touched, 4);
+  ck_assert_uint_eq (histogram[0], 2);
+  ck_assert_uint_eq (histogram[1], 1);
+  ck_assert_uint_eq (histogram[8], 1);
+  ck_assert_uint_eq (histogram[23], 1);
+  assert_counters (0, 0); /* cleared */
 }
 END_TEST
 
@@ -241,6 +289,9 @@ shadow_suite (void)
   tcase_add_test (counting, test_range_accumulates);
   tcase_add_test (counting, test_load_and_store_count_one);
   tcase_add_test (counting, test_collect_sums_and_clears);
+  tcase_add_test (counting, test_collect_counts_touched_granules);
+  tcase_add_test (counting,
+                  test_collect_counts_touched_words_in_histogram_mode);
   suite_add_tcase (suite, counting);
   return suite;
 }

@@ -1,0 +1,71 @@
+/* The side file: what a profile's contexts need beyond LLVM's raw format
+   (docs/profile-format.md, "The side file").  The runtime writes one next
+   to each raw profile, as PROFILE.extra; `memprof' reads it, llvm-profdata
+   never has to.  All integers little-endian, all structures packed.  */
+
+#ifndef MEMPROF_EXTRAFORMAT_H
+#define MEMPROF_EXTRAFORMAT_H
+
+#include <stdint.h>
+
+/* "\x89MPXTRA\n" on disk.  */
+#define MEMPROF_EXTRA_MAGIC 0x0a41525458504d89ULL
+#define MEMPROF_EXTRA_VERSION 1
+#define MEMPROF_EXTRA_SUFFIX ".extra"
+
+/* Why the profile was written.  */
+enum memprof_extra_reason
+{
+  MEMPROF_EXTRA_AT_EXIT = 0,
+  MEMPROF_EXTRA_BY_API = 1,
+  MEMPROF_EXTRA_ON_SIGNAL = 2,
+  MEMPROF_EXTRA_ON_INTERVAL = 3
+};
+
+struct memprof_extra_header
+{
+  uint64_t magic;
+  uint32_t version;
+  uint32_t header_size;  /* 64 */
+  uint64_t profile_size; /* bytes of the raw profile it describes */
+  uint64_t profile_hash; /* FNV-1a (64 bits) of those bytes */
+  uint64_t record_count;
+  uint32_t granule_size; /* bytes per counter: 64, or 8 in histogram mode */
+  uint32_t reason;       /* enum memprof_extra_reason */
+  uint64_t timestamp_ms; /* when it was written, as the MIBs' timestamps */
+  uint64_t reserved;
+} __attribute__ ((packed));
+
+/* One per MIB of the profile, in any order.  Every count is weighted as
+   the MIB's Totals are (sampling).  */
+struct memprof_extra_record
+{
+  uint64_t stack_id;              /* the MIB's stack id */
+  uint64_t untouched_allocations; /* allocations no access ever reached */
+  uint64_t touched_bytes;         /* per allocation: granules with a
+                                     nonzero counter times the granule
+                                     size, at most the allocation's size;
+                                     summed */
+  uint64_t live_allocations;      /* still live when written (folded in
+                                     from the live blocks) */
+  uint64_t live_bytes;            /* their requested bytes */
+  uint64_t reserved;
+} __attribute__ ((packed));
+
+_Static_assert(sizeof (struct memprof_extra_header) == 64, "extra header");
+_Static_assert(sizeof (struct memprof_extra_record) == 48, "extra record");
+
+/* FNV-1a, 64 bits, continued from HASH over SIZE bytes at DATA; start
+   with MEMPROF_FNV_OFFSET.  */
+#define MEMPROF_FNV_OFFSET 0xcbf29ce484222325ULL
+#define MEMPROF_FNV_PRIME 0x100000001b3ULL
+static inline uint64_t
+memprof_fnv1a (uint64_t hash, const void *data, uint64_t size)
+{
+  const unsigned char *bytes = (const unsigned char *) data;
+  for (uint64_t i = 0; i < size; i++)
+    hash = (hash ^ bytes[i]) * MEMPROF_FNV_PRIME;
+  return hash;
+}
+
+#endif /* MEMPROF_EXTRAFORMAT_H */
