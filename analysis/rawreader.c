@@ -179,13 +179,20 @@ read_stacks (struct cursor *c, uint64_t at, struct raw_read_profile *p)
   return 0;
 }
 
+static int
+compare_stack_ids (const void *a, const void *b)
+{
+  uint64_t x = ((const struct raw_read_stack *) a)->id;
+  uint64_t y = ((const struct raw_read_stack *) b)->id;
+  return x < y ? -1 : x > y;
+}
+
 const struct raw_read_stack *
 raw_read_find_stack (const struct raw_read_profile *profile, uint64_t id)
 {
-  for (size_t i = 0; i < profile->stack_count; i++)
-    if (profile->stacks[i].id == id)
-      return &profile->stacks[i];
-  return NULL;
+  struct raw_read_stack key = { .id = id };
+  return bsearch (&key, profile->stacks, profile->stack_count,
+                  sizeof *profile->stacks, compare_stack_ids);
 }
 
 static int
@@ -233,6 +240,12 @@ read_profile (struct cursor *c, uint64_t at, struct raw_read_profile *p)
       || read_records (c, at + h.mib_offset, p) != 0
       || read_stacks (c, at + h.stack_offset, p) != 0)
     return -1;
+  /* Sorted by id, so that finding a record's stack is a binary search.  */
+  qsort (p->stacks, p->stack_count, sizeof *p->stacks, compare_stack_ids);
+  for (size_t i = 1; i < p->stack_count; i++)
+    if (p->stacks[i].id == p->stacks[i - 1].id)
+      return fail (c, at + h.stack_offset, "stack id %llu appears twice",
+                   (unsigned long long) p->stacks[i].id);
   for (size_t i = 0; i < p->record_count; i++)
     if (raw_read_find_stack (p, p->records[i].id) == NULL)
       return fail (c, at + h.mib_offset,
@@ -242,34 +255,75 @@ read_profile (struct cursor *c, uint64_t at, struct raw_read_profile *p)
   return 0;
 }
 
+static void
+free_profile (struct raw_read_profile *p)
+{
+  for (size_t j = 0; j < p->record_count; j++)
+    free (p->records[j].histogram);
+  for (size_t j = 0; j < p->stack_count; j++)
+    free (p->stacks[j].pcs);
+  free (p->segments);
+  free (p->records);
+  free (p->stacks);
+  memset (p, 0, sizeof *p);
+}
+
 int
-raw_read_buffer (const void *data, size_t size, const char *name,
-                 struct raw_read_file *out, char *error, size_t error_size)
+raw_read_each (const void *data, size_t size, const char *name,
+               int (*visit) (const struct raw_read_profile *, void *),
+               void *cookie, char *error, size_t error_size)
 {
   struct cursor c = { data, size, size, name, error, error_size };
   uint64_t at = 0;
 
-  memset (out, 0, sizeof *out);
   if (size == 0)
     return fail (&c, 0, "the file is empty");
   while (at < size)
     {
-      struct raw_read_profile *grown
-          = realloc (out->profiles, (out->profile_count + 1) * sizeof *grown);
-      if (grown == NULL)
-        {
-          raw_read_free (out);
-          return fail (&c, at, "out of memory");
-        }
-      out->profiles = grown;
-      memset (&grown[out->profile_count], 0, sizeof *grown);
-      out->profile_count++;
-      if (read_profile (&c, at, &grown[out->profile_count - 1]) != 0)
-        {
-          raw_read_free (out);
-          return -1;
-        }
+      struct raw_read_profile profile;
+      int result;
+      memset (&profile, 0, sizeof profile);
+      result = read_profile (&c, at, &profile);
+      if (result == 0)
+        result = visit (&profile, cookie);
+      free_profile (&profile);
+      if (result != 0)
+        return -1;
       at = c.limit;
+    }
+  return 0;
+}
+
+static int
+collect_profile (const struct raw_read_profile *profile, void *cookie)
+{
+  struct raw_read_file *out = cookie;
+  struct raw_read_profile *grown
+      = realloc (out->profiles, (out->profile_count + 1) * sizeof *grown);
+  if (grown == NULL)
+    return -1;
+  out->profiles = grown;
+  /* Take over the arrays: the caller frees only what it still owns.  */
+  grown[out->profile_count] = *profile;
+  memset ((struct raw_read_profile *) profile, 0, sizeof *profile);
+  out->profile_count++;
+  return 0;
+}
+
+int
+raw_read_buffer (const void *data, size_t size, const char *name,
+                 struct raw_read_file *out, char *error, size_t error_size)
+{
+  memset (out, 0, sizeof *out);
+  if (error_size > 0)
+    error[0] = '\0';
+  if (raw_read_each (data, size, name, collect_profile, out, error, error_size)
+      != 0)
+    {
+      if (error[0] == '\0')
+        snprintf (error, error_size, "%s: out of memory", name);
+      raw_read_free (out);
+      return -1;
     }
   return 0;
 }
@@ -330,16 +384,7 @@ void
 raw_read_free (struct raw_read_file *file)
 {
   for (size_t i = 0; i < file->profile_count; i++)
-    {
-      struct raw_read_profile *p = &file->profiles[i];
-      for (size_t j = 0; j < p->record_count; j++)
-        free (p->records[j].histogram);
-      for (size_t j = 0; j < p->stack_count; j++)
-        free (p->stacks[j].pcs);
-      free (p->segments);
-      free (p->records);
-      free (p->stacks);
-    }
+    free_profile (&file->profiles[i]);
   free (file->profiles);
   memset (file, 0, sizeof *file);
 }

@@ -49,13 +49,23 @@ struct raw_read_file
 int raw_read_buffer (const void *data, size_t size, const char *name,
                      struct raw_read_file *out, char *error, size_t error_size);
 
+/* Parse the profiles of SIZE bytes at DATA one at a time, calling VISIT
+   with each (freed when VISIT returns; VISIT may take over its arrays by
+   clearing their fields).  A VISIT that returns nonzero stops the reading
+   with -1 (put the message in ERROR first); bad input gives -1 and a
+   message in ERROR.  */
+int raw_read_each (const void *data, size_t size, const char *name,
+                   int (*visit) (const struct raw_read_profile *, void *),
+                   void *cookie, char *error, size_t error_size);
+
 /* The same for the file at PATH.  */
 int raw_read_path (const char *path, struct raw_read_file *out, char *error,
                    size_t error_size);
 
 void raw_read_free (struct raw_read_file *file);
 
-/* The stack with ID in PROFILE, or NULL.  */
+/* The stack with ID in PROFILE, or NULL (a binary search: the reader sorts
+   the stacks by id).  */
 const struct raw_read_stack *
 raw_read_find_stack (const struct raw_read_profile *profile, uint64_t id);
 

@@ -2,7 +2,8 @@
 """`make demo`: build the examples with the plugin and the runtime, run
 them, show the runtime's text summary, then read each raw profile with
 llvm-profdata-19 (the shared LLVM toolchain) and print its allocation
-sites with their access densities."""
+sites with their access densities, and with the memprof command: its
+ranked contexts and its findings, and an HTML report of them all."""
 
 import argparse
 import glob
@@ -80,7 +81,15 @@ def demo_one(args, work, source, what):
     print_sites(show.stdout)
     merge = step([args.llvm_profdata, "merge", profiles[0], "--profiled-binary", binary,
                   "-o", os.path.join(work, f"{name}.memprofdata")])
-    return merge.returncode == 0
+    if merge.returncode != 0:
+        return False
+    print("-- the same profile, read by memprof")
+    memprof = os.path.join(TOP, "analysis", "memprof")
+    for command in (["show", "--top=3", "--frames=3"], ["findings"]):
+        if step([memprof, *command, "--binary=" + binary, profiles[0]]).returncode != 0:
+            return False
+    return step([memprof, "report", f"--html={work}/{name}.html", "--binary=" + binary,
+                 profiles[0]]).returncode == 0
 
 
 def main():
@@ -97,7 +106,8 @@ def main():
             return 1
     print("\nacc/byte: accesses per byte over the allocations' lives: high is hot, "
           "near 0 is cold\nor over-reserved (many bytes never touched).")
-    print(f"demo: done; profiles and indexed profiles in {work}")
+    print(f"demo: done; profiles, indexed profiles and HTML reports (open "
+          f"{work}/over_reserve.html in a browser) in {work}")
     return 0
 
 

@@ -30,7 +30,7 @@ cd "$work/src" || exit 1
 check "configure --prefix" ./configure --prefix="$prefix"
 check "make -j2" make -j2
 check "make install" make install
-for file in lib/libmemprof.so lib/libmemprof.a lib/pkgconfig/memprof.pc lib/gcc-memprof/memprof.so \
+for file in bin/memprof lib/libmemprof.so lib/libmemprof.a lib/pkgconfig/memprof.pc lib/gcc-memprof/memprof.so \
   include/memprof/interface.h include/memprof/abi.h share/doc/gcc-memprof/manual.md; do
   check "installed $file" test -f "$prefix/$file"
 done
@@ -56,7 +56,12 @@ check "it runs from the installed library" \
   bash -c "cd '$work' && MEMPROF_OPTIONS=profile_file=hello.prof:print_text=1 ./hello 2>err && ldd ./hello | grep -q '$prefix/lib/libmemprof.so' && test -s hello.prof"
 check "the installed plugin counted the program's accesses (2 to the 10-byte block)" \
   grep -q "access_count (ave/min/max): 2.00 / 2 / 2" "$work/err"
+check "the installed memprof reads the profile and symbolizes it" \
+  bash -c "'$prefix/bin/memprof' show --binary='$work/hello' '$work/hello.prof' | grep -q 'main (.*hello.c:'"
+check "the installed memprof reports its version" \
+  bash -c "'$prefix/bin/memprof' --version | grep -q 'GCC MemProf'"
 check "make uninstall" make uninstall
 check "uninstall removed the library" test ! -e "$prefix/lib/libmemprof.so"
+check "uninstall removed the command" test ! -e "$prefix/bin/memprof"
 echo "install: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

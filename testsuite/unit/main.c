@@ -14,6 +14,8 @@ main (void)
   srunner_add_suite (runner, depot_suite ());
   srunner_add_suite (runner, mib_suite ());
   srunner_add_suite (runner, rawformat_suite ());
+  srunner_add_suite (runner, extraformat_suite ());
+  srunner_add_suite (runner, profile_suite ());
   srunner_run_all (runner, CK_NORMAL);
   failed = srunner_ntests_failed (runner);
   srunner_free (runner);

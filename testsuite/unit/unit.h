@@ -13,5 +13,7 @@ Suite *shadow_suite (void);
 Suite *depot_suite (void);
 Suite *mib_suite (void);
 Suite *rawformat_suite (void);
+Suite *extraformat_suite (void);
+Suite *profile_suite (void);
 
 #endif /* MEMPROF_UNIT_H */

@@ -1,0 +1,238 @@
+/* memprof findings: the waste in a profile, worst first: allocations never
+   touched, over-reserved, short-lived in bulk, leaked.  */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "emit.h"
+#include "metrics.h"
+#include "session.h"
+#include "util.h"
+
+static const char usage[]
+    = "usage: memprof findings [options] PROFILE...\n"
+      "\n"
+      "What a person should look at, worst first (by the bytes each "
+      "costs):\n"
+      "  never-touched  allocations no instrumented access ever reached\n"
+      "  over-reserved  touched allocations most of whose bytes were not\n"
+      "  short-lived    many small allocations, each freed within a "
+      "millisecond\n"
+      "  leaked         allocations still live at exit\n"
+      "docs/analysis.md says what each needs from the profile.\n"
+      "\n"
+      "  --binary=FILE             symbolize with FILE's DWARF\n"
+      "  --no-libraries            do not look for the program's shared "
+      "libraries\n"
+      "  --kind=KIND[,KIND...]     only these kinds\n"
+      "  --top=N                   the first N findings (default all)\n"
+      "  --format=text|json        (default text)\n"
+      "  --over-reserved=FRACTION  untouched share of a context's bytes that "
+      "makes\n"
+      "                            it over-reserved (default 0.5)\n"
+      "  --min-waste=BYTES         untouched bytes below which it is not "
+      "reported\n"
+      "                            (default 4096)\n"
+      "  --short-lived-allocs=N    allocations a context needs to be "
+      "short-lived\n"
+      "                            in bulk (default 1000)\n"
+      "  --short-lived-size=BYTES  their largest mean size (default 256)\n"
+      "  --short-lived-ms=MS       their longest mean lifetime (default 1)\n"
+      "\n"
+      "Example:\n"
+      "  memprof findings --binary=./app --kind=over-reserved "
+      "memprof.profraw.1234\n";
+
+struct found
+{
+  struct finding finding;
+  uint32_t context;
+};
+
+static int
+compare_found (const void *a, const void *b)
+{
+  const struct found *x = a, *y = b;
+  if (x->finding.bytes != y->finding.bytes)
+    return x->finding.bytes > y->finding.bytes ? -1 : 1;
+  if (x->context != y->context)
+    return x->context < y->context ? -1 : 1;
+  return (int) x->finding.kind - (int) y->finding.kind;
+}
+
+static double
+parse_number (const char *option, const char *value)
+{
+  char *end;
+  double number = strtod (value, &end);
+  if (*value == '\0' || *end != '\0' || number < 0)
+    command_usage_error ("findings", "%s expects a number, not '%s'", option,
+                         value);
+  return number;
+}
+
+int
+cmd_findings (int argc, char **argv)
+{
+  if (command_help_requested (argc, argv))
+    {
+      fputs (usage, stdout);
+      return 0;
+    }
+  struct session session;
+  struct finding_thresholds thresholds = finding_defaults;
+  bool wanted[FINDING_COUNT];
+  bool json = false;
+  long top = 0;
+  session_init (&session);
+  for (int k = 0; k < FINDING_COUNT; k++)
+    wanted[k] = true;
+  char **inputs = xcalloc ((size_t) argc, sizeof *inputs);
+  int input_count = 0;
+  for (int i = 1; i < argc; i++)
+    {
+      const char *arg = argv[i];
+      if (session_option (&session, argc, argv, &i))
+        continue;
+      if (strncmp (arg, "--kind=", 7) == 0)
+        {
+          char *kinds = xstrdup (arg + 7), *save = NULL;
+          for (int k = 0; k < FINDING_COUNT; k++)
+            wanted[k] = false;
+          for (char *kind = strtok_r (kinds, ",", &save); kind != NULL;
+               kind = strtok_r (NULL, ",", &save))
+            {
+              int k = 0;
+              while (k < FINDING_COUNT
+                     && strcmp (kind, finding_kind_name (k)) != 0)
+                k++;
+              if (k == FINDING_COUNT)
+                command_usage_error ("findings",
+                                     "unknown kind '%s' (never-"
+                                     "touched, over-reserved, short-lived, "
+                                     "leaked)",
+                                     kind);
+              wanted[k] = true;
+            }
+          free (kinds);
+        }
+      else if (strncmp (arg, "--top=", 6) == 0)
+        top = (long) parse_number ("--top", arg + 6);
+      else if (strcmp (arg, "--format=json") == 0)
+        json = true;
+      else if (strcmp (arg, "--format=text") == 0)
+        json = false;
+      else if (strncmp (arg, "--format=", 9) == 0)
+        command_usage_error ("findings", "unknown format '%s' (text or json)",
+                             arg + 9);
+      else if (strncmp (arg, "--over-reserved=", 16) == 0)
+        thresholds.over_reserved_fraction
+            = parse_number ("--over-reserved", arg + 16);
+      else if (strncmp (arg, "--min-waste=", 12) == 0)
+        thresholds.over_reserved_min_bytes
+            = parse_number ("--min-waste", arg + 12);
+      else if (strncmp (arg, "--short-lived-allocs=", 21) == 0)
+        thresholds.short_lived_min_allocs
+            = parse_number ("--short-lived-allocs", arg + 21);
+      else if (strncmp (arg, "--short-lived-size=", 19) == 0)
+        thresholds.short_lived_max_size
+            = parse_number ("--short-lived-size", arg + 19);
+      else if (strncmp (arg, "--short-lived-ms=", 17) == 0)
+        thresholds.short_lived_max_ms
+            = parse_number ("--short-lived-ms", arg + 17);
+      else if (arg[0] == '-' && arg[1] != '\0')
+        command_usage_error ("findings", "unknown option '%s'", arg);
+      else
+        inputs[input_count++] = argv[i];
+    }
+  if (input_count == 0)
+    command_usage_error ("findings", "no profile given");
+  session_load (&session, inputs, input_count, false);
+  session_symbolize (&session);
+  struct profile *profile = &session.profile;
+  bool has_accesses = metrics_profile_has_accesses (profile);
+
+  size_t count = 0;
+  struct found *all
+      = xmalloc (profile->context_count * FINDING_COUNT * sizeof *all + 1);
+  for (size_t c = 0; c < profile->context_count; c++)
+    {
+      struct finding found[FINDING_COUNT];
+      int n = findings_of (&profile->contexts[c], has_accesses, &thresholds,
+                           found);
+      for (int i = 0; i < n; i++)
+        if (wanted[found[i].kind])
+          {
+            all[count].finding = found[i];
+            all[count++].context = (uint32_t) c;
+          }
+    }
+  qsort (all, count, sizeof *all, compare_found);
+  size_t shown = top > 0 && (size_t) top < count ? (size_t) top : count;
+
+  struct view_frame *frames = NULL;
+  size_t capacity = 0;
+  char line[1024], bytes[32];
+  if (json)
+    printf ("{\n  \"has_accesses\": %s,\n  \"has_side_file\": %s,\n"
+            "  \"findings\": [",
+            has_accesses ? "true" : "false",
+            profile->inputs_with_extra > 0 ? "true" : "false");
+  else
+    {
+      printf ("%zu finding%s in %zu contexts", count, count == 1 ? "" : "s",
+              profile->context_count);
+      if (shown < count)
+        printf (" (the first %zu)", shown);
+      printf (".\n");
+      if (!has_accesses)
+        printf ("No access counts (the program was not built with the "
+                "plugin): never-touched and over-reserved cannot be told.\n");
+      if (profile->inputs_with_extra == 0)
+        printf ("No side file (.extra): over-reserved is told from "
+                "histograms only, leaks not at all.\n");
+    }
+  for (size_t i = 0; i < shown; i++)
+    {
+      const struct profile_context *context
+          = &profile->contexts[all[i].context];
+      size_t n = session_frames (&session, context, false, &frames, &capacity);
+      if (json)
+        {
+          printf ("%s\n    {\"kind\": \"%s\", \"bytes\": %.0f, \"text\": ",
+                  i ? "," : "", finding_kind_name (all[i].finding.kind),
+                  all[i].finding.bytes);
+          emit_json_string (stdout, all[i].finding.text);
+          printf (", \"context_bytes\": %llu, \"frames\": [",
+                  (unsigned long long) context->mib.total_size);
+          for (size_t f = 0; f < n; f++)
+            {
+              printf ("%s", f ? ", " : "");
+              emit_json_string (
+                  stdout, session_frame_text (&frames[f], line, sizeof line));
+            }
+          printf ("]}");
+        }
+      else
+        {
+          printf ("\n%zu. [%s] %s: %s\n", i + 1,
+                  finding_kind_name (all[i].finding.kind),
+                  format_bytes (all[i].finding.bytes, bytes, sizeof bytes),
+                  all[i].finding.text);
+          for (size_t f = 0; f < n && f < 8; f++)
+            printf ("     %s\n",
+                    session_frame_text (&frames[f], line, sizeof line));
+          if (n > 8)
+            printf ("     ... %zu more frame%s\n", n - 8,
+                    n - 8 == 1 ? "" : "s");
+        }
+    }
+  if (json)
+    printf ("\n  ]\n}\n");
+  free (frames);
+  free (all);
+  free (inputs);
+  session_free (&session);
+  return 0;
+}

@@ -1,0 +1,23 @@
+/* The memprof command's subcommands, one file each (cmd_NAME.c), each
+   with its own usage text and --help.  Each returns the exit status.  */
+
+#ifndef MEMPROF_ANALYSIS_COMMANDS_H
+#define MEMPROF_ANALYSIS_COMMANDS_H
+
+int cmd_show (int argc, char **argv);
+int cmd_merge (int argc, char **argv);
+int cmd_diff (int argc, char **argv);
+int cmd_functions (int argc, char **argv);
+int cmd_flamegraph (int argc, char **argv);
+int cmd_report (int argc, char **argv);
+int cmd_findings (int argc, char **argv);
+
+/* Print USAGE to stdout and return 0 when ARGV holds -h or --help (before
+   a lone "--"); used by every subcommand before it parses.  */
+int command_help_requested (int argc, char **argv);
+
+/* "memprof: CMD: MESSAGE; see 'memprof CMD --help'" and exit status 2.  */
+void command_usage_error (const char *command, const char *format, ...)
+    __attribute__ ((noreturn, format (printf, 2, 3)));
+
+#endif /* MEMPROF_ANALYSIS_COMMANDS_H */

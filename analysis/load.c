@@ -1,0 +1,227 @@
+/* Loading files into a profile: raw profiles (with their side files) and
+   .mprof files, told apart by their magic.  */
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "extraformat.h"
+#include "mprof.h"
+#include "profile.h"
+#include "rawreader.h"
+#include "util.h"
+
+/* The records of a side file that belongs to the profile it sits next
+   to, sorted by stack id.  */
+struct side_file
+{
+  struct memprof_extra_record *records;
+  size_t count;
+  uint32_t reason; /* enum memprof_extra_reason */
+};
+
+static int
+compare_extra_ids (const void *a, const void *b)
+{
+  uint64_t x = ((const struct memprof_extra_record *) a)->stack_id;
+  uint64_t y = ((const struct memprof_extra_record *) b)->stack_id;
+  return x < y ? -1 : x > y;
+}
+
+/* Check the side file of SIZE bytes at DATA against the raw profile of
+   PROFILE_SIZE bytes at PROFILE_DATA; fill SIDE when it belongs to it.
+   Returns NULL, or what is wrong with it.  */
+static const char *
+parse_side_file (const uint8_t *data, size_t size, const uint8_t *profile_data,
+                 size_t profile_size, struct side_file *side)
+{
+  struct memprof_extra_header header;
+  side->records = NULL;
+  side->count = 0;
+  if (size < sizeof header)
+    return "it is shorter than its 64-byte header";
+  memcpy (&header, data, sizeof header);
+  if (header.magic != MEMPROF_EXTRA_MAGIC)
+    return "it does not start with the side file's magic";
+  if (header.version != MEMPROF_EXTRA_VERSION)
+    return "its version is not 1";
+  if (header.header_size < sizeof header || header.header_size > size)
+    return "its header size is wrong";
+  if ((size - header.header_size) % sizeof (struct memprof_extra_record) != 0
+      || header.record_count
+             != (size - header.header_size)
+                    / sizeof (struct memprof_extra_record))
+    return "its record count does not match its size";
+  if (header.profile_size != profile_size
+      || header.profile_hash
+             != memprof_fnv1a (MEMPROF_FNV_OFFSET, profile_data, profile_size))
+    return "it describes another profile (size or hash differ)";
+  side->count = header.record_count;
+  side->reason = header.reason;
+  side->records = xmalloc (side->count * sizeof *side->records + 1);
+  memcpy (side->records, data + header.header_size,
+          side->count * sizeof *side->records);
+  qsort (side->records, side->count, sizeof *side->records, compare_extra_ids);
+  return NULL;
+}
+
+struct raw_load
+{
+  struct profile *profile;
+  struct side_file side;
+  uint32_t *locations;
+  size_t location_capacity;
+};
+
+/* The module-relative location of PC, as llvm-profdata rebases it: by the
+   segment with START < PC <= END.  */
+static uint32_t
+locate (struct profile *profile, const struct raw_read_profile *raw,
+        const uint32_t *modules, uint64_t pc)
+{
+  for (size_t i = 0; i < raw->segment_count; i++)
+    {
+      const struct memprof_raw_segment *segment = &raw->segments[i];
+      if (segment->start < pc && pc <= segment->end)
+        return profile_add_location (profile, modules[i], pc - segment->offset);
+    }
+  return profile_add_location (profile, PROFILE_NO_MODULE, pc);
+}
+
+static int
+load_raw_profile (const struct raw_read_profile *raw, void *cookie)
+{
+  struct raw_load *load = cookie;
+  struct profile *profile = load->profile;
+  uint32_t *modules = xmalloc (raw->segment_count * sizeof *modules + 1);
+
+  for (size_t i = 0; i < raw->segment_count; i++)
+    modules[i] = profile_add_module (profile, raw->segments[i].build_id,
+                                     (uint32_t) raw->segments[i].build_id_size);
+  if (raw->segment_count > 0)
+    profile_note_main_module (profile, modules[0]);
+  for (size_t i = 0; i < raw->record_count; i++)
+    {
+      const struct raw_read_record *record = &raw->records[i];
+      const struct raw_read_stack *stack
+          = raw_read_find_stack (raw, record->id);
+      if (stack->depth > load->location_capacity)
+        {
+          load->location_capacity = stack->depth;
+          load->locations = xrealloc (load->locations,
+                                      stack->depth * sizeof *load->locations);
+        }
+      for (uint64_t j = 0; j < stack->depth; j++)
+        load->locations[j] = locate (profile, raw, modules, stack->pcs[j]);
+
+      struct profile_extra extra, *extra_pointer = NULL;
+      if (load->side.records != NULL)
+        {
+          struct memprof_extra_record key = { .stack_id = record->id };
+          const struct memprof_extra_record *found
+              = bsearch (&key, load->side.records, load->side.count, sizeof key,
+                         compare_extra_ids);
+          memset (&extra, 0, sizeof extra);
+          if (found != NULL)
+            {
+              extra.untouched_allocations = found->untouched_allocations;
+              extra.touched_bytes = found->touched_bytes;
+              /* Live at exit is leaked; live at any other dump is not.  */
+              if (load->side.reason == MEMPROF_EXTRA_AT_EXIT)
+                {
+                  extra.live_allocations = found->live_allocations;
+                  extra.live_bytes = found->live_bytes;
+                }
+            }
+          extra_pointer = &extra;
+        }
+      profile_add_context (profile, load->locations, (uint32_t) stack->depth,
+                           &record->mib, record->histogram, extra_pointer);
+      if (record->histogram != NULL)
+        profile->histogram_granule = 8;
+    }
+  profile->inputs++;
+  if (load->side.records != NULL)
+    profile->inputs_with_extra++;
+  free (modules);
+  return 0;
+}
+
+int
+profile_load_buffer (struct profile *profile, const uint8_t *data, size_t size,
+                     const char *name, const uint8_t *side_data,
+                     size_t side_size, const char *side_name, char *error,
+                     size_t error_size)
+{
+  uint64_t magic = 0;
+  int result;
+  if (size >= sizeof magic)
+    memcpy (&magic, data, sizeof magic);
+  if (magic == MPROF_MAGIC)
+    return mprof_read (profile, data, size, name, error, error_size);
+  if (magic != MEMPROF_RAW_MAGIC && size >= sizeof magic)
+    {
+      snprintf (error, error_size,
+                "%s: at byte 0: expected the magic of a raw MemProf profile "
+                "(0x%016llx) or of a .mprof file (0x%016llx), found "
+                "0x%016llx: not a memory profile",
+                name, (unsigned long long) MEMPROF_RAW_MAGIC,
+                (unsigned long long) MPROF_MAGIC, (unsigned long long) magic);
+      return -1;
+    }
+  struct raw_load load = { profile, { NULL, 0, 0 }, NULL, 0 };
+  if (side_data != NULL)
+    {
+      const char *problem
+          = parse_side_file (side_data, side_size, data, size, &load.side);
+      if (problem != NULL)
+        warn ("warning: %s: ignored: %s", side_name, problem);
+    }
+  result = raw_read_each (data, size, name, load_raw_profile, &load, error,
+                          error_size);
+  free (load.side.records);
+  free (load.locations);
+  return result;
+}
+
+int
+profile_load (struct profile *profile, const char *path, char *error,
+              size_t error_size)
+{
+  struct mapped_file file, side = { NULL, 0 };
+  char side_error[512];
+  int result;
+
+  if (map_file (path, &file, error, error_size) != 0)
+    return -1;
+  uint64_t magic = 0;
+  if (file.size >= sizeof magic)
+    memcpy (&magic, file.data, sizeof magic);
+  if (magic == MEMPROF_EXTRA_MAGIC)
+    {
+      /* A side file named among the inputs (memprof.profraw.* names them
+         all): it is read with its profile, never alone.  */
+      size_t length = strlen (path), suffix = strlen (MEMPROF_EXTRA_SUFFIX);
+      char *profile_path = xstrdup (path);
+      if (length > suffix
+          && strcmp (path + length - suffix, MEMPROF_EXTRA_SUFFIX) == 0)
+        profile_path[length - suffix] = '\0';
+      if (strcmp (profile_path, path) == 0 || access (profile_path, F_OK) != 0)
+        warn ("warning: %s: a side file without its profile: ignored", path);
+      free (profile_path);
+      unmap_file (&file);
+      return 0;
+    }
+  char *side_path = xasprintf ("%s%s", path, MEMPROF_EXTRA_SUFFIX);
+  bool has_side
+      = magic == MEMPROF_RAW_MAGIC
+        && map_file (side_path, &side, side_error, sizeof side_error) == 0;
+  result = profile_load_buffer (profile, file.data, file.size, path,
+                                has_side ? side.data : NULL, side.size,
+                                side_path, error, error_size);
+  if (has_side)
+    unmap_file (&side);
+  free (side_path);
+  unmap_file (&file);
+  return result;
+}

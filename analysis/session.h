@@ -1,0 +1,88 @@
+/* What every subcommand does first: load its input files into one
+   profile and symbolize it against the binaries given with --binary; and
+   how it then walks a context's frames and reads its metrics.  */
+
+#ifndef MEMPROF_ANALYSIS_SESSION_H
+#define MEMPROF_ANALYSIS_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+struct session
+{
+  struct profile profile;
+  const char **binaries; /* from --binary */
+  size_t binary_count;
+  bool no_libraries; /* --no-libraries */
+  char **demangled;  /* per string, made on first use */
+  size_t demangled_count;
+};
+
+void session_init (struct session *session);
+void session_free (struct session *session);
+
+/* Handle ARGV[*INDEX] if it is an option every subcommand that reads
+   profiles takes (--binary FILE, --binary=FILE, --no-libraries); advance
+   *INDEX past it.  Returns true when it was one.  */
+bool session_option (struct session *session, int argc, char **argv,
+                     int *index);
+
+/* Load the COUNT files at PATHS, in turn (each is read, folded in and
+   unmapped before the next).  With PROGRESS, a line on stderr tells how
+   far it got, when stderr is a terminal and the work takes over a second.
+   Bad input: a message naming the file and byte, exit status 2.  */
+void session_load (struct session *session, char **paths, int count,
+                   bool progress);
+
+/* Symbolize every location of the modules the --binary files are, with
+   their DWARF, and then those of the shared libraries they load, found
+   as the dynamic linker finds them, when their build ids are modules of
+   the profile (unless --no-libraries).  A binary whose build id is no
+   module of the profile: a message with both build ids, exit status 2.  */
+void session_symbolize (struct session *session);
+
+/* The libraries' part of that, for PROGRAM.  */
+void session_symbolize_libraries (struct session *session, const char *program);
+
+/* Symbolize with the binary at PATH when its build id is a module of the
+   profile, and return true; otherwise, when REQUIRED, the message with
+   both build ids and exit status 2, else false.  */
+bool session_symbolize_with (struct session *session, const char *path,
+                             bool required);
+
+/* The demangled name of string INDEX (a linkage name).  */
+const char *session_demangled (struct session *session, uint32_t index);
+
+/* One frame of a context, as the subcommands show it.  */
+struct view_frame
+{
+  const char *function; /* linkage name; NULL when not symbolized */
+  const char *name;     /* demangled; for an unsymbolized location,
+                           "0x<address>" or "<module>+0x<address>" */
+  const char *file;     /* "" when unknown */
+  uint32_t line, column;
+  uint32_t line_offset; /* line - the function's first line, as LLVM */
+  bool inlined;         /* into the next frame */
+  bool debug_info;      /* false: from the symbol table or unsymbolized */
+  uint64_t guid;
+  uint64_t address; /* of its location (module-relative) */
+};
+
+/* The frames of CONTEXT, leaf first, into *FRAMES (grown as needed; the
+   caller frees it once).  The frames of LLVM's runtime (in clang's
+   profiles) are left out, as llvm-profdata leaves them out; with
+   LLVM_ONLY, so are the locations outside the program (the main module)
+   and those not symbolized from debug information, to give exactly the
+   frames llvm-profdata keeps.  Returns the count.  */
+size_t session_frames (struct session *session,
+                       const struct profile_context *context, bool llvm_only,
+                       struct view_frame **frames, size_t *capacity);
+
+/* "name (file:line:column)" of FRAME into OUT.  */
+char *session_frame_text (const struct view_frame *frame, char *out,
+                          size_t size);
+
+#endif /* MEMPROF_ANALYSIS_SESSION_H */

@@ -1,0 +1,69 @@
+/* What every part of the memprof command needs: allocation that never
+   fails quietly, messages, files read whole and written atomically.  */
+
+#ifndef MEMPROF_ANALYSIS_UTIL_H
+#define MEMPROF_ANALYSIS_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses: 0 success, 1 a failure of this machine (out of memory, a
+   write that failed), 2 bad input or bad usage.  */
+enum
+{
+  EXIT_BAD_INPUT = 2
+};
+
+/* Out of memory: a message and exit status 1.  */
+void *xmalloc (size_t size);
+void *xcalloc (size_t count, size_t size);
+void *xrealloc (void *old, size_t size);
+char *xstrdup (const char *text);
+/* printf into a new string.  */
+char *xasprintf (const char *format, ...)
+    __attribute__ ((format (printf, 1, 2)));
+
+/* "memprof: MESSAGE" on stderr.  */
+void warn (const char *format, ...) __attribute__ ((format (printf, 1, 2)));
+/* "memprof: MESSAGE" on stderr and exit with STATUS.  */
+void die (int status, const char *format, ...)
+    __attribute__ ((noreturn, format (printf, 2, 3)));
+
+/* A file mapped whole, read-only.  */
+struct mapped_file
+{
+  const uint8_t *data;
+  size_t size;
+};
+
+/* Map PATH; -1 with a message in ERROR when it cannot be opened or is not
+   a regular file.  An empty file maps to size 0.  */
+int map_file (const char *path, struct mapped_file *file, char *error,
+              size_t error_size);
+void unmap_file (struct mapped_file *file);
+
+/* Write SIZE bytes at DATA to PATH: to a temporary file in the same
+   directory first, renamed into place when complete, so that PATH never
+   holds half a file; "-" is stdout.  -1 with a message in ERROR.  */
+int write_file_atomically (const char *path, const void *data, size_t size,
+                           char *error, size_t error_size);
+
+/* A string that grows.  */
+struct buffer
+{
+  char *data;
+  size_t length, capacity;
+};
+void buffer_append (struct buffer *buffer, const void *data, size_t size);
+void buffer_printf (struct buffer *buffer, const char *format, ...)
+    __attribute__ ((format (printf, 2, 3)));
+void buffer_vprintf (struct buffer *buffer, const char *format, va_list args);
+void buffer_free (struct buffer *buffer);
+
+/* Human units: "1.5 MiB", "12.3 s".  Into OUT of SIZE bytes; returns OUT. */
+char *format_bytes (double bytes, char *out, size_t size);
+
+#endif /* MEMPROF_ANALYSIS_UTIL_H */
