@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "extraformat.h"
+#include "feedback.h"
 #include "mprof.h"
 #include "profile.h"
 #include "rawreader.h"
@@ -147,6 +148,83 @@ load_raw_profile (const struct raw_read_profile *raw, void *cookie)
   return 0;
 }
 
+/* The pseudo module of profiles read from YAML: their frames have no
+   addresses, so each location is made from its frames.  */
+static const uint8_t yaml_module_id[] = { 'y', 'a', 'm', 'l' };
+
+/* Fold the YAML of `llvm-profdata show --memory' into PROFILE: each alloc
+   site a context, each inline chain of frames a location.  */
+static int
+load_yaml (struct profile *profile, const uint8_t *data, size_t size,
+           const char *name, char *error, size_t error_size)
+{
+  struct feedback feedback;
+  feedback_init (&feedback);
+  int result
+      = feedback_load_buffer (&feedback, data, size, name, error, error_size);
+  if (result != 0)
+    {
+      feedback_free (&feedback);
+      return result;
+    }
+  uint32_t module
+      = profile_add_module (profile, yaml_module_id, sizeof yaml_module_id);
+  profile_note_main_module (profile, module);
+  uint32_t *locations = NULL;
+  size_t capacity = 0;
+  for (size_t c = 0; c < feedback.context_count; c++)
+    {
+      const struct feedback_context *context = &feedback.contexts[c];
+      const struct feedback_frame *frames
+          = feedback.frames + context->first_frame;
+      uint32_t count = 0;
+      for (uint32_t i = 0; i < context->frame_count;)
+        {
+          /* One location: the frames up to the first not inlined.  */
+          uint32_t end = i;
+          while (end + 1 < context->frame_count && frames[end].inlined)
+            end++;
+          end++;
+          uint64_t address = memprof_fnv1a (MEMPROF_FNV_OFFSET, frames + i,
+                                            (end - i) * sizeof *frames);
+          if (count >= capacity)
+            {
+              capacity = capacity ? capacity * 2 : 16;
+              locations = xrealloc (locations, capacity * sizeof *locations);
+            }
+          locations[count] = profile_add_location (profile, module, address);
+          if (profile->locations[locations[count]].frame_count == 0)
+            {
+              struct profile_frame converted[64];
+              uint32_t n = end - i < 64 ? end - i : 64;
+              for (uint32_t j = 0; j < n; j++)
+                {
+                  const struct feedback_frame *from = &frames[i + j];
+                  converted[j].function = profile_intern (
+                      profile, feedback_string (&feedback, from->name));
+                  converted[j].file = 0;
+                  /* No declaration line in LLVM's YAML: the line is the
+                     offset.  */
+                  converted[j].line = from->line_offset;
+                  converted[j].decl_line = 0;
+                  converted[j].column = from->column;
+                  converted[j].flags = j + 1 < n ? PROFILE_FRAME_INLINED : 0;
+                  converted[j].guid = from->guid;
+                }
+              profile_set_frames (profile, locations[count], converted, n);
+            }
+          count++;
+          i = end;
+        }
+      profile_add_context (profile, locations, count, &context->mib, NULL,
+                           NULL);
+    }
+  profile->inputs++;
+  free (locations);
+  feedback_free (&feedback);
+  return 0;
+}
+
 int
 profile_load_buffer (struct profile *profile, const uint8_t *data, size_t size,
                      const char *name, const uint8_t *side_data,
@@ -159,12 +237,15 @@ profile_load_buffer (struct profile *profile, const uint8_t *data, size_t size,
     memcpy (&magic, data, sizeof magic);
   if (magic == MPROF_MAGIC)
     return mprof_read (profile, data, size, name, error, error_size);
+  if (size >= 15 && memcmp (data, "MemprofProfile:", 15) == 0)
+    return load_yaml (profile, data, size, name, error, error_size);
   if (magic != MEMPROF_RAW_MAGIC && size >= sizeof magic)
     {
       snprintf (error, error_size,
                 "%s: at byte 0: expected the magic of a raw MemProf profile "
-                "(0x%016llx) or of a .mprof file (0x%016llx), found "
-                "0x%016llx: not a memory profile",
+                "(0x%016llx), of a .mprof file (0x%016llx) or "
+                "'MemprofProfile:' (llvm-profdata's YAML), found 0x%016llx: "
+                "not a memory profile",
                 name, (unsigned long long) MEMPROF_RAW_MAGIC,
                 (unsigned long long) MPROF_MAGIC, (unsigned long long) magic);
       return -1;

@@ -65,3 +65,16 @@ mib_field_value (const struct memprof_mib *mib, size_t field)
   memcpy (&value, at, sizeof value);
   return value;
 }
+
+void
+mib_field_set (struct memprof_mib *mib, size_t field, uint64_t value)
+{
+  char *at = (char *) mib + fields[field].offset;
+  if (fields[field].size == 4)
+    {
+      uint32_t narrow = (uint32_t) value;
+      memcpy (at, &narrow, sizeof narrow);
+    }
+  else
+    memcpy (at, &value, sizeof value);
+}

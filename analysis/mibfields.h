@@ -13,5 +13,7 @@
 extern const size_t mib_field_count;
 const char *mib_field_name (size_t field);
 uint64_t mib_field_value (const struct memprof_mib *mib, size_t field);
+/* Set it (a 32-bit field keeps the low 32 bits of VALUE).  */
+void mib_field_set (struct memprof_mib *mib, size_t field, uint64_t value);
 
 #endif /* MEMPROF_ANALYSIS_MIBFIELDS_H */

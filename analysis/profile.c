@@ -419,6 +419,31 @@ profile_add_context (struct profile *profile, const uint32_t *locations,
     }
 }
 
+/* ---- What LLVM keeps ---- */
+
+bool
+profile_is_llvm_runtime_file (const char *file)
+{
+  const char *base = strrchr (file, '/');
+  base = base ? base + 1 : file;
+  return strcmp (base, "memprof_malloc_linux.cpp") == 0
+         || strcmp (base, "memprof_interceptors.cpp") == 0
+         || strcmp (base, "memprof_new_delete.cpp") == 0;
+}
+
+bool
+profile_location_is_llvm_frame (const struct profile *profile,
+                                uint32_t location)
+{
+  const struct profile_location *where = &profile->locations[location];
+  if (where->frame_count == 0 || where->module != profile->main_module)
+    return false;
+  const struct profile_frame *first = &profile->frames[where->first_frame];
+  return !(first->flags & PROFILE_FRAME_NO_DEBUG_INFO)
+         && !profile_is_llvm_runtime_file (
+             profile_string (profile, first->file));
+}
+
 /* ---- The rest ---- */
 
 /* Where SUFFIX begins in NAME[0, LENGTH) when it is its last

@@ -180,6 +180,15 @@ profile_context_locations (const struct profile *profile,
    grouping of merges.  */
 void profile_mib_combine (struct memprof_mib *a, const struct memprof_mib *b);
 
+/* Is FILE one of the LLVM runtime's own source files (whose frames
+   llvm-profdata drops)?  */
+bool profile_is_llvm_runtime_file (const char *file);
+
+/* Is LOCATION one llvm-profdata keeps: in the program (the main module),
+   symbolized from debug information, not in LLVM's runtime?  */
+bool profile_location_is_llvm_frame (const struct profile *profile,
+                                     uint32_t location);
+
 /* The length of NAME without a trailing ".llvm.N" or ".part.N" (LLVM's
    canonical function name: what its GUID and SymbolName are made of).  */
 size_t profile_canonical_length (const char *name);

@@ -220,18 +220,6 @@ session_demangled (struct session *session, uint32_t index)
   return session->demangled[index];
 }
 
-/* Is FILE one of the LLVM runtime's own source files, whose frames
-   llvm-profdata drops?  */
-static bool
-is_llvm_runtime_file (const char *file)
-{
-  const char *base = strrchr (file, '/');
-  base = base ? base + 1 : file;
-  return strcmp (base, "memprof_malloc_linux.cpp") == 0
-         || strcmp (base, "memprof_interceptors.cpp") == 0
-         || strcmp (base, "memprof_new_delete.cpp") == 0;
-}
-
 /* Is NAME one of the allocation entry points a runtime interposes (clang's
    runtime calls its own __interceptor_malloc...)?  */
 static bool
@@ -272,15 +260,13 @@ session_frames (struct session *session, const struct profile_context *context,
          anyone's allocation site: its source files, and, at the top of
          the stack, its entry points built without debug information.  */
       if (first != NULL
-          && (is_llvm_runtime_file (profile_string (profile, first->file))
+          && (profile_is_llvm_runtime_file (
+                  profile_string (profile, first->file))
               || (count == 0 && (first->flags & PROFILE_FRAME_NO_DEBUG_INFO)
                   && is_allocation_entry_point (
                       profile_string (profile, first->function)))))
         continue;
-      /* llvm-profdata symbolizes the profiled program only.  */
-      if (llvm_only
-          && (first == NULL || (first->flags & PROFILE_FRAME_NO_DEBUG_INFO)
-              || location->module != profile->main_module))
+      if (llvm_only && !profile_location_is_llvm_frame (profile, locations[i]))
         continue;
       uint32_t n = location->frame_count ? location->frame_count : 1;
       if (count + n > *capacity)
@@ -337,6 +323,10 @@ session_frame_text (const struct view_frame *frame, char *out, size_t size)
               frame->column);
   else if (frame->file[0] != '\0')
     snprintf (out, size, "%s (%s:%u)", frame->name, frame->file, frame->line);
+  else if (frame->debug_info && (frame->line_offset || frame->column))
+    /* Frames from llvm-profdata's YAML: no file, lines as offsets.  */
+    snprintf (out, size, "%s (+%u:%u)", frame->name, frame->line_offset,
+              frame->column);
   else
     snprintf (out, size, "%s", frame->name);
   return out;

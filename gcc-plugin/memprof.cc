@@ -26,6 +26,8 @@
      dump[=details]        write <source>.NNNt.memprof: every access,
                            instrumented or skipped with its reason, and totals
      stats                 one line per translation unit on stderr
+     instrument=0|1        instrument accesses (default 1; 0 with use=)
+     use=FILE ...          profile feedback: see feedback.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.  */
@@ -63,6 +65,7 @@
 #include "hash-set.h"
 
 #include "memprof/abi.h"
+#include "feedback.h"
 
 int plugin_is_GPL_compatible;
 
@@ -88,6 +91,8 @@ static const char plugin_help[]
       "<source>.NNNt.memprof listing every access\n"
       "  -fplugin-arg-memprof-stats               one summary line per "
       "translation unit on stderr\n"
+      "  -fplugin-arg-memprof-instrument=0|1      instrument accesses "
+      "(default 1, 0 with use=)\n"
       "With -flto, pass the plugin and its arguments to the link command too.";
 
 /* ---- Options ---- */
@@ -106,7 +111,8 @@ static struct
   bool histogram;
   enum stack_analysis stack_analysis;
   bool stats;
-} options = { false, true, true, true, false, STACK_ANALYSIS_FULL, false };
+  int instrument; /* 1, 0, or -1: unless -fplugin-arg-memprof-use */
+} options = { false, true, true, true, false, STACK_ANALYSIS_FULL, false, -1 };
 
 /* ---- Why an access was or was not instrumented ---- */
 
@@ -1126,7 +1132,11 @@ public:
   unsigned int
   execute (function *) final override
   {
-    return instrument_function ();
+    /* Feedback first: it rewrites allocation calls; instrumenting then
+       counts the accesses of the rewritten function.  */
+    if (feedback_enabled ())
+      feedback_function ();
+    return options.instrument ? instrument_function () : 0;
   }
 
   opt_pass *
@@ -1148,7 +1158,7 @@ add_module_constructor (void *, void *)
   /* Writing LTO bytecode: the pass runs in lto1 at link time, and this
      callback with it.  A constructor added here would go through
      free_lang_data, which it does not survive.  */
-  if (seen_error () || (flag_generate_lto && !in_lto_p))
+  if (seen_error () || (flag_generate_lto && !in_lto_p) || !options.instrument)
     return;
   build_runtime_decls ();
   append_to_statement_list (
@@ -1162,7 +1172,7 @@ static void
 print_unit_stats (void *, void *)
 {
   unsigned skipped = 0, total = 0;
-  if (!options.stats || seen_error ())
+  if (!options.stats || seen_error () || !options.instrument)
     return;
   for (int v = 0; v < VERDICT_COUNT; v++)
     total += unit_counts.verdicts[v];
@@ -1190,7 +1200,7 @@ print_unit_stats (void *, void *)
 
 static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
-      "stack-analysis=none|basic|full, dump[=details], stats";
+      "stack-analysis=none|basic|full, dump[=details], stats, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -1229,6 +1239,14 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
         ok &= parse_flag (key, value, &options.histogram);
       else if (strcmp (key, "stats") == 0)
         ok &= parse_flag (key, value, &options.stats);
+      else if (strcmp (key, "instrument") == 0)
+        {
+          bool instrument;
+          ok &= parse_flag (key, value, &instrument);
+          options.instrument = instrument;
+        }
+      else if (feedback_argument (key, value, &ok))
+        ;
       else if (strcmp (key, "stack-analysis") == 0)
         {
           if (value && strcmp (value, "none") == 0)
@@ -1263,8 +1281,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
       else
         {
           error ("memprof: unknown option %<-fplugin-arg-memprof-%s%>; the "
-                 "options are: %s",
-                 key, valid_arguments);
+                 "options are: %s%s",
+                 key, valid_arguments, feedback_argument_names);
           ok = false;
         }
     }
@@ -1274,7 +1292,7 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
 int
 plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
-  static struct plugin_info plugin_info = { PLUGIN_VERSION, plugin_help };
+  static struct plugin_info plugin_info = { PLUGIN_VERSION, NULL };
   const char *dump_switch = NULL;
 
   if (!plugin_default_version_check (version, &gcc_version))
@@ -1287,6 +1305,13 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
     }
   if (!parse_arguments (info, &dump_switch))
     return 1;
+  /* Profile feedback alone does not instrument, as -fprofile-use does
+     not; -fplugin-arg-memprof-instrument asks for both.  */
+  if (options.instrument < 0)
+    options.instrument = !feedback_enabled ();
+  if (feedback_enabled () && !feedback_start (info->base_name))
+    return 1;
+  plugin_info.help = concat (plugin_help, "\n", feedback_help, NULL);
 
   register_callback (info->base_name, PLUGIN_INFO, NULL, &plugin_info);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,

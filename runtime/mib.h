@@ -46,6 +46,10 @@ struct memprof_mib
 #define MEMPROF_MIB_V4_SIZE 144
 #define MEMPROF_MIB_V3_SIZE 132
 
+#ifdef __cplusplus
+/* The GCC plugin (C++) reads MIBs too.  */
+#define _Static_assert static_assert
+#endif
 _Static_assert(sizeof (struct memprof_mib) == MEMPROF_MIB_V4_SIZE,
                "memprof_mib must match LLVM's packed MemInfoBlock");
 

@@ -1,0 +1,111 @@
+/* A profile as profile feedback needs it: allocation contexts as LLVM
+   frames (function GUID, line offset, column, inline flag), each with its
+   MemInfoBlock, and the program's global variables with their accesses.
+   Read from a .mprof file (memprof merge --binary) or from the YAML that
+   `llvm-profdata show --memory' (and `memprof show --format=yaml')
+   print.  In YAML written by hand, a frame's Function (GUID) may be left
+   out when its SymbolName is given, and so may a record's FunctionGUID.  The GCC plugin's memprof-use links this code; so do the fuzz
+   targets.  */
+
+#ifndef MEMPROF_ANALYSIS_FEEDBACK_H
+#define MEMPROF_ANALYSIS_FEEDBACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mib.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct feedback_frame
+{
+  uint64_t guid;
+  uint32_t line_offset;
+  uint32_t column;
+  uint32_t inlined; /* into the next frame */
+  uint32_t name;    /* offset in strings: the function's name, or 0 */
+};
+
+struct feedback_context
+{
+  uint32_t first_frame; /* in frames; leaf first */
+  uint32_t frame_count;
+  struct memprof_mib mib;
+};
+
+struct feedback_global
+{
+  uint32_t name; /* offset in strings: the symbol's name */
+  uint64_t size;
+  uint64_t accesses;
+};
+
+struct feedback
+{
+  struct feedback_frame *frames;
+  size_t frame_count, frame_capacity;
+  struct feedback_context *contexts;
+  size_t context_count, context_capacity;
+  struct feedback_global *globals;
+  size_t global_count, global_capacity;
+  char *strings; /* NUL-terminated names, back to back; offset 0 is "" */
+  size_t strings_size, strings_capacity;
+  bool has_columns; /* some frame has a column: match columns */
+};
+
+void feedback_init (struct feedback *feedback);
+void feedback_free (struct feedback *feedback);
+
+/* Read PATH, a .mprof file or llvm-profdata's YAML.  Returns 0, or -1
+   with a message in ERROR naming the file, where (byte or line) and what
+   was expected.  */
+int feedback_load (struct feedback *feedback, const char *path, char *error,
+                   size_t error_size);
+
+/* The same for SIZE bytes at DATA named NAME.  */
+int feedback_load_buffer (struct feedback *feedback, const uint8_t *data,
+                          size_t size, const char *name, char *error,
+                          size_t error_size);
+
+static inline const char *
+feedback_string (const struct feedback *feedback, uint32_t offset)
+{
+  return feedback->strings + offset;
+}
+
+/* LLVM 19's classification of a context (MemoryProfileInfo.cpp), with
+   its thresholds as parameters.  */
+enum feedback_class
+{
+  FEEDBACK_NOT_COLD,
+  FEEDBACK_COLD,
+  FEEDBACK_HOT
+};
+
+struct feedback_thresholds
+{
+  double cold_density;     /* accesses per byte per second: below is cold
+                              (0.05) */
+  double cold_lifetime_ms; /* mean lifetime at least this for cold
+                              (200,000) */
+  double hot_density;      /* above is hot (1000) */
+};
+
+extern const struct feedback_thresholds feedback_llvm_thresholds;
+
+/* The lifetime access density LLVM compares (accesses per byte per s)
+   and the mean lifetime (ms) of CONTEXT.  */
+double feedback_density (const struct feedback_context *context);
+double feedback_lifetime_ms (const struct feedback_context *context);
+enum feedback_class feedback_classify (const struct feedback_context *context,
+                                       const struct feedback_thresholds *t);
+const char *feedback_class_name (enum feedback_class class_);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEMPROF_ANALYSIS_FEEDBACK_H */

@@ -1,0 +1,663 @@
+/* memprof-use: profile feedback.  With -fplugin-arg-memprof-use=FILE (a
+   .mprof file from `memprof merge --binary', or the YAML of
+   `llvm-profdata show --memory'), every allocation call of the unit is
+   matched to the profile's contexts by its frames as LLVM defines them
+   (function GUID, line offset from the function's first line, column,
+   and the chain of functions GCC inlined there), classified hot, cold or
+   neither with LLVM 19's rule, and rewritten:
+
+     malloc, calloc, realloc, aligned_alloc, posix_memalign, memalign,
+     strdup, strndup  ->  __memprof_hint_NAME (..., hint) of libmemprof_hint
+     operator new and new[] (plain, nothrow, aligned)
+                      ->  tcmalloc's __hot_cold_t overloads (hot-cold-new)
+
+   The pass runs after inlining, so a call's inline chain is the one the
+   profiled binary had (built with the same compiler and options), and the
+   profile's frames match it.  */
+
+#include "gcc-plugin.h"
+
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "ssa.h"
+#include "stringpool.h"
+#include "cgraph.h"
+#include "diagnostic-core.h"
+#include "ggc.h"
+#include "langhooks.h"
+#include "tree-eh.h"
+#include "dumpfile.h"
+#include "gimple-pretty-print.h"
+#include "md5.h"
+
+#include "feedback.h"
+
+/* The analysis's reader of profiles (C, linked in with hidden symbols).  */
+#include "../analysis/feedback.h"
+
+const char feedback_argument_names[]
+    = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
+      "cold-density=X, cold-lifetime=SECONDS, hot-density=X";
+
+const char feedback_help[]
+    = "  -fplugin-arg-memprof-use=FILE            profile feedback: rewrite "
+      "hot and cold allocation sites (a .mprof file, or llvm-profdata's "
+      "YAML)\n"
+      "  -fplugin-arg-memprof-remarks             a note at each allocation "
+      "call the profile matched\n"
+      "  -fplugin-arg-memprof-hint=0|1            rewrite C allocation calls "
+      "to libmemprof_hint's entry points (default 1)\n"
+      "  -fplugin-arg-memprof-hot-cold-new[=0|1]  rewrite operator new to "
+      "tcmalloc's __hot_cold_t overloads (default 0)\n"
+      "  -fplugin-arg-memprof-cold-density=X      lifetime access density "
+      "(accesses/byte/s) below which a context is cold (default 0.05)\n"
+      "  -fplugin-arg-memprof-cold-lifetime=S     mean lifetime (s) a cold "
+      "context must reach (default 200)\n"
+      "  -fplugin-arg-memprof-hot-density=X       density above which a "
+      "context is hot (default 1000)\n";
+
+/* The hint bytes, as LLVM's use pass gives them to tcmalloc.  */
+#define HINT_COLD 1
+#define HINT_HOT 254
+
+static struct
+{
+  const char *use; /* the profile */
+  bool remarks;
+  bool hot_cold_new;
+  bool hint;
+  struct feedback_thresholds thresholds;
+} options = { NULL, false, false, true, { 0.05, 200 * 1000.0, 1000 } };
+
+/* ---- Arguments ---- */
+
+static bool
+parse_number (const char *key, const char *value, double *result)
+{
+  char *end;
+  double number = value ? strtod (value, &end) : -1;
+  if (value == NULL || *value == '\0' || *end != '\0' || number < 0)
+    {
+      error ("memprof: bad value %qs in %<-fplugin-arg-memprof-%s%>: "
+             "expected a number of 0 or more",
+             value ? value : "", key);
+      return false;
+    }
+  *result = number;
+  return true;
+}
+
+static bool
+parse_switch (const char *key, const char *value, bool *result)
+{
+  if (value == NULL || strcmp (value, "1") == 0)
+    *result = true;
+  else if (strcmp (value, "0") == 0)
+    *result = false;
+  else
+    {
+      error ("memprof: bad value %qs in %<-fplugin-arg-memprof-%s%>: "
+             "expected 0 or 1",
+             value, key);
+      return false;
+    }
+  return true;
+}
+
+bool
+feedback_argument (const char *key, const char *value, bool *ok)
+{
+  double seconds;
+  if (strcmp (key, "use") == 0)
+    {
+      if (value == NULL || *value == '\0')
+        {
+          error ("memprof: %<-fplugin-arg-memprof-use%> needs a file: "
+                 "%<-fplugin-arg-memprof-use=app.mprof%>");
+          *ok = false;
+        }
+      options.use = value;
+    }
+  else if (strcmp (key, "remarks") == 0)
+    *ok &= parse_switch (key, value, &options.remarks);
+  else if (strcmp (key, "hot-cold-new") == 0)
+    *ok &= parse_switch (key, value, &options.hot_cold_new);
+  else if (strcmp (key, "hint") == 0)
+    *ok &= parse_switch (key, value, &options.hint);
+  else if (strcmp (key, "cold-density") == 0)
+    *ok &= parse_number (key, value, &options.thresholds.cold_density);
+  else if (strcmp (key, "hot-density") == 0)
+    *ok &= parse_number (key, value, &options.thresholds.hot_density);
+  else if (strcmp (key, "cold-lifetime") == 0)
+    {
+      if (parse_number (key, value, &seconds))
+        options.thresholds.cold_lifetime_ms = seconds * 1000;
+      else
+        *ok = false;
+    }
+  else
+    return false;
+  return true;
+}
+
+bool
+feedback_enabled (void)
+{
+  return options.use != NULL;
+}
+
+/* ---- The profile, indexed by the leaf function of each context ---- */
+
+static struct feedback profile;
+
+struct leaf_entry
+{
+  uint64_t guid;
+  unsigned context;
+};
+
+static leaf_entry *leaf_index;
+
+/* For this unit: which contexts some call matched, and the functions
+   compiled here (to tell the profile's contexts that belong to this unit
+   but matched nothing: stale ones).  */
+static unsigned char *context_matched;
+static vec<uint64_t> unit_functions;
+
+static struct
+{
+  unsigned calls;        /* allocation calls seen */
+  unsigned matched;      /* of which some context matched */
+  unsigned ambiguous;    /* matched contexts of more than one class */
+  unsigned rewritten[3]; /* by enum feedback_class */
+} unit;
+
+static int
+compare_leaf_entries (const void *a, const void *b)
+{
+  const leaf_entry *x = (const leaf_entry *) a, *y = (const leaf_entry *) b;
+  if (x->guid != y->guid)
+    return x->guid < y->guid ? -1 : 1;
+  return x->context < y->context ? -1 : x->context > y->context;
+}
+
+/* ---- Allocation functions ---- */
+
+enum allocation_family
+{
+  FAMILY_C,  /* the malloc family: the shim's __memprof_hint_ entry points */
+  FAMILY_NEW /* operator new: tcmalloc's __hot_cold_t overloads */
+};
+
+static const struct
+{
+  const char *name;
+  enum allocation_family family;
+} allocation_functions[] = {
+  { "malloc", FAMILY_C },
+  { "calloc", FAMILY_C },
+  { "realloc", FAMILY_C },
+  { "aligned_alloc", FAMILY_C },
+  { "posix_memalign", FAMILY_C },
+  { "memalign", FAMILY_C },
+  { "strdup", FAMILY_C },
+  { "strndup", FAMILY_C },
+  { "_Znwm", FAMILY_NEW },
+  { "_Znam", FAMILY_NEW },
+  { "_ZnwmRKSt9nothrow_t", FAMILY_NEW },
+  { "_ZnamRKSt9nothrow_t", FAMILY_NEW },
+  { "_ZnwmSt11align_val_t", FAMILY_NEW },
+  { "_ZnamSt11align_val_t", FAMILY_NEW },
+  { "_ZnwmSt11align_val_tRKSt9nothrow_t", FAMILY_NEW },
+  { "_ZnamSt11align_val_tRKSt9nothrow_t", FAMILY_NEW },
+};
+#define ALLOCATION_FUNCTIONS                                                   \
+  (sizeof allocation_functions / sizeof allocation_functions[0])
+
+/* The hinted replacements, built on first use: [function][hot?].  */
+static GTY (()) tree hinted_decls[ALLOCATION_FUNCTIONS];
+
+static const struct ggc_root_tab feedback_roots[]
+    = { { hinted_decls, ALLOCATION_FUNCTIONS, sizeof (tree),
+          &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+        LAST_GGC_ROOT_TAB };
+
+/* Which allocation function CALL calls: an index in allocation_functions,
+   or -1.  A function of the program's own with such a name is not one:
+   the library's are external.  */
+static int
+allocation_function (gcall *call)
+{
+  tree fndecl = gimple_call_fndecl (call);
+  if (fndecl == NULL_TREE || !TREE_PUBLIC (fndecl) || !DECL_EXTERNAL (fndecl))
+    return -1;
+  const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (fndecl));
+  for (unsigned i = 0; i < ALLOCATION_FUNCTIONS; i++)
+    if (strcmp (name, allocation_functions[i].name) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* ---- A call's frames, as LLVM's frames ---- */
+
+struct frame
+{
+  uint64_t guid;
+  uint32_t line_offset;
+  uint32_t column;
+  bool inlined;
+  const char *name;
+};
+
+#define MAX_CHAIN 64
+
+/* The function DWARF describes for FN: its abstract origin, through
+   clones and inlining.  */
+static tree
+origin_of (tree fn)
+{
+  while (DECL_ABSTRACT_ORIGIN (fn) != NULL_TREE
+         && DECL_ABSTRACT_ORIGIN (fn) != fn)
+    fn = DECL_ABSTRACT_ORIGIN (fn);
+  return fn;
+}
+
+/* The name DWARF gives FN, which is what LLVM hashes into its GUID: the
+   linkage name where GCC emits DW_AT_linkage_name (public functions
+   whose assembler name is not their name), else DW_AT_name.  */
+static const char *
+dwarf_function_name (tree fn)
+{
+  if (TREE_PUBLIC (fn) && DECL_ASSEMBLER_NAME_SET_P (fn)
+      && DECL_ASSEMBLER_NAME (fn) != DECL_NAME (fn))
+    return IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (fn));
+  if (DECL_NAME (fn) == NULL_TREE)
+    return "";
+  const char *name = lang_hooks.dwarf_name (fn, 0);
+  return name ? name : IDENTIFIER_POINTER (DECL_NAME (fn));
+}
+
+static uint64_t
+guid_of (const char *name)
+{
+  unsigned char digest[16];
+  uint64_t guid = 0;
+  md5_buffer (name, strlen (name), digest);
+  for (int i = 7; i >= 0; i--)
+    guid = (guid << 8) | digest[i];
+  return guid;
+}
+
+static void
+set_frame (struct frame *frame, tree fn, location_t loc, bool inlined)
+{
+  fn = origin_of (fn);
+  frame->name = dwarf_function_name (fn);
+  frame->guid = guid_of (frame->name);
+  frame->line_offset = (uint32_t) (LOCATION_LINE (loc) - DECL_SOURCE_LINE (fn));
+  frame->column = (uint32_t) LOCATION_COLUMN (loc);
+  frame->inlined = inlined;
+}
+
+/* The frames of STMT, innermost first: a frame for each function inlined
+   around it (the inliner's outermost scope of each, whose origin is the
+   inlined function and whose source location is the call that was
+   inlined), and last the function being compiled.  Returns the count.  */
+static unsigned
+call_frames (gimple *stmt, struct frame *frames)
+{
+  unsigned count = 0;
+  location_t loc = gimple_location (stmt);
+  for (tree block = gimple_block (stmt);
+       block != NULL_TREE && TREE_CODE (block) == BLOCK
+       && count + 1 < MAX_CHAIN;
+       block = BLOCK_SUPERCONTEXT (block))
+    if (inlined_function_outer_scope_p (block))
+      {
+        tree inlined = block_ultimate_origin (block);
+        if (inlined == NULL_TREE || TREE_CODE (inlined) != FUNCTION_DECL)
+          continue;
+        set_frame (&frames[count++], inlined, loc, true);
+        loc = BLOCK_SOURCE_LOCATION (block);
+      }
+  set_frame (&frames[count++], current_function_decl, loc, false);
+  return count;
+}
+
+/* Does the profile's CONTEXT start with the COUNT frames of CHAIN?  As
+   LLVM's use pass: line offsets compared in 16 bits, columns only when
+   the profile has columns, inline flags not at all.  */
+static bool
+context_starts_with (const struct feedback_context *context,
+                     const struct frame *chain, unsigned count)
+{
+  if (context->frame_count < count)
+    return false;
+  for (unsigned i = 0; i < count; i++)
+    {
+      const struct feedback_frame *f
+          = &profile.frames[context->first_frame + i];
+      if (f->guid != chain[i].guid
+          || (f->line_offset & 0xffff) != (chain[i].line_offset & 0xffff)
+          || (profile.has_columns && f->column != chain[i].column))
+        return false;
+    }
+  return true;
+}
+
+/* ---- Rewriting ---- */
+
+/* The hinted replacement of allocation function INDEX, whose declaration
+   is FNDECL: the same function type with an unsigned char appended.  */
+static tree
+hinted_decl (unsigned index, tree fndecl)
+{
+  if (hinted_decls[index] != NULL_TREE)
+    return hinted_decls[index];
+  char name[96];
+  if (allocation_functions[index].family == FAMILY_C)
+    snprintf (name, sizeof name, "__memprof_hint_%s",
+              allocation_functions[index].name);
+  else
+    snprintf (name, sizeof name, "%s12__hot_cold_t",
+              allocation_functions[index].name);
+  tree type = TREE_TYPE (fndecl);
+  auto_vec<tree> params;
+  for (tree arg = TYPE_ARG_TYPES (type);
+       arg && TREE_VALUE (arg) != void_type_node; arg = TREE_CHAIN (arg))
+    params.safe_push (TREE_VALUE (arg));
+  params.safe_push (unsigned_char_type_node);
+  tree hinted_type = build_function_type_array (
+      TREE_TYPE (type), params.length (), params.address ());
+  tree decl = build_fn_decl (name, hinted_type);
+  TREE_PUBLIC (decl) = 1;
+  DECL_EXTERNAL (decl) = 1;
+  DECL_IS_MALLOC (decl) = DECL_IS_MALLOC (fndecl);
+  /* Only the throwing operator new may throw.  */
+  TREE_NOTHROW (decl) = TREE_NOTHROW (fndecl);
+  hinted_decls[index] = decl;
+  return decl;
+}
+
+/* Replace the call at GSI (allocation function INDEX) with its hinted
+   form.  */
+static void
+rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
+{
+  gcall *call = as_a<gcall *> (gsi_stmt (*gsi));
+  tree fndecl = gimple_call_fndecl (call);
+  tree decl = hinted_decl (index, fndecl);
+  unsigned nargs = gimple_call_num_args (call);
+  auto_vec<tree> args;
+  for (unsigned i = 0; i < nargs; i++)
+    args.safe_push (gimple_call_arg (call, i));
+  args.safe_push (build_int_cst (unsigned_char_type_node, hint));
+  gcall *replacement = gimple_build_call_vec (decl, args);
+  gimple_call_set_lhs (replacement, gimple_call_lhs (call));
+  gimple_set_location (replacement, gimple_location (call));
+  gimple_set_block (replacement, gimple_block (call));
+  gimple_call_set_nothrow (replacement, gimple_call_nothrow_p (call));
+  gimple_move_vops (replacement, call);
+  /* True: the replacement takes over the call's exception region, so that
+     a throwing operator new still lands in its handler.  */
+  gsi_replace (gsi, replacement, true);
+  cgraph_update_edges_for_call_stmt (call, fndecl, replacement);
+}
+
+/* The first entry of leaf_index whose function is GUID.  */
+static size_t
+first_with_leaf (uint64_t guid)
+{
+  size_t low = 0, high = profile.context_count;
+  while (low < high)
+    {
+      size_t middle = (low + high) / 2;
+      if (leaf_index[middle].guid < guid)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+  return low;
+}
+
+/* Contexts that start with the frames of a call that is not an
+   allocation: they allocate further down, in a callee this unit does not
+   see.  */
+#define REACHED_THROUGH_A_CALL 2
+
+static void
+mark_reached (const struct frame *chain, unsigned count)
+{
+  for (size_t i = first_with_leaf (chain[0].guid);
+       i < profile.context_count && leaf_index[i].guid == chain[0].guid; i++)
+    if (context_matched[leaf_index[i].context] == 0
+        && context_starts_with (&profile.contexts[leaf_index[i].context], chain,
+                                count))
+      context_matched[leaf_index[i].context] = REACHED_THROUGH_A_CALL;
+}
+
+/* ---- Per function ---- */
+
+static void
+describe_frames (pretty_printer *pp, const struct frame *frames, unsigned count)
+{
+  for (unsigned i = 0; i < count; i++)
+    pp_printf (pp, "%s%s:%u:%u%s", i ? " < " : "", frames[i].name,
+               frames[i].line_offset, frames[i].column,
+               frames[i].inlined ? " (inlined)" : "");
+}
+
+void
+feedback_function (void)
+{
+  struct frame chain[MAX_CHAIN];
+  tree self = origin_of (current_function_decl);
+  unit_functions.safe_push (guid_of (dwarf_function_name (self)));
+
+  basic_block bb;
+  FOR_EACH_BB_FN (bb, cfun)
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      gcall *call = dyn_cast<gcall *> (gsi_stmt (gsi));
+      if (call == NULL || gimple_call_internal_p (call))
+        continue;
+      int index = allocation_function (call);
+      unsigned count = call_frames (call, chain);
+      if (index < 0)
+        {
+          /* A call through which contexts reach an allocation made in
+             another function or library (printf's buffer): not stale.  */
+          mark_reached (chain, count);
+          continue;
+        }
+      unit.calls++;
+
+      /* The contexts that start with this call's frames.  */
+      size_t low = first_with_leaf (chain[0].guid);
+      unsigned matched = 0, classes[3] = { 0, 0, 0 };
+      double density_sum = 0, lifetime_sum = 0, allocations = 0;
+      for (size_t i = low;
+           i < profile.context_count && leaf_index[i].guid == chain[0].guid;
+           i++)
+        {
+          const struct feedback_context *context
+              = &profile.contexts[leaf_index[i].context];
+          if (!context_starts_with (context, chain, count))
+            continue;
+          matched++;
+          context_matched[leaf_index[i].context] = 1;
+          classes[feedback_classify (context, &options.thresholds)]++;
+          density_sum
+              += (double) context->mib.total_lifetime_access_density / 100.0;
+          lifetime_sum += (double) context->mib.total_lifetime;
+          allocations += context->mib.alloc_count;
+        }
+
+      const char *function = allocation_functions[index].name;
+      const char *verdict;
+      enum feedback_class site_class = FEEDBACK_NOT_COLD;
+      bool ambiguous = false;
+      if (matched == 0)
+        verdict = "no context matched";
+      else
+        {
+          unit.matched++;
+          unsigned kinds
+              = (classes[0] != 0) + (classes[1] != 0) + (classes[2] != 0);
+          if (kinds > 1)
+            {
+              ambiguous = true;
+              unit.ambiguous++;
+              verdict = "ambiguous: its contexts disagree";
+            }
+          else
+            {
+              site_class = classes[FEEDBACK_COLD]  ? FEEDBACK_COLD
+                           : classes[FEEDBACK_HOT] ? FEEDBACK_HOT
+                                                   : FEEDBACK_NOT_COLD;
+              verdict = feedback_class_name (site_class);
+            }
+        }
+
+      /* What to do with it.  */
+      const char *action = "left alone";
+      bool family_on = allocation_functions[index].family == FAMILY_C
+                           ? options.hint
+                           : options.hot_cold_new;
+      if (!ambiguous && matched > 0 && site_class != FEEDBACK_NOT_COLD
+          && family_on)
+        action = allocation_functions[index].family == FAMILY_C
+                     ? "calls the hinted entry point"
+                     : "calls the __hot_cold_t operator new";
+
+      if (dump_file)
+        {
+          pretty_printer pp;
+          describe_frames (&pp, chain, count);
+          fprintf (
+              dump_file,
+              "memprof-use: %s call at %s:%d:%d: frames %s: "
+              "%u context%s matched (%u cold, %u hot, %u notcold): %s; %s\n",
+              function, LOCATION_FILE (gimple_location (call)),
+              LOCATION_LINE (gimple_location (call)),
+              LOCATION_COLUMN (gimple_location (call)), pp_formatted_text (&pp),
+              matched, matched == 1 ? "" : "s", classes[FEEDBACK_COLD],
+              classes[FEEDBACK_HOT], classes[FEEDBACK_NOT_COLD], verdict,
+              action);
+        }
+      if (options.remarks && matched > 0)
+        {
+          /* GCC's diagnostics format no floating point: text first.  */
+          char figures[160];
+          snprintf (figures, sizeof figures,
+                    "%u context%s, %.0f allocations, lifetime access density "
+                    "%.3g accesses/byte/s, mean lifetime %.3g s",
+                    matched, matched == 1 ? "" : "s", allocations,
+                    allocations > 0 ? density_sum / allocations : 0.0,
+                    allocations > 0 ? lifetime_sum / allocations / 1000 : 0.0);
+          inform (gimple_location (call), "memprof: %qs call: %s (%s); %s",
+                  function, verdict, figures, action);
+        }
+
+      if (strcmp (action, "left alone") != 0)
+        {
+          rewrite_call (&gsi, (unsigned) index,
+                        site_class == FEEDBACK_COLD ? HINT_COLD : HINT_HOT);
+          unit.rewritten[site_class]++;
+          if (dump_file)
+            {
+              fprintf (dump_file, "memprof-use: rewritten: ");
+              print_gimple_stmt (dump_file, gsi_stmt (gsi), 0, TDF_NONE);
+            }
+        }
+    }
+}
+
+/* ---- Per unit ---- */
+
+static int
+compare_guids (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The summary line; and the warning when nothing of this unit is in the
+   profile.  */
+static void
+finish_unit (void *, void *)
+{
+  if (seen_error ())
+    return;
+  unit_functions.qsort (compare_guids);
+  unsigned matched = 0, stale = 0;
+  for (size_t i = 0; i < profile.context_count; i++)
+    {
+      if (context_matched[i] == REACHED_THROUGH_A_CALL)
+        continue;
+      if (context_matched[i])
+        {
+          matched++;
+          continue;
+        }
+      /* The context's allocating function: its first frame not inlined.  */
+      const struct feedback_context *context = &profile.contexts[i];
+      unsigned k = 0;
+      while (k + 1 < context->frame_count
+             && profile.frames[context->first_frame + k].inlined)
+        k++;
+      uint64_t guid = profile.frames[context->first_frame + k].guid;
+      if (bsearch (&guid, unit_functions.address (), unit_functions.length (),
+                   sizeof (uint64_t), compare_guids)
+          != NULL)
+        stale++;
+    }
+  const char *unit_name = main_input_filename ? main_input_filename : "<stdin>";
+  fprintf (stderr,
+           "memprof: %s: profile %s: %zu contexts; %u matched here, %u "
+           "unmatched (stale); %u of %u allocation calls matched, %u "
+           "ambiguous; rewritten: %u cold, %u hot\n",
+           unit_name, options.use, profile.context_count, matched, stale,
+           unit.matched, unit.calls, unit.ambiguous,
+           unit.rewritten[FEEDBACK_COLD], unit.rewritten[FEEDBACK_HOT]);
+  if (unit.calls > 0 && unit.matched == 0 && stale == 0
+      && profile.context_count > 0)
+    warning_at (UNKNOWN_LOCATION, 0,
+                "memprof: none of the %u allocation calls of %qs is in the "
+                "profile %qs (%lu contexts, none in the %u "
+                "functions of this unit): is it a profile of another program?",
+                unit.calls, unit_name, options.use,
+                (unsigned long) profile.context_count,
+                unit_functions.length ());
+}
+
+bool
+feedback_start (const char *plugin_name)
+{
+  char message[1024];
+  feedback_init (&profile);
+  if (feedback_load (&profile, options.use, message, sizeof message) != 0)
+    {
+      error ("memprof: cannot use the profile: %s", message);
+      return false;
+    }
+  leaf_index = XNEWVEC (leaf_entry, profile.context_count + 1);
+  for (size_t i = 0; i < profile.context_count; i++)
+    {
+      leaf_index[i].guid = profile.frames[profile.contexts[i].first_frame].guid;
+      leaf_index[i].context = (unsigned) i;
+    }
+  qsort (leaf_index, profile.context_count, sizeof *leaf_index,
+         compare_leaf_entries);
+  context_matched = XCNEWVEC (unsigned char, profile.context_count + 1);
+  register_callback (plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+                     (void *) feedback_roots);
+  register_callback (plugin_name, PLUGIN_FINISH_UNIT, finish_unit, NULL);
+  return true;
+}

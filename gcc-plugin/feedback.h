@@ -1,0 +1,27 @@
+/* memprof-use: profile feedback in the memprof plugin (feedback.cc).
+   The instrumentation (memprof.cc) calls these.  */
+
+#ifndef MEMPROF_PLUGIN_FEEDBACK_H
+#define MEMPROF_PLUGIN_FEEDBACK_H
+
+/* Handle -fplugin-arg-memprof-KEY=VALUE when KEY is one of feedback's
+   arguments: return true, and set *OK to false (after an error) when
+   VALUE is bad.  */
+bool feedback_argument (const char *key, const char *value, bool *ok);
+
+/* The feedback arguments' help lines and their names for messages.  */
+extern const char feedback_help[];
+extern const char feedback_argument_names[];
+
+/* Was -fplugin-arg-memprof-use=FILE given?  */
+bool feedback_enabled (void);
+
+/* Load the profile and register feedback's callbacks.  False after an
+   error.  */
+bool feedback_start (const char *plugin_name);
+
+/* Match and rewrite the allocation calls of the current function (cfun):
+   called from the pass before any instrumentation.  */
+void feedback_function (void);
+
+#endif /* MEMPROF_PLUGIN_FEEDBACK_H */
