@@ -1,0 +1,28 @@
+/* A site whose contexts disagree (one caller's allocations are cold, the
+   other's hot) is ambiguous and left alone: without cloning the wrapper,
+   one call cannot serve both.  */
+/* { dg-do compile } */
+/* { dg-options "-fplugin-arg-memprof-cold-lifetime=1" } */
+#include <stdlib.h>
+
+__attribute__ ((noinline, noipa)) static void *
+wrapper (size_t size)
+{
+  return malloc (size);
+}
+
+void *
+for_log (void)
+{
+  return wrapper (100);
+}
+
+void *
+for_table (void)
+{
+  return wrapper (200);
+}
+
+/* { dg-final { scan-tree-dump "malloc call at \[^\n\]*:11:10: frames wrapper:2:10: 2 contexts matched \\(1 cold, 1 hot, 0 notcold\\): ambiguous: its contexts disagree; left alone" "memprof" } } */
+/* { dg-final { scan-tree-dump-times "rewritten:" 0 "memprof" } } */
+/* { dg-final { scan-compiler-output "2 matched here, 0 unmatched \\(stale\\); 1 of 1 allocation calls matched, 1 ambiguous; rewritten: 0 cold, 0 hot" } } */
