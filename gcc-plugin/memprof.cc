@@ -1330,7 +1330,11 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
   /* GCC parses -fdump-tree-* before plugins load; the dump of a plugin
      pass is switched on here instead.  */
   if (dump_switch != NULL)
-    g->get_dumps ()->dump_switch_p (dump_switch);
+    {
+      g->get_dumps ()->dump_switch_p (dump_switch);
+      if (feedback_enabled ())
+        g->get_dumps ()->dump_switch_p ("ipa-memprof-clone");
+    }
 
   register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_START,
                      add_module_constructor, NULL);

@@ -1,8 +1,8 @@
 /* A site whose contexts disagree (one caller's allocations are cold, the
    other's hot) is ambiguous and left alone: without cloning the wrapper,
-   one call cannot serve both.  */
+   one call cannot serve both (clone-wrappers=0; use-clone.c clones).  */
 /* { dg-do compile } */
-/* { dg-options "-fplugin-arg-memprof-cold-lifetime=1" } */
+/* { dg-options "-fplugin-arg-memprof-cold-lifetime=1 -fplugin-arg-memprof-clone-wrappers=0" } */
 #include <stdlib.h>
 
 __attribute__ ((noinline, noipa)) static void *
@@ -25,4 +25,4 @@ for_table (void)
 
 /* { dg-final { scan-tree-dump "malloc call at \[^\n\]*:11:10: frames wrapper:2:10: 2 contexts matched \\(1 cold, 1 hot, 0 notcold\\): ambiguous: its contexts disagree; left alone" "memprof" } } */
 /* { dg-final { scan-tree-dump-times "rewritten:" 0 "memprof" } } */
-/* { dg-final { scan-compiler-output "2 matched here, 0 unmatched \\(stale\\); 1 of 1 allocation calls matched, 1 ambiguous; rewritten: 0 cold, 0 hot" } } */
+/* { dg-final { scan-compiler-output "2 matched here, 0 unmatched \\(stale\\); 1 of 1 allocation calls matched, 1 ambiguous; 0 wrapper clones; rewritten: 0 cold, 0 hot" } } */

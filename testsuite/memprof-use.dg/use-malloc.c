@@ -40,4 +40,4 @@ make_other (size_t size)
 /* { dg-final { scan-tree-dump "memprof-use: malloc call at \[^\n\]*use-malloc.c:27:10: frames make_buffer:2:10: 1 context matched \\(0 cold, 0 hot, 1 notcold\\): notcold; left alone" "memprof" } } */
 /* { dg-final { scan-tree-dump "memprof-use: malloc call at \[^\n\]*use-malloc.c:33:10: frames make_other:2:10: 0 contexts matched \\(0 cold, 0 hot, 0 notcold\\): no context matched; left alone" "memprof" } } */
 /* { dg-final { scan-tree-dump-times "rewritten:" 2 "memprof" } } */
-/* { dg-final { scan-compiler-output "profile \[^\n\]*use-malloc.(yaml|mprof): 3 contexts; 3 matched here, 0 unmatched \\(stale\\); 3 of 4 allocation calls matched, 0 ambiguous; rewritten: 1 cold, 1 hot" } } */
+/* { dg-final { scan-compiler-output "profile \[^\n\]*use-malloc.(yaml|mprof): 3 contexts; 3 matched here, 0 unmatched \\(stale\\); 3 of 4 allocation calls matched, 0 ambiguous; 0 wrapper clones; rewritten: 1 cold, 1 hot" } } */

@@ -1,0 +1,93 @@
+/* What hint.c (the mode, the arenas, the C entry points) gives new.c (the
+   C++ operator new overloads).  Nothing here is exported: the library is
+   built with -fvisibility=hidden and only HINT_EXPORT symbols are.  */
+
+#ifndef MEMPROF_HINT_INTERNAL_H
+#define MEMPROF_HINT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jemalloc/jemalloc.h>
+
+#include "memprof/hint.h"
+
+#define HINT_EXPORT __attribute__ ((visibility ("default")))
+#define LIKELY(x) __builtin_expect (!!(x), 1)
+#define UNLIKELY(x) __builtin_expect (!!(x), 0)
+
+/* How the process serves hinted calls, decided once.  */
+enum hint_mode
+{
+  HINT_MODE_UNDECIDED,
+  HINT_MODE_ARENAS,  /* jemalloc is the program's malloc: use the arenas */
+  HINT_MODE_FORWARD, /* call the unhinted function instead */
+};
+
+extern _Atomic int hint_mode;
+int hint_decide_mode (void);
+
+/* True when every entry point must call the unhinted function instead:
+   libmemprof is in the process, or the program's malloc is not
+   jemalloc's.  Decided at the library's constructor, or at the first
+   hinted call if that comes earlier.  */
+static inline bool
+hint_forwarding (void)
+{
+  int mode = atomic_load_explicit (&hint_mode, memory_order_relaxed);
+
+  if (UNLIKELY (mode == HINT_MODE_UNDECIDED))
+    mode = hint_decide_mode ();
+  return mode == HINT_MODE_FORWARD;
+}
+
+/* One jemalloc arena per class of hint.  FLAGS are the mallocx flags that
+   place an allocation there; HINT_FLAGS_UNSET until the first hinted
+   allocation of the class creates the arena.  */
+#define HINT_FLAGS_UNSET (-1)
+
+struct hint_arena
+{
+  const char *name; /* "cold" or "hot", for messages */
+  _Atomic int flags;
+};
+
+extern struct hint_arena hint_arenas[2];
+int hint_arena_create (struct hint_arena *arena);
+
+/* The mallocx flags for HINT: its class's arena, created if needed.  */
+static inline int
+hint_flags (unsigned char hint)
+{
+  struct hint_arena *arena = &hint_arenas[hint >= MEMPROF_HINT_HOT_MIN];
+  int flags = atomic_load_explicit (&arena->flags, memory_order_acquire);
+
+  if (UNLIKELY (flags == HINT_FLAGS_UNSET))
+    flags = hint_arena_create (arena);
+  return flags;
+}
+
+/* jemalloc's mallocx, for which a size of 0 is undefined: 0 asks for 1
+   byte, as malloc (0) does inside jemalloc.  NULL when jemalloc cannot,
+   errno unspecified.  */
+static inline void *
+hint_allocate (size_t size, int flags)
+{
+  return mallocx (size == 0 ? 1 : size, flags);
+}
+
+static inline bool
+is_power_of_two (size_t value)
+{
+  return value != 0 && (value & (value - 1)) == 0;
+}
+
+/* mallocx flags for an alignment that is a power of two.  */
+static inline int
+alignment_flags (size_t alignment)
+{
+  return MALLOCX_LG_ALIGN (__builtin_ctzl (alignment));
+}
+
+#endif /* MEMPROF_HINT_INTERNAL_H */
