@@ -13,10 +13,9 @@
    distinct 4 KiB pages the hot nodes span (from their own addresses), the
    time phase 1 took and the process's peak RSS.
 
-   Built with -DMEMPROF_HINTED the hot and cold allocations call
-   __memprof_hint_malloc with MEMPROF_HINT_HOT and MEMPROF_HINT_COLD: the
-   stand-in, until profile feedback rewrites the calls, for
-   gcc -fplugin=memprof.so -fplugin-arg-memprof-use=PROFILE.
+   bench/hint_effect.py builds it with profile feedback
+   (-fplugin-arg-memprof-use), which rewrites the hot and cold calls.
+   Built with -DMEMPROF_HINTED, the same calls are hinted by hand.
 
    Usage: hot_cold_mix [HOT_COUNT [PASSES]]  */
 
