@@ -59,58 +59,43 @@ struct table
 {
   struct entry *entries;
   size_t count, capacity;
-  uint32_t *slots; /* index + 1 */
-  size_t slot_count;
+  struct index_table index; /* by key */
 };
 
 static uint64_t
-hash_text (const char *text)
+entry_hash (const void *owner, uint32_t index)
 {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (; *text; text++)
-    hash = (hash ^ (unsigned char) *text) * 0x100000001b3ULL;
-  return hash;
+  const struct table *table = owner;
+  const char *key = table->entries[index].key;
+  return hash_bytes (key, strlen (key));
 }
 
+static bool
+entry_equals (const void *owner, uint32_t index, const void *key)
+{
+  const struct table *table = owner;
+  return strcmp (table->entries[index].key, key) == 0;
+}
+
+/* The entry of KEY (taken over), made on first sight.  */
 static struct entry *
 entry_for (struct table *table, char *key)
 {
-  if ((table->count + 1) * 2 > table->slot_count)
+  index_table_reserve (&table->index, table->count, entry_hash, table);
+  uint32_t *slot = index_table_slot (
+      &table->index, hash_bytes (key, strlen (key)), entry_equals, table, key);
+  if (*slot != 0)
     {
-      size_t slot_count = table->slot_count ? table->slot_count * 2 : 256;
-      free (table->slots);
-      table->slots = xcalloc (slot_count, sizeof *table->slots);
-      table->slot_count = slot_count;
-      for (size_t i = 0; i < table->count; i++)
-        {
-          size_t j = hash_text (table->entries[i].key) & (slot_count - 1);
-          while (table->slots[j] != 0)
-            j = (j + 1) & (slot_count - 1);
-          table->slots[j] = (uint32_t) i + 1;
-        }
+      free (key);
+      return &table->entries[*slot - 1];
     }
-  size_t j = hash_text (key) & (table->slot_count - 1);
-  while (table->slots[j] != 0)
-    {
-      struct entry *entry = &table->entries[table->slots[j] - 1];
-      if (strcmp (entry->key, key) == 0)
-        {
-          free (key);
-          return entry;
-        }
-      j = (j + 1) & (table->slot_count - 1);
-    }
-  if (table->count == table->capacity)
-    {
-      table->capacity = table->capacity ? table->capacity * 2 : 64;
-      table->entries
-          = xrealloc (table->entries, table->capacity * sizeof *table->entries);
-    }
+  table->entries = array_grow (table->entries, &table->capacity, table->count,
+                               sizeof *table->entries);
   struct entry *entry = &table->entries[table->count];
   memset (entry, 0, sizeof *entry);
   entry->key = key;
   entry->context[0] = entry->context[1] = UINT32_MAX;
-  table->slots[j] = (uint32_t) ++table->count;
+  *slot = (uint32_t) ++table->count;
   return entry;
 }
 
@@ -226,13 +211,7 @@ cmd_diff (int argc, char **argv)
           diff_sort = (enum sort_key) key;
         }
       else if (strncmp (arg, "--top=", 6) == 0)
-        {
-          char *end;
-          top = strtol (arg + 6, &end, 10);
-          if (arg[6] == '\0' || *end != '\0' || top < 0)
-            command_usage_error ("diff", "--top expects a count, not '%s'",
-                                 arg + 6);
-        }
+        top = command_count ("diff", "--top", arg + 6);
       else if (strcmp (arg, "--format=json") == 0)
         json = true;
       else if (strcmp (arg, "--format=text") == 0)
@@ -346,12 +325,9 @@ cmd_diff (int argc, char **argv)
           if (v[0] > 0)
             printf (" (%+.1f%%)", 100 * (v[1] - v[0]) / v[0]);
           printf ("\n");
-          for (size_t f = 0; f < n && f < 6; f++)
-            printf ("         %s\n",
-                    session_frame_text (&frames[f], line, sizeof line));
-          if (n > 6)
-            printf ("         ... %zu more frame%s\n", n - 6,
-                    n - 6 == 1 ? "" : "s");
+          session_print_frames (
+              session, &session->profile.contexts[entry->context[side]],
+              "         ", 6, false);
         }
     }
   if (json)
@@ -359,7 +335,7 @@ cmd_diff (int argc, char **argv)
   for (size_t i = 0; i < table.count; i++)
     free (table.entries[i].key);
   free (table.entries);
-  free (table.slots);
+  index_table_free (&table.index);
   free (frames);
   session_free (&sides[0]);
   session_free (&sides[1]);

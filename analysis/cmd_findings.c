@@ -61,17 +61,6 @@ compare_found (const void *a, const void *b)
   return (int) x->finding.kind - (int) y->finding.kind;
 }
 
-static double
-parse_number (const char *option, const char *value)
-{
-  char *end;
-  double number = strtod (value, &end);
-  if (*value == '\0' || *end != '\0' || number < 0)
-    command_usage_error ("findings", "%s expects a number, not '%s'", option,
-                         value);
-  return number;
-}
-
 int
 cmd_findings (int argc, char **argv)
 {
@@ -118,7 +107,7 @@ cmd_findings (int argc, char **argv)
           free (kinds);
         }
       else if (strncmp (arg, "--top=", 6) == 0)
-        top = (long) parse_number ("--top", arg + 6);
+        top = command_count ("findings", "--top", arg + 6);
       else if (strcmp (arg, "--format=json") == 0)
         json = true;
       else if (strcmp (arg, "--format=text") == 0)
@@ -128,19 +117,19 @@ cmd_findings (int argc, char **argv)
                              arg + 9);
       else if (strncmp (arg, "--over-reserved=", 16) == 0)
         thresholds.over_reserved_fraction
-            = parse_number ("--over-reserved", arg + 16);
+            = command_number ("findings", "--over-reserved", arg + 16, 0, 1e18);
       else if (strncmp (arg, "--min-waste=", 12) == 0)
         thresholds.over_reserved_min_bytes
-            = parse_number ("--min-waste", arg + 12);
+            = command_number ("findings", "--min-waste", arg + 12, 0, 1e18);
       else if (strncmp (arg, "--short-lived-allocs=", 21) == 0)
-        thresholds.short_lived_min_allocs
-            = parse_number ("--short-lived-allocs", arg + 21);
+        thresholds.short_lived_min_allocs = command_number (
+            "findings", "--short-lived-allocs", arg + 21, 0, 1e18);
       else if (strncmp (arg, "--short-lived-size=", 19) == 0)
-        thresholds.short_lived_max_size
-            = parse_number ("--short-lived-size", arg + 19);
+        thresholds.short_lived_max_size = command_number (
+            "findings", "--short-lived-size", arg + 19, 0, 1e18);
       else if (strncmp (arg, "--short-lived-ms=", 17) == 0)
-        thresholds.short_lived_max_ms
-            = parse_number ("--short-lived-ms", arg + 17);
+        thresholds.short_lived_max_ms = command_number (
+            "findings", "--short-lived-ms", arg + 17, 0, 1e18);
       else if (arg[0] == '-' && arg[1] != '\0')
         command_usage_error ("findings", "unknown option '%s'", arg);
       else
@@ -220,12 +209,7 @@ cmd_findings (int argc, char **argv)
                   finding_kind_name (all[i].finding.kind),
                   format_bytes (all[i].finding.bytes, bytes, sizeof bytes),
                   all[i].finding.text);
-          for (size_t f = 0; f < n && f < 8; f++)
-            printf ("     %s\n",
-                    session_frame_text (&frames[f], line, sizeof line));
-          if (n > 8)
-            printf ("     ... %zu more frame%s\n", n - 8,
-                    n - 8 == 1 ? "" : "s");
+          session_print_frames (&session, context, "     ", 8, false);
         }
     }
   if (json)

@@ -324,37 +324,37 @@ struct tree
 {
   struct node *nodes; /* nodes[0] is the root, "all" */
   size_t count, capacity;
-  uint32_t *slots; /* node index + 1, keyed by parent and name */
-  size_t slot_count;
-  uint32_t *children; /* every node but the root, ordered by parent and
+  struct index_table index; /* by parent and name */
+  uint32_t *children;       /* every node but the root, ordered by parent and
                          then name */
 };
 
 static uint64_t
 hash_child (uint32_t parent, const char *name)
 {
-  uint64_t hash = 0xcbf29ce484222325ull ^ parent;
-  for (const unsigned char *p = (const unsigned char *) name; *p; p++)
-    hash = (hash ^ *p) * 0x100000001b3ull;
-  return hash * 0x9e3779b97f4a7c15ull;
+  return hash_mix (hash_bytes (name, strlen (name)) ^ parent);
 }
 
-static void
-tree_rehash (struct tree *tree)
+struct child_key
 {
-  size_t slot_count = tree->slot_count ? tree->slot_count * 2 : 1024;
-  uint32_t *slots = xcalloc (slot_count, sizeof *slots);
-  for (size_t i = 1; i < tree->count; i++)
-    {
-      size_t slot = hash_child (tree->nodes[i].parent, tree->nodes[i].name)
-                    & (slot_count - 1);
-      while (slots[slot] != 0)
-        slot = (slot + 1) & (slot_count - 1);
-      slots[slot] = (uint32_t) i + 1;
-    }
-  free (tree->slots);
-  tree->slots = slots;
-  tree->slot_count = slot_count;
+  uint32_t parent;
+  const char *name;
+};
+
+static uint64_t
+node_hash (const void *owner, uint32_t index)
+{
+  const struct tree *tree = owner;
+  return hash_child (tree->nodes[index].parent, tree->nodes[index].name);
+}
+
+static bool
+node_equals (const void *owner, uint32_t index, const void *key)
+{
+  const struct tree *tree = owner;
+  const struct child_key *k = key;
+  return tree->nodes[index].parent == k->parent
+         && strcmp (tree->nodes[index].name, k->name) == 0;
 }
 
 static uint32_t
@@ -378,19 +378,14 @@ tree_add (struct tree *tree, uint32_t parent, const char *name)
 static uint32_t
 tree_child (struct tree *tree, uint32_t parent, const char *name)
 {
-  if (2 * (tree->count + 1) > tree->slot_count)
-    tree_rehash (tree);
-  size_t slot = hash_child (parent, name) & (tree->slot_count - 1);
-  while (tree->slots[slot] != 0)
-    {
-      uint32_t index = tree->slots[slot] - 1;
-      if (tree->nodes[index].parent == parent
-          && strcmp (tree->nodes[index].name, name) == 0)
-        return index;
-      slot = (slot + 1) & (tree->slot_count - 1);
-    }
+  struct child_key key = { parent, name };
+  index_table_reserve (&tree->index, tree->count, node_hash, tree);
+  uint32_t *slot = index_table_slot (&tree->index, hash_child (parent, name),
+                                     node_equals, tree, &key);
+  if (*slot != 0)
+    return *slot - 1;
   uint32_t index = tree_add (tree, parent, name);
-  tree->slots[slot] = index + 1;
+  *slot = index + 1;
   return index;
 }
 
@@ -468,7 +463,7 @@ static void
 tree_free (struct tree *tree)
 {
   free (tree->nodes);
-  free (tree->slots);
+  index_table_free (&tree->index);
   free (tree->children);
 }
 
@@ -714,18 +709,6 @@ write_svg (FILE *out, const struct tree *tree, const struct stacks *stacks,
 
 /* ---- The command ---- */
 
-static double
-parse_number (const char *option, const char *value, double low, double high)
-{
-  char *end;
-  double number = strtod (value, &end);
-  if (*value == '\0' || *end != '\0' || !(number >= low && number <= high))
-    command_usage_error ("flamegraph",
-                         "%s expects a number from %g to %g, not '%s'", option,
-                         low, high, value);
-  return number;
-}
-
 static void
 parse_options (int argc, char **argv, struct session *session,
                struct options *options, char **inputs, int *input_count)
@@ -776,10 +759,11 @@ parse_options (int argc, char **argv, struct session *session,
           options->svg_path = arg + 6;
         }
       else if (strncmp (arg, "--width=", 8) == 0)
-        options->width = (long) parse_number ("--width", arg + 8, 200, 100000);
+        options->width = (long) command_number ("flamegraph", "--width",
+                                                arg + 8, 200, 100000);
       else if (strncmp (arg, "--min-width=", 12) == 0)
         options->min_width_percent
-            = parse_number ("--min-width", arg + 12, 0, 100);
+            = command_number ("flamegraph", "--min-width", arg + 12, 0, 100);
       else if (strncmp (arg, "--title=", 8) == 0)
         options->title = arg + 8;
       else if (strcmp (arg, "--") == 0)

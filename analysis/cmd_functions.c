@@ -96,40 +96,35 @@ struct function_table
 {
   struct function_row *rows;
   size_t count, capacity;
-  uint32_t *slots;   /* row index + 1; 0 is empty */
-  size_t slot_count; /* a power of two */
+  struct index_table index; /* by linkage name (or printed name) and file */
 };
 
-static uint64_t
-hash_text (uint64_t hash, const char *text)
+struct row_key
 {
-  for (const unsigned char *p = (const unsigned char *) text; *p; p++)
-    hash = (hash ^ *p) * 0x100000001b3ull;
-  return (hash ^ 0xff) * 0x100000001b3ull;
-}
+  const char *key, *file;
+};
 
 static uint64_t
 hash_function (const char *key, const char *file)
 {
-  return hash_text (hash_text (0xcbf29ce484222325ull, key), file);
+  uint64_t hash = hash_bytes (key, strlen (key));
+  return hash_mix (hash ^ hash_bytes (file, strlen (file)));
 }
 
-static void
-table_grow (struct function_table *table)
+static uint64_t
+row_hash (const void *owner, uint32_t index)
 {
-  size_t slot_count = table->slot_count ? table->slot_count * 2 : 256;
-  uint32_t *slots = xcalloc (slot_count, sizeof *slots);
-  for (size_t i = 0; i < table->count; i++)
-    {
-      size_t slot = hash_function (table->rows[i].key, table->rows[i].file)
-                    & (slot_count - 1);
-      while (slots[slot] != 0)
-        slot = (slot + 1) & (slot_count - 1);
-      slots[slot] = (uint32_t) i + 1;
-    }
-  free (table->slots);
-  table->slots = slots;
-  table->slot_count = slot_count;
+  const struct function_table *table = owner;
+  return hash_function (table->rows[index].key, table->rows[index].file);
+}
+
+static bool
+row_equals (const void *owner, uint32_t index, const void *key)
+{
+  const struct function_table *table = owner;
+  const struct row_key *k = key;
+  return strcmp (table->rows[index].key, k->key) == 0
+         && strcmp (table->rows[index].file, k->file) == 0;
 }
 
 /* The row of FRAME's function, made on first sight.  Frames group by
@@ -138,32 +133,25 @@ table_grow (struct function_table *table)
 static struct function_row *
 row_for (struct function_table *table, const struct view_frame *frame)
 {
-  const char *key = frame->function ? frame->function : frame->name;
-  if (2 * (table->count + 1) > table->slot_count)
-    table_grow (table);
-  size_t slot = hash_function (key, frame->file) & (table->slot_count - 1);
-  while (table->slots[slot] != 0)
-    {
-      struct function_row *row = &table->rows[table->slots[slot] - 1];
-      if (strcmp (row->key, key) == 0 && strcmp (row->file, frame->file) == 0)
-        return row;
-      slot = (slot + 1) & (table->slot_count - 1);
-    }
-  if (table->count == table->capacity)
-    {
-      table->capacity = table->capacity ? table->capacity * 2 : 64;
-      table->rows
-          = xrealloc (table->rows, table->capacity * sizeof *table->rows);
-    }
+  struct row_key key
+      = { frame->function ? frame->function : frame->name, frame->file };
+  index_table_reserve (&table->index, table->count, row_hash, table);
+  uint32_t *slot
+      = index_table_slot (&table->index, hash_function (key.key, key.file),
+                          row_equals, table, &key);
+  if (*slot != 0)
+    return &table->rows[*slot - 1];
+  table->rows = array_grow (table->rows, &table->capacity, table->count,
+                            sizeof *table->rows);
   struct function_row *row = &table->rows[table->count];
   memset (row, 0, sizeof *row);
   /* The strings belong to the profile and the session, which outlive the
      table.  */
-  row->key = key;
+  row->key = key.key;
   row->name = frame->name;
   row->file = frame->file;
   row->debug_info = frame->debug_info;
-  table->slots[slot] = (uint32_t) ++table->count;
+  *slot = (uint32_t) ++table->count;
   return row;
 }
 
@@ -391,17 +379,6 @@ print_csv (const struct function_table *table, size_t shown,
     }
 }
 
-static long
-parse_count (const char *option, const char *value)
-{
-  char *end;
-  long count = strtol (value, &end, 10);
-  if (*value == '\0' || *end != '\0' || count < 0)
-    command_usage_error ("functions", "%s expects a count, not '%s'", option,
-                         value);
-  return count;
-}
-
 int
 cmd_functions (int argc, char **argv)
 {
@@ -441,7 +418,7 @@ cmd_functions (int argc, char **argv)
           sort_order = (enum row_order) k;
         }
       else if (strncmp (arg, "--top=", 6) == 0)
-        top = parse_count ("--top", arg + 6);
+        top = command_count ("functions", "--top", arg + 6);
       else if (strncmp (arg, "--format=", 9) == 0)
         {
           if (strcmp (arg + 9, "text") == 0)
@@ -526,7 +503,7 @@ cmd_functions (int argc, char **argv)
       break;
     }
   free (table.rows);
-  free (table.slots);
+  index_table_free (&table.index);
   free (inputs);
   session_free (&session);
   return 0;

@@ -11,6 +11,7 @@
 #include "metrics.h"
 #include "mibfields.h"
 #include "session.h"
+#include "show_globals.h"
 #include "util.h"
 
 static const char usage[]
@@ -36,6 +37,11 @@ static const char usage[]
       "                    `llvm-profdata show --memory` (Records, "
       "AllocSites,\n"
       "                    CallSites, MemInfoBlock)\n"
+      "  --globals         the program's global and static variables "
+      "instead, by\n"
+      "                    accesses per byte, the never-accessed ones "
+      "flagged (text\n"
+      "                    or JSON; needs --binary to name them)\n"
       "\n"
       "Example:\n"
       "  memprof show --binary=./app --sort=waste --top=5 "
@@ -56,20 +62,11 @@ struct show
   long top;    /* -1: default */
   long frames;
   enum format format;
+  bool globals; /* --globals */
   bool has_accesses;
   struct view_frame *frame_buffer;
   size_t frame_capacity;
 };
-
-static long
-parse_count (const char *option, const char *value)
-{
-  char *end;
-  long count = strtol (value, &end, 10);
-  if (*value == '\0' || *end != '\0' || count < 0)
-    command_usage_error ("show", "%s expects a count, not '%s'", option, value);
-  return count;
-}
 
 /* ---- Text ---- */
 
@@ -84,7 +81,7 @@ print_text (struct show *show, const uint32_t *order, size_t count)
       total_allocs += profile->contexts[i].mib.alloc_count;
       total_accesses += (double) profile->contexts[i].mib.total_access_count;
     }
-  char bytes[32], waste[32], line[1024];
+  char bytes[32], waste[32];
   printf ("%zu contexts in %llu profile%s: %s in %.0f allocations, %.0f "
           "accesses\n",
           profile->context_count, (unsigned long long) profile->inputs,
@@ -114,18 +111,8 @@ print_text (struct show *show, const uint32_t *order, size_t count)
                                findings);
       for (int i = 0; i < found; i++)
         printf ("     ! %s\n", findings[i].text);
-      size_t n = session_frames (&show->session, context, false,
-                                 &show->frame_buffer, &show->frame_capacity);
-      size_t shown = show->frames == 0 || (size_t) show->frames > n
-                         ? n
-                         : (size_t) show->frames;
-      for (size_t i = 0; i < shown; i++)
-        printf ("       %s%s\n",
-                session_frame_text (&show->frame_buffer[i], line, sizeof line),
-                show->frame_buffer[i].inlined ? " [inlined]" : "");
-      if (shown < n)
-        printf ("       ... %zu more frame%s\n", n - shown,
-                n - shown == 1 ? "" : "s");
+      session_print_frames (&show->session, context, "       ",
+                            (size_t) show->frames, true);
     }
 }
 
@@ -465,9 +452,11 @@ cmd_show (int argc, char **argv)
           show.sorted = true;
         }
       else if (strncmp (arg, "--top=", 6) == 0)
-        show.top = parse_count ("--top", arg + 6);
+        show.top = command_count ("show", "--top", arg + 6);
       else if (strncmp (arg, "--frames=", 9) == 0)
-        show.frames = parse_count ("--frames", arg + 9);
+        show.frames = command_count ("show", "--frames", arg + 9);
+      else if (strcmp (arg, "--globals") == 0)
+        show.globals = true;
       else if (strncmp (arg, "--format=", 9) == 0)
         {
           if (strcmp (arg + 9, "text") == 0)
@@ -494,10 +483,21 @@ cmd_show (int argc, char **argv)
     }
   if (input_count == 0)
     command_usage_error ("show", "no profile given");
+  if (show.globals && show.format == FORMAT_YAML)
+    command_usage_error ("show", "--globals is shown as text or JSON, not "
+                                 "YAML (llvm-profdata's YAML has no globals)");
 
   session_load (&show.session, inputs, input_count, false);
   session_symbolize (&show.session);
   struct profile *profile = &show.session.profile;
+  if (show.globals)
+    {
+      long top = show.top >= 0 ? show.top : show.format == FORMAT_TEXT ? 20 : 0;
+      show_globals (&show.session, show.format == FORMAT_JSON, top);
+      free (inputs);
+      session_free (&show.session);
+      return 0;
+    }
   show.has_accesses = metrics_profile_has_accesses (profile);
 
   uint32_t *order;

@@ -34,3 +34,26 @@ command_usage_error (const char *command, const char *format, ...)
   fprintf (stderr, "; see 'memprof %s --help'\n", command);
   exit (EXIT_BAD_INPUT);
 }
+
+double
+command_number (const char *command, const char *option, const char *value,
+                double low, double high)
+{
+  char *end;
+  double number = strtod (value, &end);
+  if (*value == '\0' || *end != '\0' || !(number >= low && number <= high))
+    command_usage_error (command, "%s expects a number from %g to %g, not '%s'",
+                         option, low, high, value);
+  return number;
+}
+
+long
+command_count (const char *command, const char *option, const char *value)
+{
+  char *end;
+  long count = strtol (value, &end, 10);
+  if (*value == '\0' || *end != '\0' || count < 0)
+    command_usage_error (command, "%s expects a count, not '%s'", option,
+                         value);
+  return count;
+}

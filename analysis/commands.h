@@ -11,6 +11,9 @@ int cmd_functions (int argc, char **argv);
 int cmd_flamegraph (int argc, char **argv);
 int cmd_report (int argc, char **argv);
 int cmd_findings (int argc, char **argv);
+int cmd_trace (int argc, char **argv);
+int cmd_trace2wl (int argc, char **argv);
+int cmd_replay (int argc, char **argv);
 
 /* Print USAGE to stdout and return 0 when ARGV holds -h or --help (before
    a lone "--"); used by every subcommand before it parses.  */
@@ -19,5 +22,12 @@ int command_help_requested (int argc, char **argv);
 /* "memprof: CMD: MESSAGE; see 'memprof CMD --help'" and exit status 2.  */
 void command_usage_error (const char *command, const char *format, ...)
     __attribute__ ((noreturn, format (printf, 2, 3)));
+
+/* VALUE of OPTION as a number from LOW to HIGH, or a usage error of
+   COMMAND.  */
+double command_number (const char *command, const char *option,
+                       const char *value, double low, double high);
+/* VALUE of OPTION as a count (0 or more), or a usage error.  */
+long command_count (const char *command, const char *option, const char *value);
 
 #endif /* MEMPROF_ANALYSIS_COMMANDS_H */

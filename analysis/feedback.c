@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "globals.h"
 #include "mibfields.h"
 #include "mprof.h"
 #include "profile.h"
@@ -91,6 +92,35 @@ add_context (struct feedback *feedback, uint32_t first_frame,
 
 /* ---- From a .mprof file ---- */
 
+/* The program's globals, when its profiles counted them: the main
+   module's, with their accesses.  */
+static void
+from_profile_globals (struct feedback *feedback, const struct profile *profile)
+{
+  if (profile->global_inputs == 0 || profile->global_count == 0)
+    return;
+  uint64_t *accesses = xmalloc (profile->global_count * sizeof *accesses);
+  profile_global_accesses (profile, accesses);
+  for (size_t i = 0; i < profile->global_count; i++)
+    {
+      const struct profile_global *from = &profile->globals[i];
+      if (from->module != profile->main_module)
+        continue;
+      feedback->globals
+          = room (feedback->globals, &feedback->global_capacity,
+                  feedback->global_count + 1, sizeof *feedback->globals);
+      struct feedback_global *global
+          = &feedback->globals[feedback->global_count++];
+      const char *name = profile_string (profile, from->name);
+      const char *file = profile_string (profile, from->file);
+      global->name = add_string (feedback, name, strlen (name));
+      global->file = add_string (feedback, file, strlen (file));
+      global->size = from->size;
+      global->accesses = accesses[i];
+    }
+  free (accesses);
+}
+
 /* Every context's frames that llvm-profdata would keep, as LLVM frames.  */
 static void
 from_profile (struct feedback *feedback, const struct profile *profile)
@@ -126,6 +156,7 @@ from_profile (struct feedback *feedback, const struct profile *profile)
       if (count > 0)
         add_context (feedback, first, count, &context->mib);
     }
+  from_profile_globals (feedback, profile);
 }
 
 /* ---- From llvm-profdata's YAML ---- */

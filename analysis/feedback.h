@@ -36,11 +36,15 @@ struct feedback_context
   struct memprof_mib mib;
 };
 
+/* A global or static variable of the program (a .mprof file's GLOBALS,
+   symbolized; YAML has none).  */
 struct feedback_global
 {
   uint32_t name; /* offset in strings: the symbol's name */
   uint64_t size;
-  uint64_t accesses;
+  uint64_t accesses; /* attributed as globals.h says: 0 is never accessed */
+  uint32_t file;     /* offset in strings: a static variable's source file
+                        (its unit's STT_FILE), or 0 for a public symbol */
 };
 
 struct feedback

@@ -7,18 +7,22 @@
 
 #include "extraformat.h"
 #include "feedback.h"
+#include "globals.h"
 #include "mprof.h"
 #include "profile.h"
 #include "rawreader.h"
 #include "util.h"
 
 /* The records of a side file that belongs to the profile it sits next
-   to, sorted by stack id.  */
+   to, sorted by stack id, and (version 2) its global records.  */
 struct side_file
 {
   struct memprof_extra_record *records;
   size_t count;
-  uint32_t reason; /* enum memprof_extra_reason */
+  uint32_t reason;  /* enum memprof_extra_reason */
+  bool has_globals; /* version 2: the accesses to globals were counted */
+  const struct memprof_extra_global *globals; /* in the side file's bytes */
+  size_t global_count;
 };
 
 static int
@@ -39,20 +43,35 @@ parse_side_file (const uint8_t *data, size_t size, const uint8_t *profile_data,
   struct memprof_extra_header header;
   side->records = NULL;
   side->count = 0;
+  side->has_globals = false;
+  side->globals = NULL;
+  side->global_count = 0;
   if (size < sizeof header)
     return "it is shorter than its 64-byte header";
   memcpy (&header, data, sizeof header);
   if (header.magic != MEMPROF_EXTRA_MAGIC)
     return "it does not start with the side file's magic";
-  if (header.version != MEMPROF_EXTRA_VERSION)
-    return "its version is not 1";
+  if (header.version != MEMPROF_EXTRA_VERSION
+      && header.version != MEMPROF_EXTRA_VERSION_1)
+    return "its version is not 1 or 2";
   if (header.header_size < sizeof header || header.header_size > size)
     return "its header size is wrong";
-  if ((size - header.header_size) % sizeof (struct memprof_extra_record) != 0
-      || header.record_count
-             != (size - header.header_size)
-                    / sizeof (struct memprof_extra_record))
-    return "its record count does not match its size";
+  /* Version 1: records only; version 2: records, then globals.  */
+  uint64_t body = size - header.header_size;
+  uint64_t globals_bytes
+      = header.version == MEMPROF_EXTRA_VERSION_1
+            ? 0
+            : header.global_count * sizeof (struct memprof_extra_global);
+  bool counts_fit
+      = (header.version == MEMPROF_EXTRA_VERSION_1
+         || header.global_count <= body / sizeof (struct memprof_extra_global))
+        && (body - globals_bytes) % sizeof (struct memprof_extra_record) == 0
+        && header.record_count
+               == (body - globals_bytes) / sizeof (struct memprof_extra_record);
+  if (!counts_fit)
+    return header.version == MEMPROF_EXTRA_VERSION_1
+               ? "its record count does not match its size"
+               : "its record and global counts do not match its size";
   if (header.profile_size != profile_size
       || header.profile_hash
              != memprof_fnv1a (MEMPROF_FNV_OFFSET, profile_data, profile_size))
@@ -63,6 +82,13 @@ parse_side_file (const uint8_t *data, size_t size, const uint8_t *profile_data,
   memcpy (side->records, data + header.header_size,
           side->count * sizeof *side->records);
   qsort (side->records, side->count, sizeof *side->records, compare_extra_ids);
+  if (header.version != MEMPROF_EXTRA_VERSION_1)
+    {
+      side->has_globals = true;
+      side->global_count = header.global_count;
+      side->globals
+          = (const struct memprof_extra_global *) (data + size - globals_bytes);
+    }
   return NULL;
 }
 
@@ -70,6 +96,8 @@ struct raw_load
 {
   struct profile *profile;
   struct side_file side;
+  bool globals_taken; /* the side file's globals are in: a file with several
+                         profiles has one side file */
   uint32_t *locations;
   size_t location_capacity;
 };
@@ -140,6 +168,19 @@ load_raw_profile (const struct raw_read_profile *raw, void *cookie)
                            &record->mib, record->histogram, extra_pointer);
       if (record->histogram != NULL)
         profile->histogram_granule = 8;
+    }
+  /* The globals of the program: the module of the first segment.  */
+  if (load->side.has_globals && !load->globals_taken && raw->segment_count > 0)
+    {
+      for (size_t i = 0; i < load->side.global_count; i++)
+        {
+          struct memprof_extra_global global;
+          memcpy (&global, &load->side.globals[i], sizeof global);
+          profile_add_granule (profile, modules[0], global.address,
+                               global.accesses);
+        }
+      profile->global_inputs++;
+      load->globals_taken = true;
     }
   profile->inputs++;
   if (load->side.records != NULL)
@@ -250,7 +291,8 @@ profile_load_buffer (struct profile *profile, const uint8_t *data, size_t size,
                 (unsigned long long) MPROF_MAGIC, (unsigned long long) magic);
       return -1;
     }
-  struct raw_load load = { profile, { NULL, 0, 0 }, NULL, 0 };
+  struct raw_load load
+      = { profile, { NULL, 0, 0, false, NULL, 0 }, false, NULL, 0 };
   if (side_data != NULL)
     {
       const char *problem

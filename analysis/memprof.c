@@ -26,6 +26,9 @@ static const struct command commands[] = {
   { "report", cmd_report, "a self-contained HTML report" },
   { "merge", cmd_merge, "many profiles into one .mprof file" },
   { "diff", cmd_diff, "what changed between two profiles" },
+  { "trace", cmd_trace, "show a malloc API trace (trace=1)" },
+  { "trace2wl", cmd_trace2wl, "a trace into a workload for replay" },
+  { "replay", cmd_replay, "replay a workload against an allocator" },
 };
 
 static void

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "globals.h"
 #include "util.h"
 
 /* ---- Writing ---- */
@@ -66,6 +67,7 @@ struct canonical
   uint32_t *module_order, *module_rank;     /* new -> old, old -> new */
   uint32_t *location_order, *location_rank; /* the same for locations */
   uint32_t *context_order;                  /* new -> old */
+  uint32_t *granule_order, *global_order;   /* new -> old */
 };
 
 static const struct canonical *sorting;
@@ -123,6 +125,46 @@ compare_contexts (const void *a, const void *b)
              : x->location_count > y->location_count;
 }
 
+static int
+compare_granules (const void *a, const void *b)
+{
+  const struct profile_granule *x
+      = &sorting->profile->granules[*(const uint32_t *) a];
+  const struct profile_granule *y
+      = &sorting->profile->granules[*(const uint32_t *) b];
+  uint32_t mx = module_rank (sorting, x->module);
+  uint32_t my = module_rank (sorting, y->module);
+  if (mx != my)
+    return mx < my ? -1 : 1;
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* By module, address, size, name, file and flags: by contents, not by
+   string numbers, which depend on the order of the inputs.  */
+static int
+compare_globals (const void *a, const void *b)
+{
+  const struct profile *profile = sorting->profile;
+  const struct profile_global *x = &profile->globals[*(const uint32_t *) a];
+  const struct profile_global *y = &profile->globals[*(const uint32_t *) b];
+  uint32_t mx = module_rank (sorting, x->module);
+  uint32_t my = module_rank (sorting, y->module);
+  if (mx != my)
+    return mx < my ? -1 : 1;
+  if (x->address != y->address)
+    return x->address < y->address ? -1 : 1;
+  if (x->size != y->size)
+    return x->size < y->size ? -1 : 1;
+  int order = strcmp (profile_string (profile, x->name),
+                      profile_string (profile, y->name));
+  if (order == 0)
+    order = strcmp (profile_string (profile, x->file),
+                    profile_string (profile, y->file));
+  if (order != 0)
+    return order;
+  return x->flags < y->flags ? -1 : x->flags > y->flags;
+}
+
 static uint32_t *
 identity (size_t count)
 {
@@ -157,6 +199,12 @@ canonicalize (const struct profile *profile, struct canonical *c)
   c->context_order = identity (profile->context_count);
   qsort (c->context_order, profile->context_count, sizeof (uint32_t),
          compare_contexts);
+  c->granule_order = identity (profile->granule_count);
+  qsort (c->granule_order, profile->granule_count, sizeof (uint32_t),
+         compare_granules);
+  c->global_order = identity (profile->global_count);
+  qsort (c->global_order, profile->global_count, sizeof (uint32_t),
+         compare_globals);
   sorting = NULL;
 }
 
@@ -168,6 +216,8 @@ free_canonical (struct canonical *c)
   free (c->location_order);
   free (c->location_rank);
   free (c->context_order);
+  free (c->granule_order);
+  free (c->global_order);
 }
 
 /* The payload of PROFILE in canonical order, keeping only the strings
@@ -208,6 +258,11 @@ serialize (const struct profile *profile, struct buffer *out)
           USE_STRING (frame->file);
         }
       frame_total += location->frame_count;
+    }
+  for (size_t i = 0; i < profile->global_count; i++)
+    {
+      USE_STRING (profile->globals[c.global_order[i]].name);
+      USE_STRING (profile->globals[c.global_order[i]].file);
     }
 #undef USE_STRING
 
@@ -358,6 +413,43 @@ serialize (const struct profile *profile, struct buffer *out)
     put_u32 (out, 0);
   end_section (out, at);
 
+  /* Only a profile that counted globals has them: other files stay as
+     they were before there were globals.  */
+  if (profile->global_inputs > 0 || profile->granule_count > 0
+      || profile->global_count > 0)
+    {
+      uint64_t *accesses
+          = xmalloc (profile->global_count * sizeof *accesses + 1);
+      profile_global_accesses (profile, accesses);
+      at = begin_section (out, MPROF_GLOBALS);
+      put_u64 (out, profile->global_inputs);
+      put_u64 (out, profile->granule_count);
+      for (size_t i = 0; i < profile->granule_count; i++)
+        {
+          const struct profile_granule *granule
+              = &profile->granules[c.granule_order[i]];
+          put_u32 (out, module_rank (&c, granule->module));
+          put_u32 (out, 0);
+          put_u64 (out, granule->address);
+          put_u64 (out, granule->accesses);
+        }
+      put_u64 (out, profile->global_count);
+      for (size_t i = 0; i < profile->global_count; i++)
+        {
+          const struct profile_global *global
+              = &profile->globals[c.global_order[i]];
+          put_u32 (out, module_rank (&c, global->module));
+          put_u32 (out, string_map[global->name]);
+          put_u32 (out, string_map[global->file]);
+          put_u32 (out, global->flags);
+          put_u64 (out, global->address);
+          put_u64 (out, global->size);
+          put_u64 (out, accesses[c.global_order[i]]);
+        }
+      end_section (out, at);
+      free (accesses);
+    }
+
   free (pairs);
   free (strings);
   free (string_map);
@@ -489,6 +581,7 @@ struct incoming
   uint64_t location_count;
   uint64_t context_count;
   uint32_t main_module;
+  uint64_t global_inputs;
 };
 
 static int
@@ -738,6 +831,82 @@ read_contexts (struct reader *r, struct profile *profile, struct incoming *in)
   return 0;
 }
 
+/* The granules are loaded; of the globals, their symbols (their
+   accesses are derived data, made anew from the granules).  */
+static int
+read_globals (struct reader *r, struct profile *profile, struct incoming *in)
+{
+  uint64_t count;
+  if (!left (r, 1, 8))
+    return bad (r, r->at, "expected the count of inputs that counted globals");
+  in->global_inputs = get_u64 (r);
+  if (get_count (r, 24, "granules", &count) != 0)
+    return -1;
+  uint32_t previous_module = 0;
+  uint64_t previous_address = 0;
+  for (uint64_t i = 0; i < count; i++)
+    {
+      uint64_t at = r->at;
+      uint32_t module = get_u32 (r);
+      get_u32 (r);
+      uint64_t address = get_u64 (r);
+      uint64_t accesses = get_u64 (r);
+      if (module >= in->module_count)
+        return bad (r, at, "granule %llu: module %u is past the %llu modules",
+                    (unsigned long long) i, module,
+                    (unsigned long long) in->module_count);
+      if (address % PROFILE_GRANULE_SIZE != 0
+          || (i > 0
+              && (module < previous_module
+                  || (module == previous_module
+                      && address <= previous_address))))
+        return bad (r, at + 8,
+                    "granule %llu at 0x%llx is not a 64-byte granule after "
+                    "the one before",
+                    (unsigned long long) i, (unsigned long long) address);
+      previous_module = module;
+      previous_address = address;
+      profile_add_granule (profile, in->modules[module], address, accesses);
+    }
+  if (get_count (r, 40, "globals", &count) != 0)
+    return -1;
+  previous_module = 0;
+  previous_address = 0;
+  for (uint64_t i = 0; i < count; i++)
+    {
+      uint64_t at = r->at;
+      struct profile_global global;
+      uint32_t module = get_u32 (r);
+      if (check_string (r, in, at + 4, get_u32 (r), &global.name) != 0
+          || check_string (r, in, at + 8, get_u32 (r), &global.file) != 0)
+        return -1;
+      global.flags = get_u32 (r);
+      global.address = get_u64 (r);
+      global.size = get_u64 (r);
+      get_u64 (r); /* its accesses: derived */
+      if (module >= in->module_count)
+        return bad (r, at, "global %llu: module %u is past the %llu modules",
+                    (unsigned long long) i, module,
+                    (unsigned long long) in->module_count);
+      if (global.name == 0 || global.size == 0
+          || (global.flags & ~(uint32_t) PROFILE_GLOBAL_ALL_FLAGS))
+        return bad (r, at,
+                    "global %llu: no name, no size, or unknown flags 0x%x",
+                    (unsigned long long) i, global.flags);
+      if (i > 0
+          && (module < previous_module
+              || (module == previous_module
+                  && global.address < previous_address)))
+        return bad (r, at + 16, "global %llu is out of order",
+                    (unsigned long long) i);
+      previous_module = module;
+      previous_address = global.address;
+      global.module = in->modules[module];
+      profile_add_global (profile, &global);
+    }
+  return 0;
+}
+
 /* The function index is derived data: it is checked, not loaded (the
    writer makes it anew).  */
 static int
@@ -869,10 +1038,12 @@ mprof_read (struct profile *profile, const uint8_t *data, size_t size,
   struct incoming in;
   int result = 0;
   memset (&in, 0, sizeof in);
-  /* Sections in order; each required one exactly once.  */
+  /* Sections in order; each required one exactly once, then GLOBALS,
+     which only profiles that counted globals have.  */
   static const uint32_t order[]
-      = { MPROF_SUMMARY,   MPROF_STRINGS,  MPROF_MODULES,  MPROF_FRAMES,
-          MPROF_LOCATIONS, MPROF_CONTEXTS, MPROF_FUNCTIONS };
+      = { MPROF_SUMMARY,   MPROF_STRINGS,  MPROF_MODULES,   MPROF_FRAMES,
+          MPROF_LOCATIONS, MPROF_CONTEXTS, MPROF_FUNCTIONS, MPROF_GLOBALS };
+  const size_t required = 7;
   size_t next = 0;
   while (result == 0 && r.at < payload_size)
     {
@@ -944,18 +1115,22 @@ mprof_read (struct profile *profile, const uint8_t *data, size_t size,
         case MPROF_FUNCTIONS:
           result = check_functions (&r, in.context_count);
           break;
+        case MPROF_GLOBALS:
+          result = read_globals (&r, profile, &in);
+          break;
         }
       if (result == 0 && r.at != r.limit)
         result = bad (&r, r.at, "section %u has %llu bytes after its data", tag,
                       (unsigned long long) (r.limit - r.at));
       r.at = r.limit;
     }
-  if (result == 0 && next != sizeof order / sizeof order[0])
+  if (result == 0 && next < required)
     result = bad (&r, r.at, "the payload ends before section %u", order[next]);
   if (result == 0)
     {
       profile->inputs += in.inputs;
       profile->inputs_with_extra += in.inputs_with_extra;
+      profile->global_inputs += in.global_inputs;
       if (in.histogram_granule != 0)
         profile->histogram_granule = in.histogram_granule;
     }

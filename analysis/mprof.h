@@ -45,10 +45,19 @@ enum mprof_section
                           MemInfoBlock (144 bytes) |
                           u64 histogram[AccessHistogramSize] |
                           4 x u64 side-file data */
-  MPROF_FUNCTIONS = 7  /* u64 count | count x (u64 guid | u32 first |
+  MPROF_FUNCTIONS = 7, /* u64 count | count x (u64 guid | u32 first |
                           u32 contexts) | u64 total | u32 context[total]:
                           for each function GUID (ascending), the
                           contexts with a frame of that function */
+  MPROF_GLOBALS = 8    /* only when the profile counted globals:
+                          u64 inputs that counted them |
+                          u64 count | count x (u32 module | u32 0 |
+                          u64 address | u64 accesses): granules, by module
+                          and address |
+                          u64 count | count x (u32 module | u32 name |
+                          u32 file | u32 flags | u64 address | u64 size |
+                          u64 accesses): symbolized globals, by module,
+                          address, size, name, file, flags */
 };
 
 /* Serialize PROFILE as a .mprof file into PATH ("-": stdout), atomically.

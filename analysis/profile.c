@@ -11,92 +11,19 @@
 /* libiberty's MD5 (md5.o of libiberty.a; its header is not installed).  */
 extern void *md5_buffer (const char *buffer, size_t length, void *result);
 
-/* ---- Open-addressing tables of indices ---- */
-
-/* The slot for KEY: either the one whose entry EQUALS it, or the empty
-   one where it goes.  */
-static uint32_t *
-hash_slot (struct profile_hash *table, uint64_t hash,
-           bool (*equals) (const struct profile *, uint32_t, const void *),
-           const struct profile *profile, const void *key)
-{
-  size_t mask = table->capacity - 1;
-  for (size_t i = hash & mask;; i = (i + 1) & mask)
-    {
-      uint32_t *slot = &table->slots[i];
-      if (*slot == 0 || equals (profile, *slot - 1, key))
-        return slot;
-    }
-}
-
-/* Make room for one more entry, rehashing with HASH_OF when the table is
-   over half full.  */
-static void
-hash_reserve (struct profile_hash *table, size_t entries,
-              uint64_t (*hash_of) (const struct profile *, uint32_t),
-              const struct profile *profile)
-{
-  if ((entries + 1) * 2 <= table->capacity)
-    return;
-  size_t capacity = table->capacity ? table->capacity * 2 : 64;
-  uint32_t *old = table->slots;
-  size_t old_capacity = table->capacity;
-  table->slots = xcalloc (capacity, sizeof *table->slots);
-  table->capacity = capacity;
-  for (size_t i = 0; i < old_capacity; i++)
-    if (old[i] != 0)
-      {
-        size_t mask = capacity - 1;
-        size_t j = hash_of (profile, old[i] - 1) & mask;
-        while (table->slots[j] != 0)
-          j = (j + 1) & mask;
-        table->slots[j] = old[i];
-      }
-  free (old);
-}
-
-static uint64_t
-mix (uint64_t hash)
-{
-  hash ^= hash >> 33;
-  hash *= 0xff51afd7ed558ccdULL;
-  hash ^= hash >> 33;
-  hash *= 0xc4ceb9fe1a85ec53ULL;
-  hash ^= hash >> 33;
-  return hash;
-}
-
-static uint64_t
-hash_bytes (const void *data, size_t size)
-{
-  const unsigned char *bytes = data;
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < size; i++)
-    hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
-  return mix (hash);
-}
-
-/* Grow ARRAY (of SIZE-byte elements) to hold COUNT + 1.  */
-static void *
-grow (void *array, size_t *capacity, size_t count, size_t size)
-{
-  if (count < *capacity)
-    return array;
-  *capacity = *capacity ? *capacity * 2 : 16;
-  return xrealloc (array, *capacity * size);
-}
-
 /* ---- Strings ---- */
 
 static bool
-string_equals (const struct profile *profile, uint32_t index, const void *key)
+string_equals (const void *owner, uint32_t index, const void *key)
 {
+  const struct profile *profile = owner;
   return strcmp (profile->strings[index], key) == 0;
 }
 
 static uint64_t
-string_hash (const struct profile *profile, uint32_t index)
+string_hash (const void *owner, uint32_t index)
 {
+  const struct profile *profile = owner;
   const char *text = profile->strings[index];
   return hash_bytes (text, strlen (text));
 }
@@ -106,15 +33,16 @@ profile_intern (struct profile *profile, const char *text)
 {
   if (text == NULL || *text == '\0')
     return 0;
-  hash_reserve (&profile->string_index, profile->string_count, string_hash,
-                profile);
-  uint32_t *slot
-      = hash_slot (&profile->string_index, hash_bytes (text, strlen (text)),
-                   string_equals, profile, text);
+  index_table_reserve (&profile->string_index, profile->string_count,
+                       string_hash, profile);
+  uint32_t *slot = index_table_slot (&profile->string_index,
+                                     hash_bytes (text, strlen (text)),
+                                     string_equals, profile, text);
   if (*slot != 0)
     return *slot - 1;
-  profile->strings = grow (profile->strings, &profile->string_capacity,
-                           profile->string_count, sizeof *profile->strings);
+  profile->strings
+      = array_grow (profile->strings, &profile->string_capacity,
+                    profile->string_count, sizeof *profile->strings);
   profile->strings[profile->string_count] = xstrdup (text);
   *slot = (uint32_t) ++profile->string_count;
   return *slot - 1;
@@ -132,8 +60,9 @@ profile_add_module (struct profile *profile, const uint8_t *build_id,
     if (profile->modules[i].build_id_size == build_id_size
         && memcmp (profile->modules[i].build_id, build_id, build_id_size) == 0)
       return (uint32_t) i;
-  profile->modules = grow (profile->modules, &profile->module_capacity,
-                           profile->module_count, sizeof *profile->modules);
+  profile->modules
+      = array_grow (profile->modules, &profile->module_capacity,
+                    profile->module_count, sizeof *profile->modules);
   struct profile_module *module = &profile->modules[profile->module_count];
   memset (module, 0, sizeof *module);
   memcpy (module->build_id, build_id, build_id_size);
@@ -171,20 +100,22 @@ struct location_key
 static uint64_t
 location_hash_of (uint32_t module, uint64_t address)
 {
-  return mix (address * 31 + module);
+  return hash_mix (address * 31 + module);
 }
 
 static bool
-location_equals (const struct profile *profile, uint32_t index, const void *key)
+location_equals (const void *owner, uint32_t index, const void *key)
 {
+  const struct profile *profile = owner;
   const struct location_key *k = key;
   return profile->locations[index].module == k->module
          && profile->locations[index].address == k->address;
 }
 
 static uint64_t
-location_hash (const struct profile *profile, uint32_t index)
+location_hash (const void *owner, uint32_t index)
 {
+  const struct profile *profile = owner;
   return location_hash_of (profile->locations[index].module,
                            profile->locations[index].address);
 }
@@ -194,16 +125,16 @@ profile_add_location (struct profile *profile, uint32_t module,
                       uint64_t address)
 {
   struct location_key key = { module, address };
-  hash_reserve (&profile->location_index, profile->location_count,
-                location_hash, profile);
-  uint32_t *slot
-      = hash_slot (&profile->location_index, location_hash_of (module, address),
-                   location_equals, profile, &key);
+  index_table_reserve (&profile->location_index, profile->location_count,
+                       location_hash, profile);
+  uint32_t *slot = index_table_slot (&profile->location_index,
+                                     location_hash_of (module, address),
+                                     location_equals, profile, &key);
   if (*slot != 0)
     return *slot - 1;
   profile->locations
-      = grow (profile->locations, &profile->location_capacity,
-              profile->location_count, sizeof *profile->locations);
+      = array_grow (profile->locations, &profile->location_capacity,
+                    profile->location_count, sizeof *profile->locations);
   struct profile_location *location
       = &profile->locations[profile->location_count];
   memset (location, 0, sizeof *location);
@@ -242,8 +173,9 @@ struct context_key
 };
 
 static bool
-context_equals (const struct profile *profile, uint32_t index, const void *key)
+context_equals (const void *owner, uint32_t index, const void *key)
 {
+  const struct profile *profile = owner;
   const struct context_key *k = key;
   const struct profile_context *context = &profile->contexts[index];
   return context->location_count == k->count
@@ -254,8 +186,9 @@ context_equals (const struct profile *profile, uint32_t index, const void *key)
 }
 
 static uint64_t
-context_hash (const struct profile *profile, uint32_t index)
+context_hash (const void *owner, uint32_t index)
 {
+  const struct profile *profile = owner;
   const struct profile_context *context = &profile->contexts[index];
   return hash_bytes (profile_context_locations (profile, context),
                      context->location_count * sizeof (uint32_t));
@@ -302,7 +235,11 @@ profile_mib_combine (struct memprof_mib *a, const struct memprof_mib *b)
       result.alloc_cpu_id = b->alloc_cpu_id;
       result.dealloc_cpu_id = b->dealloc_cpu_id;
     }
-  result.alloc_count = a->alloc_count + b->alloc_count;
+  /* Saturating: a sum that wrapped to 0 would read as "no allocations",
+     which the next combine skips.  */
+  result.alloc_count = a->alloc_count > UINT32_MAX - b->alloc_count
+                           ? UINT32_MAX
+                           : a->alloc_count + b->alloc_count;
   result.total_access_count = a->total_access_count + b->total_access_count;
   result.min_access_count
       = earlier_of (a->min_access_count, b->min_access_count);
@@ -346,18 +283,18 @@ profile_add_context (struct profile *profile, const uint32_t *locations,
                      const struct profile_extra *extra)
 {
   struct context_key key = { locations, location_count };
-  hash_reserve (&profile->context_index, profile->context_count, context_hash,
-                profile);
-  uint32_t *slot
-      = hash_slot (&profile->context_index,
-                   hash_bytes (locations, location_count * sizeof *locations),
-                   context_equals, profile, &key);
+  index_table_reserve (&profile->context_index, profile->context_count,
+                       context_hash, profile);
+  uint32_t *slot = index_table_slot (
+      &profile->context_index,
+      hash_bytes (locations, location_count * sizeof *locations),
+      context_equals, profile, &key);
   struct profile_context *context;
   if (*slot == 0)
     {
       profile->contexts
-          = grow (profile->contexts, &profile->context_capacity,
-                  profile->context_count, sizeof *profile->contexts);
+          = array_grow (profile->contexts, &profile->context_capacity,
+                        profile->context_count, sizeof *profile->contexts);
       context = &profile->contexts[profile->context_count];
       memset (context, 0, sizeof *context);
       /* At least one spare: the array exists even while every context
@@ -510,5 +447,9 @@ profile_free (struct profile *profile)
   free (profile->context_locations);
   free (profile->contexts);
   free (profile->context_index.slots);
+  free (profile->granules);
+  free (profile->granule_index.slots);
+  free (profile->globals);
+  free (profile->global_index.slots);
   memset (profile, 0, sizeof *profile);
 }

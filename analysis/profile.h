@@ -8,7 +8,12 @@
    Merging is commutative and associative: contexts are keyed by their
    locations, and MemInfoBlocks combine with profile_mib_combine, which,
    unlike the runtime's per-allocation merge, does not depend on which
-   profile comes first.  */
+   profile comes first.
+
+   The program's global variables come as granules (accesses per 64 bytes
+   of a module's data, from version 2 side files), summed by address, and
+   once symbolized, as the module's data symbols; the accesses of each
+   global are derived from both (globals.h).  */
 
 #ifndef MEMPROF_ANALYSIS_PROFILE_H
 #define MEMPROF_ANALYSIS_PROFILE_H
@@ -19,6 +24,7 @@
 
 #include "mib.h"
 #include "rawformat.h"
+#include "util.h"
 
 /* A location's module when no segment of the profile holds its address:
    the address is then absolute.  */
@@ -82,10 +88,29 @@ struct profile_context
   uint32_t has_extra; /* every profile folded in had a side file */
 };
 
-struct profile_hash
+/* Accesses to one 64-byte granule of a module's data (the side file's
+   global records, version 2), summed over the profiles folded in.  */
+struct profile_granule
 {
-  uint32_t *slots; /* index + 1; 0 is empty */
-  size_t capacity; /* a power of two */
+  uint32_t module;
+  uint64_t address; /* module-relative, a multiple of 64 */
+  uint64_t accesses;
+};
+
+/* A local symbol (a static variable): FILE names its source file.  */
+#define PROFILE_GLOBAL_LOCAL 1u
+#define PROFILE_GLOBAL_ALL_FLAGS 1u
+
+/* A global or static variable of a module: a data symbol (STT_OBJECT) of
+   its ELF symbol table, which the granules are attributed to.  */
+struct profile_global
+{
+  uint32_t module;
+  uint32_t name;    /* string: the symbol's name */
+  uint32_t file;    /* string: a local symbol's source file (STT_FILE), or 0 */
+  uint32_t flags;   /* PROFILE_GLOBAL_LOCAL */
+  uint64_t address; /* module-relative: st_value */
+  uint64_t size;    /* st_size, not 0 */
 };
 
 struct profile
@@ -93,14 +118,14 @@ struct profile
   /* Strings, interned; index 0 is "".  */
   char **strings;
   size_t string_count, string_capacity;
-  struct profile_hash string_index;
+  struct index_table string_index;
 
   struct profile_module *modules;
   size_t module_count, module_capacity;
 
   struct profile_location *locations;
   size_t location_count, location_capacity;
-  struct profile_hash location_index;
+  struct index_table location_index;
 
   struct profile_frame *frames;
   size_t frame_count, frame_capacity;
@@ -110,11 +135,21 @@ struct profile
 
   struct profile_context *contexts;
   size_t context_count, context_capacity;
-  struct profile_hash context_index;
+  struct index_table context_index;
+
+  /* The programs' global variables (globals.h).  */
+  struct profile_granule *granules;
+  size_t granule_count, granule_capacity;
+  struct index_table granule_index;
+  struct profile_global *globals;
+  size_t global_count, global_capacity;
+  struct index_table global_index;
 
   /* What went in.  */
   uint64_t inputs;            /* raw profiles and .mprof files merged */
   uint64_t inputs_with_extra; /* of which raw profiles with a side file */
+  uint64_t global_inputs;     /* raw profiles whose side file counted the
+                                 accesses to globals (version 2) */
   uint32_t histogram_granule; /* bytes per histogram value: 8, or 0 */
   uint32_t main_module;       /* the program's module (the first segment of the
                            first raw profile), or PROFILE_NO_MODULE */

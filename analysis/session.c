@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "datasymbols.h"
 #include "libraries.h"
 #include "symbolize.h"
 #include "util.h"
@@ -172,6 +173,10 @@ session_symbolize_with (struct session *session, const char *path,
   profile->modules[module].path = profile_intern (profile, path);
   symbolize_module (profile, module, symbolizer);
   symbolizer_close (symbolizer);
+  /* The program's global variables, when its profiles counted them.  */
+  if (profile_symbolize_globals (profile, module, path, error, sizeof error)
+      < 0)
+    warn ("warning: %s: its globals are not symbolized: %s", path, error);
   return true;
 }
 
@@ -330,4 +335,24 @@ session_frame_text (const struct view_frame *frame, char *out, size_t size)
   else
     snprintf (out, size, "%s", frame->name);
   return out;
+}
+
+void
+session_print_frames (struct session *session,
+                      const struct profile_context *context, const char *indent,
+                      size_t limit, bool mark_inlined)
+{
+  struct view_frame *frames = NULL;
+  size_t capacity = 0;
+  char line[1024];
+  size_t n = session_frames (session, context, false, &frames, &capacity);
+  size_t shown = limit == 0 || limit > n ? n : limit;
+  for (size_t i = 0; i < shown; i++)
+    printf ("%s%s%s\n", indent,
+            session_frame_text (&frames[i], line, sizeof line),
+            mark_inlined && frames[i].inlined ? " [inlined]" : "");
+  if (shown < n)
+    printf ("%s... %zu more frame%s\n", indent, n - shown,
+            n - shown == 1 ? "" : "s");
+  free (frames);
 }

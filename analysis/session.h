@@ -85,4 +85,10 @@ size_t session_frames (struct session *session,
 char *session_frame_text (const struct view_frame *frame, char *out,
                           size_t size);
 
+/* Print CONTEXT's frames on stdout, one a line after INDENT: at most
+   LIMIT (0: all), then how many more there are.  */
+void session_print_frames (struct session *session,
+                           const struct profile_context *context,
+                           const char *indent, size_t limit, bool mark_inlined);
+
 #endif /* MEMPROF_ANALYSIS_SESSION_H */

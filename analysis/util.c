@@ -268,3 +268,79 @@ format_bytes (double bytes, char *out, size_t size)
     snprintf (out, size, "%.1f %s", bytes, units[unit]);
   return out;
 }
+
+uint32_t *
+index_table_slot (struct index_table *table, uint64_t hash,
+                  index_equals_fn equals, const void *owner, const void *key)
+{
+  size_t mask = table->capacity - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask)
+    {
+      uint32_t *slot = &table->slots[i];
+      if (*slot == 0 || equals (owner, *slot - 1, key))
+        return slot;
+    }
+}
+
+void
+index_table_reserve (struct index_table *table, size_t entries,
+                     index_hash_fn hash_of, const void *owner)
+{
+  if ((entries + 1) * 2 <= table->capacity)
+    return;
+  size_t capacity = table->capacity ? table->capacity * 2 : 64;
+  uint32_t *old = table->slots;
+  size_t old_capacity = table->capacity;
+  table->slots = xcalloc (capacity, sizeof *table->slots);
+  table->capacity = capacity;
+  for (size_t i = 0; i < old_capacity; i++)
+    if (old[i] != 0)
+      {
+        size_t j = hash_of (owner, old[i] - 1) & (capacity - 1);
+        while (table->slots[j] != 0)
+          j = (j + 1) & (capacity - 1);
+        table->slots[j] = old[i];
+      }
+  free (old);
+}
+
+void
+index_table_free (struct index_table *table)
+{
+  free (table->slots);
+  table->slots = NULL;
+  table->capacity = 0;
+}
+
+uint64_t
+hash_mix (uint64_t hash)
+{
+  hash ^= hash >> 33;
+  hash *= 0xff51afd7ed558ccdULL;
+  hash ^= hash >> 33;
+  hash *= 0xc4ceb9fe1a85ec53ULL;
+  hash ^= hash >> 33;
+  return hash;
+}
+
+uint64_t
+hash_bytes (const void *data, size_t size)
+{
+  const unsigned char *bytes = data;
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < size; i++)
+    hash = (hash ^ bytes[i]) * 0x100000001b3ULL;
+  return hash_mix (hash);
+}
+
+void *
+array_grow (void *array, size_t *capacity, size_t count, size_t size)
+{
+  if (count < *capacity)
+    return array;
+  size_t grown = *capacity ? *capacity * 2 : 16;
+  while (grown <= count)
+    grown *= 2;
+  *capacity = grown;
+  return xrealloc (array, grown * size);
+}

@@ -63,6 +63,41 @@ void buffer_printf (struct buffer *buffer, const char *format, ...)
 void buffer_vprintf (struct buffer *buffer, const char *format, va_list args);
 void buffer_free (struct buffer *buffer);
 
+/* ---- Hash tables of indices (open addressing) ----
+
+   The entries live in the owner's arrays; a table maps hashes to their
+   indices.  A slot holds an index + 1, 0 when empty.  */
+struct index_table
+{
+  uint32_t *slots;
+  size_t capacity; /* a power of two */
+};
+
+/* Is entry INDEX of OWNER equal to KEY?  */
+typedef bool (*index_equals_fn) (const void *owner, uint32_t index,
+                                 const void *key);
+/* The hash of entry INDEX of OWNER.  */
+typedef uint64_t (*index_hash_fn) (const void *owner, uint32_t index);
+
+/* The slot of the entry that EQUALS KEY (of hash HASH), or the empty slot
+   where it goes.  */
+uint32_t *index_table_slot (struct index_table *table, uint64_t hash,
+                            index_equals_fn equals, const void *owner,
+                            const void *key);
+/* Room for one more of ENTRIES entries: the table grows and rehashes
+   with HASH_OF when over half full.  */
+void index_table_reserve (struct index_table *table, size_t entries,
+                          index_hash_fn hash_of, const void *owner);
+void index_table_free (struct index_table *table);
+
+/* A 64-bit finalizer, and FNV-1a of SIZE bytes finalized by it.  */
+uint64_t hash_mix (uint64_t hash);
+uint64_t hash_bytes (const void *data, size_t size);
+
+/* ARRAY (of SIZE-byte elements, *CAPACITY of them) grown to hold at least
+   COUNT + 1.  */
+void *array_grow (void *array, size_t *capacity, size_t count, size_t size);
+
 /* Human units: "1.5 MiB", "12.3 s".  Into OUT of SIZE bytes; returns OUT. */
 char *format_bytes (double bytes, char *out, size_t size);
 

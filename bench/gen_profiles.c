@@ -92,7 +92,8 @@ write_side (struct raw_writer *writer, void *cookie)
   header.profile_hash = p->hash;
   header.granule_size = 64;
   header.reason = MEMPROF_EXTRA_AT_EXIT;
-  return raw_extra_write (writer, header, p->records, p->extras, p->count);
+  return raw_extra_write (writer, header, p->records, p->extras, p->count, NULL,
+                          0);
 }
 
 int

@@ -33,7 +33,6 @@
 #include "tree-eh.h"
 #include "dumpfile.h"
 #include "gimple-pretty-print.h"
-#include "md5.h"
 #include "tree-inline.h"
 #include "cfgloop.h"
 
@@ -42,10 +41,13 @@
 /* The analysis's reader of profiles (C, linked in with hidden symbols).  */
 #include "../analysis/feedback.h"
 
+/* LLVM's function GUID of a name (analysis/profile.c).  */
+extern "C" uint64_t profile_guid (const char *linkage_name);
+
 const char feedback_argument_names[]
     = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
       "clone-wrappers=0|1, cold-density=X, cold-lifetime=SECONDS, "
-      "hot-density=X";
+      "hot-density=X, global-hot-density=X, global-cold-size=BYTES";
 
 const char feedback_help[]
     = "  -fplugin-arg-memprof-use=FILE            profile feedback: rewrite "
@@ -64,7 +66,13 @@ const char feedback_help[]
       "  -fplugin-arg-memprof-cold-lifetime=S     mean lifetime (s) a cold "
       "context must reach (default 200)\n"
       "  -fplugin-arg-memprof-hot-density=X       density above which a "
-      "context is hot (default 1000)\n";
+      "context is hot (default 1000)\n"
+      "  -fplugin-arg-memprof-global-hot-density=X  accesses per byte from "
+      "which a global variable is hot: section .data.hot.NAME... (default "
+      "1)\n"
+      "  -fplugin-arg-memprof-global-cold-size=N  bytes from which a global "
+      "never accessed is cold: section .data.unlikely.NAME... (default 64; "
+      "link with -Wl,--sort-section=name to group them)\n";
 
 /* The hint bytes, as LLVM's use pass gives them to tcmalloc.  */
 #define HINT_COLD 1
@@ -141,6 +149,8 @@ feedback_argument (const char *key, const char *value, bool *ok)
     *ok &= parse_number (key, value, &options.thresholds.cold_density);
   else if (strcmp (key, "hot-density") == 0)
     *ok &= parse_number (key, value, &options.thresholds.hot_density);
+  else if (globals_argument (key, value, ok))
+    ;
   else if (strcmp (key, "cold-lifetime") == 0)
     {
       if (parse_number (key, value, &seconds))
@@ -290,23 +300,12 @@ dwarf_function_name (tree fn)
   return name ? name : IDENTIFIER_POINTER (DECL_NAME (fn));
 }
 
-static uint64_t
-guid_of (const char *name)
-{
-  unsigned char digest[16];
-  uint64_t guid = 0;
-  md5_buffer (name, strlen (name), digest);
-  for (int i = 7; i >= 0; i--)
-    guid = (guid << 8) | digest[i];
-  return guid;
-}
-
 static void
 set_frame (struct frame *frame, tree fn, location_t loc, bool inlined)
 {
   fn = origin_of (fn);
   frame->name = dwarf_function_name (fn);
-  frame->guid = guid_of (frame->name);
+  frame->guid = profile_guid (frame->name);
   frame->line_offset = (uint32_t) (LOCATION_LINE (loc) - DECL_SOURCE_LINE (fn));
   frame->column = (uint32_t) LOCATION_COLUMN (loc);
   frame->inlined = inlined;
@@ -465,7 +464,7 @@ feedback_function (void)
 {
   struct frame chain[MAX_CHAIN];
   tree self = origin_of (current_function_decl);
-  unit_functions.safe_push (guid_of (dwarf_function_name (self)));
+  unit_functions.safe_push (profile_guid (dwarf_function_name (self)));
 
   basic_block bb;
   FOR_EACH_BB_FN (bb, cfun)
@@ -927,13 +926,17 @@ finish_unit (void *, void *)
         stale++;
     }
   const char *unit_name = main_input_filename ? main_input_filename : "<stdin>";
+  unsigned hot_globals, cold_globals;
+  globals_counts (&hot_globals, &cold_globals);
   fprintf (stderr,
            "memprof: %s: profile %s: %zu contexts; %u matched here, %u "
            "unmatched (stale); %u of %u allocation calls matched, %u "
-           "ambiguous; %u wrapper clones; rewritten: %u cold, %u hot\n",
+           "ambiguous; %u wrapper clones; rewritten: %u cold, %u hot; "
+           "globals: %u hot, %u cold\n",
            unit_name, options.use, profile.context_count, matched, stale,
            unit.matched, unit.calls, unit.ambiguous, clones_made,
-           unit.rewritten[FEEDBACK_COLD], unit.rewritten[FEEDBACK_HOT]);
+           unit.rewritten[FEEDBACK_COLD], unit.rewritten[FEEDBACK_HOT],
+           hot_globals, cold_globals);
   if (unit.calls > 0 && unit.matched == 0 && stale == 0
       && profile.context_count > 0)
     warning_at (UNKNOWN_LOCATION, 0,
@@ -967,6 +970,7 @@ feedback_start (const char *plugin_name)
   register_callback (plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) feedback_roots);
   register_callback (plugin_name, PLUGIN_FINISH_UNIT, finish_unit, NULL);
+  globals_start (plugin_name, &profile, options.remarks);
   /* The cloning of wrappers: a simple IPA pass after the early local
      passes, before the IPA passes that inline, with every body in SSA
      form (GCC places a pass only next to one of the same type: after

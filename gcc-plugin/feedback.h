@@ -24,4 +24,21 @@ bool feedback_start (const char *plugin_name);
    called from the pass before any instrumentation.  */
 void feedback_function (void);
 
+/* Hot and cold global variables (globals.cc).  */
+struct feedback;
+
+/* Handle -fplugin-arg-memprof-global-hot-density=X and
+   -fplugin-arg-memprof-global-cold-size=BYTES as feedback_argument does
+   its own.  */
+bool globals_argument (const char *key, const char *value, bool *ok);
+
+/* Place the unit's variables in hot and cold sections by PROFILE's
+   globals (it must outlive the unit), when the IPA passes start; with
+   REMARKS, a note at each variable placed.  */
+void globals_start (const char *plugin_name, const struct feedback *profile,
+                    bool remarks);
+
+/* The unit's variables placed so far in hot and in cold sections.  */
+void globals_counts (unsigned *hot, unsigned *cold);
+
 #endif /* MEMPROF_PLUGIN_FEEDBACK_H */

@@ -14,6 +14,7 @@
    accesses to this block.  */
 
 #include "internal.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -227,7 +228,7 @@ record_allocation (struct block_header *header, uintptr_t user,
       if (runtime_state != RUNTIME_RUNNING)
         return;
     }
-  if (in_runtime
+  if (in_runtime || (!runtime_options.profile && !trace_with_stacks)
       || !sample_allocation (header->size, caller_return, &header->weight))
     return;
   in_runtime++;
@@ -417,15 +418,32 @@ is_power_of_two (size_t value)
 
 #define CALLER ((uintptr_t) __builtin_return_address (0))
 
+/* The trace (trace.h): an allocation is recorded after it returns, a
+   deallocation before it starts, so that the trace's order never has an
+   address handed out twice.  */
+void
+allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
+                            uint64_t extra, void *result, uint64_t pointer)
+{
+  struct block_header *header = result ? checked_header (result) : NULL;
+  trace_append (op, flags, pointer, (uintptr_t) result, size, extra,
+                header ? granules_for (header->size) << MEMPROF_GRANULE_SHIFT
+                       : 0,
+                header && header->context ? (uint32_t) header->context->id : 0);
+}
+
 MEMPROF_EXPORT void *
 malloc (size_t size)
 {
-  return allocate (size, MEMPROF_GRANULE_SIZE, CALLER);
+  void *result = allocate (size, MEMPROF_GRANULE_SIZE, CALLER);
+  TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
+  return result;
 }
 
 MEMPROF_EXPORT void
 free (void *pointer)
 {
+  trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
   deallocate (pointer);
 }
 
@@ -437,19 +455,35 @@ calloc (size_t count, size_t size)
 
   if (__builtin_mul_overflow (count, size, &bytes))
     {
+      TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, NULL);
       errno = ENOMEM;
       return NULL;
     }
   pointer = allocate (bytes, MEMPROF_GRANULE_SIZE, CALLER);
   if (pointer != NULL)
     memset (pointer, 0, bytes);
+  TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, pointer);
   return pointer;
+}
+
+/* realloc: recorded after it returns, with the sequence number read
+   before it started (the moment the old block may go back).  */
+static void *
+traced_reallocate (unsigned op, void *pointer, size_t size,
+                   uint64_t traced_size, uintptr_t caller_return)
+{
+  uint64_t before = trace_is_recording () ? trace_next_sequence () : 0;
+  void *result = reallocate (pointer, size, caller_return);
+  if (before != 0 && trace_is_recording ())
+    allocator_trace_allocation (op, 0, traced_size, before, result,
+                                (uintptr_t) pointer);
+  return result;
 }
 
 MEMPROF_EXPORT void *
 realloc (void *pointer, size_t size)
 {
-  return reallocate (pointer, size, CALLER);
+  return traced_reallocate (MEMPROF_TRACE_REALLOC, pointer, size, size, CALLER);
 }
 
 MEMPROF_EXPORT void *
@@ -458,10 +492,12 @@ reallocarray (void *pointer, size_t count, size_t size)
   size_t bytes;
   if (__builtin_mul_overflow (count, size, &bytes))
     {
+      TRACE_ALLOCATION (MEMPROF_TRACE_REALLOCARRAY, 0, UINT64_MAX, 0, NULL);
       errno = ENOMEM;
       return NULL;
     }
-  return reallocate (pointer, bytes, CALLER);
+  return traced_reallocate (MEMPROF_TRACE_REALLOCARRAY, pointer, bytes, bytes,
+                            CALLER);
 }
 
 MEMPROF_EXPORT void *
@@ -472,6 +508,7 @@ memalign (size_t alignment, size_t size)
     {
       if (alignment > SIZE_MAX / 2 + 1)
         {
+          TRACE_ALLOCATION (MEMPROF_TRACE_MEMALIGN, 0, size, alignment, NULL);
           errno = EINVAL;
           return NULL;
         }
@@ -480,7 +517,9 @@ memalign (size_t alignment, size_t size)
         rounded <<= 1;
       alignment = rounded;
     }
-  return allocate (size, alignment, CALLER);
+  void *result = allocate (size, alignment, CALLER);
+  TRACE_ALLOCATION (MEMPROF_TRACE_MEMALIGN, 0, size, alignment, result);
+  return result;
 }
 
 MEMPROF_EXPORT void *
@@ -488,10 +527,13 @@ aligned_alloc (size_t alignment, size_t size)
 {
   if (!is_power_of_two (alignment))
     {
+      TRACE_ALLOCATION (MEMPROF_TRACE_ALIGNED_ALLOC, 0, size, alignment, NULL);
       errno = EINVAL;
       return NULL;
     }
-  return allocate (size, alignment, CALLER);
+  void *result = allocate (size, alignment, CALLER);
+  TRACE_ALLOCATION (MEMPROF_TRACE_ALIGNED_ALLOC, 0, size, alignment, result);
+  return result;
 }
 
 MEMPROF_EXPORT int
@@ -501,8 +543,12 @@ posix_memalign (void **result, size_t alignment, size_t size)
   int saved_errno = errno;
 
   if (!is_power_of_two (alignment) || alignment % sizeof (void *) != 0)
-    return EINVAL;
+    {
+      TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment, NULL);
+      return EINVAL;
+    }
   pointer = allocate (size, alignment, CALLER);
+  TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment, pointer);
   if (pointer == NULL)
     {
       errno = saved_errno;
@@ -515,7 +561,10 @@ posix_memalign (void **result, size_t alignment, size_t size)
 MEMPROF_EXPORT void *
 valloc (size_t size)
 {
-  return allocate (size, (size_t) sysconf (_SC_PAGESIZE), CALLER);
+  size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  void *result = allocate (size, page, CALLER);
+  TRACE_ALLOCATION (MEMPROF_TRACE_VALLOC, 0, size, page, result);
+  return result;
 }
 
 MEMPROF_EXPORT void *
@@ -525,10 +574,13 @@ pvalloc (size_t size)
   size_t rounded = size == 0 ? page : ROUND_UP (size, page);
   if (rounded < size)
     {
+      TRACE_ALLOCATION (MEMPROF_TRACE_PVALLOC, 0, size, page, NULL);
       errno = ENOMEM;
       return NULL;
     }
-  return allocate (rounded, page, CALLER);
+  void *result = allocate (rounded, page, CALLER);
+  TRACE_ALLOCATION (MEMPROF_TRACE_PVALLOC, 0, size, page, result);
+  return result;
 }
 
 MEMPROF_EXPORT size_t

@@ -13,6 +13,7 @@
 
 #define _GNU_SOURCE
 #include "internal.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -92,12 +93,14 @@ dump_thread (void *unused)
         {
           dump_requested = 0;
           in_runtime--;
+          trace_sync_for_dump ();
           profile_dump (MEMPROF_EXTRA_ON_SIGNAL);
           in_runtime++;
         }
       if (interval_ms > 0 && (int32_t) (next_due - runtime_now_ms ()) <= 0)
         {
           in_runtime--;
+          trace_sync_for_dump ();
           profile_dump (MEMPROF_EXTRA_ON_INTERVAL);
           in_runtime++;
           next_due = runtime_now_ms () + (uint32_t) interval_ms;
@@ -138,6 +141,7 @@ static void
 fork_prepare (void)
 {
   profile_fork_prepare ();
+  trace_fork_prepare ();
   allocator_fork_prepare ();
 }
 
@@ -145,6 +149,7 @@ static void
 fork_parent (void)
 {
   allocator_fork_release ();
+  trace_fork_parent ();
   profile_fork_parent ();
 }
 
@@ -152,10 +157,12 @@ static void
 fork_child (void)
 {
   allocator_fork_release ();
+  trace_fork_child ();
   profile_fork_child ();
   depot_fork_child ();
   /* The child's profile holds what the child does.  */
   depot_reset_records ();
+  globals_reset ();
   if (wake_fd >= 0)
     {
       close (wake_fd);

@@ -1,7 +1,13 @@
 /* The side file: what a profile's contexts need beyond LLVM's raw format
    (docs/profile-format.md, "The side file").  The runtime writes one next
    to each raw profile, as PROFILE.extra; `memprof' reads it, llvm-profdata
-   never has to.  All integers little-endian, all structures packed.  */
+   never has to.  All integers little-endian, all structures packed.
+
+     version 1: header | record * record_count
+     version 2: header | record * record_count | global * global_count
+
+   Version 2 adds the accesses to the program's own global and static
+   variables; `memprof' reads both versions.  */
 
 #ifndef MEMPROF_EXTRAFORMAT_H
 #define MEMPROF_EXTRAFORMAT_H
@@ -10,7 +16,9 @@
 
 /* "\x89MPXTRA\n" on disk.  */
 #define MEMPROF_EXTRA_MAGIC 0x0a41525458504d89ULL
-#define MEMPROF_EXTRA_VERSION 1
+#define MEMPROF_EXTRA_VERSION 2
+/* The first version, without globals: still read.  */
+#define MEMPROF_EXTRA_VERSION_1 1
 #define MEMPROF_EXTRA_SUFFIX ".extra"
 
 /* Why the profile was written.  */
@@ -33,7 +41,8 @@ struct memprof_extra_header
   uint32_t granule_size; /* bytes per counter: 64, or 8 in histogram mode */
   uint32_t reason;       /* enum memprof_extra_reason */
   uint64_t timestamp_ms; /* when it was written, as the MIBs' timestamps */
-  uint64_t reserved;
+  uint64_t global_count; /* version 2: global records after the records;
+                            version 1: reserved, 0 */
 } __attribute__ ((packed));
 
 /* One per MIB of the profile, in any order.  Every count is weighted as
@@ -52,8 +61,24 @@ struct memprof_extra_record
   uint64_t reserved;
 } __attribute__ ((packed));
 
+/* Version 2: one per 64-byte granule of the program's data (its PT_LOAD
+   segments that are not executable: .data, .bss, .rodata...) whose
+   accesses are not 0, in ascending address order.  Counts are those of the
+   shadow at the dump: cumulative since start-up or memprof_reset, and,
+   in histogram mode, the sum of the granule's eight 1-byte counters.  */
+struct memprof_extra_global
+{
+  uint64_t address;  /* of the granule, module-relative (the ELF virtual
+                        address: absolute address - load bias) */
+  uint64_t accesses; /* instrumented accesses to its 64 bytes */
+} __attribute__ ((packed));
+
+/* The granule of the globals' counts, whatever the shadow's granule.  */
+#define MEMPROF_EXTRA_GLOBAL_GRANULE 64
+
 _Static_assert(sizeof (struct memprof_extra_header) == 64, "extra header");
 _Static_assert(sizeof (struct memprof_extra_record) == 48, "extra record");
+_Static_assert(sizeof (struct memprof_extra_global) == 16, "extra global");
 
 /* FNV-1a, 64 bits, continued from HASH over SIZE bytes at DATA; start
    with MEMPROF_FNV_OFFSET.  */

@@ -97,6 +97,18 @@ uint64_t shadow_collect (uintptr_t block, size_t granules, bool clear,
                          uint32_t histogram_size);
 void shadow_clear (uintptr_t block, size_t granules);
 
+/* ---- The program's globals (globals.c) ---- */
+
+/* The most granule records globals_collect can give: the granules of the
+   main program's data segments.  */
+size_t globals_capacity (void);
+/* Fill OUT (at most CAPACITY records) with the granules of the main
+   program's data segments whose shadow counts accesses, in ascending
+   address order, module-relative.  Returns the count.  */
+size_t globals_collect (struct memprof_extra_global *out, size_t capacity);
+/* Clear the counters of the main program's data segments.  */
+void globals_reset (void);
+
 /* ---- Stack capture (stack.c) ---- */
 
 /* The current thread's stack: [*LOW, *HIGH), found once per thread.  */

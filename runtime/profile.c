@@ -2,8 +2,9 @@
    live at this moment (folded into the snapshot only, so a block still
    live is not counted twice when it is freed later), written as a raw
    profile under a temporary name and renamed into place.  Its side file
-   (extraformat.h) is written the same way from the same snapshot and
-   renamed into place just before it.  */
+   (extraformat.h) is written the same way from the same snapshot, with
+   the accesses to the program's globals read at the snapshot
+   (globals.c), and renamed into place just before it.  */
 
 #define _GNU_SOURCE
 #include "internal.h"
@@ -42,6 +43,8 @@ struct snapshot
   size_t scratch_used;
   uint32_t now, cpu;
   uint64_t live_counters; /* accesses of the blocks live at the snapshot */
+  struct memprof_extra_global *globals; /* the program's data granules */
+  size_t global_count, global_capacity;
 };
 
 void
@@ -387,7 +390,8 @@ write_side_file (const struct snapshot *snapshot, const char *extra_final,
     {
       raw_writer_init (&writer, fd, write_buffer, sizeof write_buffer);
       error = raw_extra_write (&writer, header, snapshot->records,
-                               snapshot->extras, snapshot->count);
+                               snapshot->extras, snapshot->count,
+                               snapshot->globals, snapshot->global_count);
       if (error == 0 && close (fd) != 0)
         error = errno;
       else if (error != 0)
@@ -475,7 +479,7 @@ profile_dump (enum memprof_extra_reason reason)
 {
   struct snapshot snapshot;
   struct segment_list segments;
-  size_t records_bytes, extras_bytes, segments_bytes;
+  size_t records_bytes, extras_bytes, segments_bytes, globals_bytes = 0;
   int result = 0;
 
   if (runtime_state != RUNTIME_RUNNING)
@@ -495,6 +499,17 @@ profile_dump (enum memprof_extra_reason reason)
       = runtime_histogram ? runtime_map (SNAPSHOT_SCRATCH_SIZE) : NULL;
   segments.segments = runtime_map (segments_bytes);
   segments.count = 0;
+  if (runtime_options.write_extra)
+    {
+      /* Reserved for every granule of the program's data, committed only
+         for those that were accessed.  */
+      snapshot.global_capacity = globals_capacity ();
+      globals_bytes = snapshot.global_capacity * sizeof *snapshot.globals;
+      if (globals_bytes > 0)
+        snapshot.globals = runtime_map (globals_bytes);
+      if (snapshot.globals == NULL)
+        snapshot.global_capacity = 0;
+    }
   if (snapshot.records == NULL || snapshot.extras == NULL
       || segments.segments == NULL)
     {
@@ -508,6 +523,8 @@ profile_dump (enum memprof_extra_reason reason)
       snapshot.cpu = runtime_current_cpu ();
       depot_for_each (take_context, &snapshot);
       allocator_for_each_live (take_live_block, &snapshot);
+      snapshot.global_count
+          = globals_collect (snapshot.globals, snapshot.global_capacity);
       dl_iterate_phdr (collect_segment, &segments);
       profile_heap_accesses = 0;
       for (size_t i = 0; i < snapshot.count; i++)
@@ -525,6 +542,8 @@ profile_dump (enum memprof_extra_reason reason)
     runtime_unmap (snapshot.extras, extras_bytes);
   if (snapshot.scratch != NULL)
     runtime_unmap (snapshot.scratch, SNAPSHOT_SCRATCH_SIZE);
+  if (snapshot.globals != NULL)
+    runtime_unmap (snapshot.globals, globals_bytes);
   if (segments.segments != NULL)
     runtime_unmap (segments.segments, segments_bytes);
   pthread_mutex_unlock (&dump_lock);

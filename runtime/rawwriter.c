@@ -2,7 +2,8 @@
      header | u64 #segments, segments | u64 #MIBs, (u64 id, MIB, histogram)*
             | u64 #stacks, (u64 id, u64 #pcs, pcs)*
    Every element is a multiple of 8 bytes, so no padding is needed.  The
-   side file is a header and one record per MIB (extraformat.h).  The
+   side file is a header, one record per MIB and one per granule of the
+   program's data that was accessed (extraformat.h).  The
    writer hashes what reaches the file as it goes, so the side file can
    name its profile's bytes without reading them back.  */
 
@@ -170,13 +171,15 @@ raw_profile_write (struct raw_writer *writer,
 int
 raw_extra_write (struct raw_writer *writer, struct memprof_extra_header header,
                  const struct raw_profile_record *records,
-                 const struct memprof_extra_record *extras, size_t record_count)
+                 const struct memprof_extra_record *extras, size_t record_count,
+                 const struct memprof_extra_global *globals,
+                 size_t global_count)
 {
   header.magic = MEMPROF_EXTRA_MAGIC;
   header.version = MEMPROF_EXTRA_VERSION;
   header.header_size = sizeof header;
   header.record_count = 0;
-  header.reserved = 0;
+  header.global_count = global_count;
   for (size_t i = 0; i < record_count; i++)
     header.record_count += records[i].mib.alloc_count != 0;
   raw_writer_put (writer, &header, sizeof header);
@@ -189,5 +192,6 @@ raw_extra_write (struct raw_writer *writer, struct memprof_extra_header header,
       extra.reserved = 0;
       raw_writer_put (writer, &extra, sizeof extra);
     }
+  raw_writer_put (writer, globals, global_count * sizeof *globals);
   return raw_writer_flush (writer);
 }

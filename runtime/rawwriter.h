@@ -51,16 +51,19 @@ int raw_profile_write (struct raw_writer *writer,
                        const struct raw_profile_record *records,
                        size_t record_count);
 
-/* Write the side file of the profile that raw_profile_write wrote from
-   RECORDS: HEADER (the caller gives the profile's size and hash, the
-   granule size, the reason and the timestamp; the magic, version, sizes
-   and record count are set here), then for every record the profile
-   holds (alloc_count not 0), in the same order, EXTRAS[i] with
-   RECORDS[i]'s stack id.  Returns 0 or an errno value.  */
+/* Write the side file (version 2) of the profile that raw_profile_write
+   wrote from RECORDS: HEADER (the caller gives the profile's size and
+   hash, the granule size, the reason and the timestamp; the magic,
+   version, sizes and counts are set here), then for every record the
+   profile holds (alloc_count not 0), in the same order, EXTRAS[i] with
+   RECORDS[i]'s stack id, then the GLOBAL_COUNT records of GLOBALS as they
+   are.  Returns 0 or an errno value.  */
 int raw_extra_write (struct raw_writer *writer,
                      struct memprof_extra_header header,
                      const struct raw_profile_record *records,
                      const struct memprof_extra_record *extras,
-                     size_t record_count);
+                     size_t record_count,
+                     const struct memprof_extra_global *globals,
+                     size_t global_count);
 
 #endif /* MEMPROF_RAWWRITER_H */

@@ -10,6 +10,7 @@
 
 #define _GNU_SOURCE
 #include "internal.h"
+#include "trace.h"
 #include "memprof/interface.h"
 
 #include <errno.h>
@@ -99,6 +100,7 @@ initialize (void)
   start_second = now.tv_sec;
   shadow_reserve ();
   stats_start ();
+  trace_initialize ();
   if (runtime_options.verbosity >= 2)
     log_printf ("started: shadow at 0x%lx, %s mode, profile '%s'",
                 (unsigned long) __memprof_shadow_base,
@@ -162,7 +164,10 @@ runtime_constructor (void)
 {
   runtime_ensure_initialized ();
   if (runtime_state == RUNTIME_RUNNING)
-    control_start ();
+    {
+      control_start ();
+      trace_start_writer ();
+    }
 }
 
 __attribute__ ((destructor (101))) static void
@@ -170,8 +175,9 @@ runtime_destructor (void)
 {
   if (runtime_state != RUNTIME_RUNNING)
     return;
-  if (runtime_options.write_profile || runtime_options.print_text
-      || runtime_options.stats)
+  trace_finish ();
+  if ((runtime_options.write_profile && runtime_options.profile)
+      || runtime_options.print_text || runtime_options.stats)
     profile_dump (MEMPROF_EXTRA_AT_EXIT);
   stats_report (profile_heap_accesses, profile_live_heap_counters);
   atomic_store (&runtime_state, RUNTIME_FINISHED);
@@ -197,6 +203,7 @@ MEMPROF_EXPORT int
 memprof_dump (void)
 {
   runtime_ensure_initialized ();
+  trace_sync_for_dump ();
   return profile_dump (MEMPROF_EXTRA_BY_API);
 }
 
@@ -206,6 +213,7 @@ memprof_reset (void)
   runtime_ensure_initialized ();
   in_runtime++;
   depot_reset_records ();
+  globals_reset ();
   in_runtime--;
 }
 

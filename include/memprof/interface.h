@@ -23,7 +23,8 @@ extern "C" {
 int memprof_dump (void);
 
 /* Forget every allocation context recorded so far (allocations freed
-   before this call).  Allocations live now are still recorded when they
+   before this call), and the accesses counted so far to the program's
+   global variables.  Allocations live now are still recorded when they
    are freed.  */
 void memprof_reset (void);
 
@@ -37,6 +38,44 @@ int memprof_set_option (const char *key_equals_value);
    bytes, always NUL-terminated when SIZE > 0).  Returns the length of the
    full value, or -1 when NAME is not an option.  */
 int memprof_get_option (const char *name, char *buf, size_t size);
+
+/* The malloc API trace (docs/trace.md): every call of the malloc family
+   and of C++ new and delete, with its thread, arguments, result and
+   time, written compressed into the file named by the trace_file option.
+   MEMPROF_OPTIONS=trace=1 starts it at start-up; these functions control
+   it.  None of them may be called while another of them runs in a
+   different thread for the same purpose (they are serialized, not
+   reentrant from signal handlers).  */
+
+/* Start a trace: a new file (trace_file, %n counting the traces started),
+   recording from now on.  Returns 0 when a trace is recording now (also
+   when one already was; a paused trace is resumed), -1 when the file
+   cannot be created or the writer thread cannot start (logged).  */
+int memprof_trace_start (void);
+
+/* Stop the trace: everything recorded goes into the file, which gets its
+   final name.  Returns 0 when the file is complete, -1 when no trace was
+   started or the file could not be written (logged; no file is left).  */
+int memprof_trace_stop (void);
+
+/* Stop recording calls, and start again; the file stays open.  Calls made
+   while paused are not in the trace.  Both return 0, or -1 when no trace
+   is started.  */
+int memprof_trace_pause (void);
+int memprof_trace_resume (void);
+
+/* Write everything recorded so far: when it returns, the file (under its
+   final name) holds every call that returned before memprof_trace_sync
+   was called, in every thread, and can be read while the program runs on.
+   memprof_dump () does the same.  Returns 0, or -1 when no trace is
+   started or the file could not be written.  */
+int memprof_trace_sync (void);
+
+/* Forget what was recorded and not yet written, and start the file anew:
+   after it the file holds only calls made after memprof_trace_reset.
+   Returns 0, or -1 when no trace is started or the file could not be
+   truncated.  */
+int memprof_trace_reset (void);
 
 #ifdef __cplusplus
 }

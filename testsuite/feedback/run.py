@@ -200,6 +200,135 @@ def check_instrumented_and_rewritten():
                   "(the shim leaves no frame of its own)", f"{first} vs {second}")
 
 
+# ---- Hot and cold global variables ----
+
+GLOBALS_SOURCES = [os.path.join(HERE, "globals_main.c"), os.path.join(HERE, "globals_other.c")]
+GLOBALS_HOT = {"bss": ["hot_bss_1", "hot_bss_2", "hot_bss_3", "same_name@globals_main.c"],
+               "data": ["hot_data_1", "hot_data_2", "hot_data_3"]}
+GLOBALS_COLD = {"bss": ["cold_bss_1", "cold_bss_2", "cold_bss_3", "same_name@globals_other.c"],
+                "data": ["cold_data_1", "cold_data_2", "cold_data_3"]}
+
+
+def sized_data_symbols(binary):
+    """The binary's data symbols with a size, in address order, each named
+    NAME, or NAME@FILE for the two statics of the same name (nm -l)."""
+    symbols = []
+    for line in run(["nm", "-n", "-S", "-l", binary]).stdout.splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[2] in "dDbB":
+            name = fields[3]
+            if name == "same_name" and len(fields) > 4:
+                name += "@" + os.path.basename(fields[4].rsplit(":", 1)[0])
+            symbols.append(name)
+    return symbols
+
+
+def adjacent(symbols, names):
+    """Do NAMES follow each other in SYMBOLS, nothing between them?"""
+    where = sorted(symbols.index(name) for name in names if name in symbols)
+    return len(where) == len(names) and where[-1] - where[0] == len(names) - 1
+
+
+def check_hot_cold_globals():
+    """Globals end to end: a two-file program whose hot and cold globals
+    are declared in alternation is profiled, merged with --binary, and
+    rebuilt with use= and -Wl,--sort-section=name: each family's hot
+    globals are then adjacent, and its cold ones, although the profiled
+    build interleaves them; statics of the same name in two files are
+    told apart; the program prints the same; memprof show --globals
+    ranks and flags them."""
+    work = os.path.join(WORK, "globals")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    profiled = os.path.join(work, "profiled")
+    built = compile_globals(profiled, [], pkg_config("memprof", "--libs"))
+    if not results.check(built.returncode == 0, "globals: builds with the plugin",
+                         built.stderr[-500:]):
+        return
+    first = execute(profiled, "profile_file=run.profraw")
+    raw = os.path.join(work, "run.profraw")
+    mprof = os.path.join(work, "run.mprof")
+    merged = run([MEMPROF, "merge", "--quiet", "--binary=" + profiled, "-o", mprof, raw])
+    if not results.check(first.returncode == 0 and merged.returncode == 0,
+                         "globals: profiled and merged", first.stderr + merged.stderr):
+        return
+
+    # memprof show --globals, JSON and text.
+    shown = run([MEMPROF, "show", "--globals", "--format=json", mprof])
+    listed = {}
+    if results.check(shown.returncode == 0, "globals: memprof show --globals --format=json",
+                     shown.stderr):
+        for entry in json.loads(shown.stdout)["globals"]:
+            key = entry["name"]
+            if key == "same_name":
+                key += "@" + entry["file"]
+            listed[key] = entry
+    hot = [name for names in GLOBALS_HOT.values() for name in names]
+    cold = [name for names in GLOBALS_COLD.values() for name in names]
+    results.check(all(name in listed and listed[name]["density"] >= 1
+                      and not listed[name]["never_accessed"] for name in hot),
+                  "globals: show --globals: every hot global at 1 access per byte or more",
+                  str({name: listed.get(name) for name in hot}))
+    results.check(all(name in listed and listed[name]["accesses"] == 0
+                      and listed[name]["never_accessed"] for name in cold),
+                  "globals: show --globals: every cold global never accessed",
+                  str({name: listed.get(name) for name in cold}))
+    ranks = [listed[name]["rank"] for name in hot + cold if name in listed]
+    results.check(len(ranks) == len(hot + cold)
+                  and max(ranks[:len(hot)]) < min(ranks[len(hot):]),
+                  "globals: show --globals ranks the hot globals above the cold ones",
+                  str(ranks))
+    text = run([MEMPROF, "show", "--globals", "--top=0", mprof]).stdout
+    flagged = [line for line in text.splitlines() if "never accessed" in line]
+    results.check(all(any(re.search(r"\b%s\b" % name.split("@")[0], line) for line in flagged)
+                      for name in cold)
+                  and not any(re.search(r"\b%s\b" % name, line) for line in flagged
+                              for name in hot if "@" not in name),
+                  "globals: show --globals (text) flags exactly the cold ones as never accessed",
+                  text)
+
+    # The use build, linked with --sort-section=name.
+    dumps = os.path.join(work, "dump")
+    os.makedirs(dumps)
+    used = os.path.join(dumps, "used")
+    built = compile_globals(used, ["-fplugin-arg-memprof-use=" + mprof,
+                                   "-fplugin-arg-memprof-dump", "-dumpbase", "",
+                                   "-Wl,--sort-section=name"], pkg_config("memprof-hint", "--libs"))
+    if not results.check(built.returncode == 0, "globals: rebuilt with use= and "
+                         "-Wl,--sort-section=name", built.stderr[-800:]):
+        return
+    summary = re.findall(r"globals: (\d+) hot, (\d+) cold", built.stderr)
+    results.check(sorted(summary) == sorted([("5", "4"), ("2", "3")]),
+                  "globals: the summary lines count 5 hot and 4 cold globals in the first "
+                  "file, 2 and 3 in the second", built.stderr)
+    before = sized_data_symbols(profiled)
+    after = sized_data_symbols(used)
+    for family in ("bss", "data"):
+        results.check(not adjacent(before, GLOBALS_HOT[family])
+                      and not adjacent(before, GLOBALS_COLD[family]),
+                      f"globals: .{family}: the profiled build interleaves hot and cold "
+                      "globals, as declared", str(before))
+        results.check(adjacent(after, GLOBALS_HOT[family]),
+                      f"globals: .{family}: the hot globals are adjacent (nm -n)", str(after))
+        results.check(adjacent(after, GLOBALS_COLD[family]),
+                      f"globals: .{family}: the cold globals are adjacent (nm -n)", str(after))
+    plain = os.path.join(work, "plain")
+    subprocess.run(["gcc", "-O2", "-g", *GLOBALS_SOURCES, "-o", plain], check=True)
+    before_run = execute(plain)
+    after_run = execute(used)
+    results.check(after_run.stdout == before_run.stdout
+                  and after_run.returncode == before_run.returncode,
+                  "globals: the rebuilt program prints the same and exits the same",
+                  f"{after_run.stdout!r} vs {before_run.stdout!r}")
+
+
+def compile_globals(output, flags, libraries):
+    command = ["gcc", "-O2", "-g", "-fplugin=" + pkg_config("memprof", "--variable=plugin")[0],
+               "-I" + os.path.join(TOP, "include"), *flags, *GLOBALS_SOURCES, "-o", output,
+               *libraries]
+    return run(command, cwd=os.path.dirname(output))
+
+
 def main():
     if not os.path.exists(MEMPROF):
         sys.exit(f"feedback: build the tree first: {MEMPROF} is missing")
@@ -213,6 +342,7 @@ def main():
                 any_rewritten += outcome[0]
     results.check(any_rewritten > 0, "the programs had hot or cold sites to rewrite")
     check_instrumented_and_rewritten()
+    check_hot_cold_globals()
     return results.finish()
 
 

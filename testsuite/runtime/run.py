@@ -37,7 +37,7 @@ def flags(static=False):
     cflags = subprocess.run(["pkg-config", "--cflags", "memprof"], env=env, check=True,
                             capture_output=True, text=True).stdout.split()
     if static:
-        libs = [os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lpthread", "-lm"]
+        libs = [os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lzstd", "-lpthread", "-lm"]
     else:
         libs = subprocess.run(["pkg-config", "--libs", "memprof"], env=env, check=True,
                               capture_output=True, text=True).stdout.split()
@@ -274,10 +274,11 @@ MIB_FIELDS = ("AllocCount", "TotalAccessCount", "MinAccessCount", "MaxAccessCoun
               "MaxLifetimeAccessDensity", "AccessHistogramSize", "AccessHistogram")
 EXTRA_HEADER = struct.Struct("<8sIIQQQIIQQ")
 EXTRA_HEADER_FIELDS = ("magic", "version", "header_size", "profile_size", "profile_hash",
-                       "record_count", "granule_size", "reason", "timestamp_ms", "reserved")
+                       "record_count", "granule_size", "reason", "timestamp_ms", "global_count")
 EXTRA_RECORD = struct.Struct("<6Q")
 EXTRA_RECORD_FIELDS = ("stack_id", "untouched_allocations", "touched_bytes",
                        "live_allocations", "live_bytes", "reserved")
+EXTRA_GLOBAL = struct.Struct("<2Q")
 EXTRA_REASONS = {"exit": 0, "api": 1, "signal": 2, "interval": 3}
 
 
@@ -318,12 +319,17 @@ def read_raw_profile(path):
 
 
 def read_side_file(path):
-    """(header, [record]) of the side file PATH, each a {field: value}."""
+    """(header, [record]) of the side file PATH, each a {field: value}; the
+    header's "globals" is {address: accesses} of its global records."""
     data = open(path, "rb").read()
     header = dict(zip(EXTRA_HEADER_FIELDS, EXTRA_HEADER.unpack_from(data, 0)))
+    end = EXTRA_HEADER.size + EXTRA_RECORD.size * header["record_count"]
     records = [dict(zip(EXTRA_RECORD_FIELDS, EXTRA_RECORD.unpack_from(data, offset)))
-               for offset in range(EXTRA_HEADER.size, len(data) - EXTRA_RECORD.size + 1,
+               for offset in range(EXTRA_HEADER.size, min(end, len(data)) - EXTRA_RECORD.size + 1,
                                    EXTRA_RECORD.size)]
+    header["globals"] = [EXTRA_GLOBAL.unpack_from(data, offset)
+                         for offset in range(end, len(data) - EXTRA_GLOBAL.size + 1,
+                                             EXTRA_GLOBAL.size)]
     return header, records
 
 
@@ -359,12 +365,20 @@ def check_side_file(label, profile_path, reason, granule=64):
         return None
     profile = read_raw_profile(profile_path)
     header, records = read_side_file(side_path)
-    results.check(header["magic"] == b"\x89MPXTRA\n" and header["version"] == 1
-                  and header["header_size"] == 64 and header["reserved"] == 0
-                  and os.path.getsize(side_path) == 64 + 48 * header["record_count"]
-                  and len(records) == header["record_count"],
-                  f"{label}: side file header: magic, version 1, 64 bytes, then "
-                  "record_count records of 48 bytes", str(header))
+    results.check(header["magic"] == b"\x89MPXTRA\n" and header["version"] == 2
+                  and header["header_size"] == 64
+                  and os.path.getsize(side_path)
+                  == 64 + 48 * header["record_count"] + 16 * header["global_count"]
+                  and len(records) == header["record_count"]
+                  and len(header["globals"]) == header["global_count"],
+                  f"{label}: side file header: magic, version 2, 64 bytes, then "
+                  "record_count records of 48 bytes and global_count globals of 16 bytes",
+                  str(header))
+    addresses = [address for address, _ in header["globals"]]
+    results.check(addresses == sorted(set(addresses)) and all(a % 64 == 0 for a in addresses)
+                  and all(accesses > 0 for _, accesses in header["globals"]),
+                  f"{label}: side file globals: 64-byte granules, ascending, each accessed",
+                  str(header["globals"][:8]))
     data = profile["bytes"]
     results.check(header["profile_size"] == len(data) and header["profile_hash"] == fnv1a(data),
                   f"{label}: the side file names the profile's size and FNV-1a hash",
@@ -487,6 +501,80 @@ def test_side_file_sampling(work):
                   and record.get("live_allocations") == 0,
                   f"{label}: freed blocks weighted as their MIB: touched bytes = TotalSize",
                   f"{record} {mib}")
+
+
+def data_symbols(binary):
+    """{name: (address, size)} of the program's data symbols (nm -S)."""
+    symbols = {}
+    for line in subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True,
+                               text=True).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in "bBdDrR":
+            symbols[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+    return symbols
+
+
+def test_side_file_globals(work):
+    """globals.c: the side file's global records (version 2), per 64-byte
+    granule of the program's data: exact counts for a hot array, a
+    variable and a read-only table, nothing for a cold array, cumulative
+    across dumps, cleared by memprof_reset; in histogram mode the same,
+    summed per 64 bytes, with 1-byte counters saturated at 255."""
+    for histogram in (False, True):
+        mode = "histogram" if histogram else "counters"
+        extra = plugin_flags() + (["-fplugin-arg-memprof-histogram"] if histogram else [])
+        directory, binary = prepare(work, f"globals-{mode}", "globals.c", extra=extra)
+        if binary is None:
+            continue
+        label = f"globals, {mode}"
+        result = execute(binary, directory,
+                         "profile_file=g.%n" + (":histogram=1" if histogram else ""))
+        results.check(result.returncode == 0 and result.stdout.startswith("globals done")
+                      and result.stderr == "", f"{label}: globals runs silently",
+                      result.stderr)
+        symbols = data_symbols(binary)
+        if not results.check(all(name in symbols for name in
+                                 ("hot_array", "cold_array", "counted", "squares")),
+                             f"{label}: the program's data symbols", str(symbols)):
+            continue
+
+        def granules_of(granules, name):
+            address, size = symbols[name]
+            return {a: c for a, c in granules.items() if address <= a < address + size}
+
+        def limit(count):
+            return min(count, 255) if histogram else count
+        hot_address, hot_size = symbols["hot_array"]
+        hot = {hot_address + offset: limit(160) for offset in range(0, hot_size, 64)}
+        expected = [
+            ("dump 0 (memprof_dump)", "g.0", "api", hot, limit(1000), 300),
+            ("dump 1 (memprof_dump): cumulative", "g.1", "api", hot, limit(1500), 300),
+            ("dump 2 (exit, after memprof_reset): cleared", "g.2", "exit", {}, limit(100),
+             None),
+        ]
+        for what, name, reason, hot_granules, counted, squares in expected:
+            checked = check_side_file(f"{label}, {what}", os.path.join(directory, name), reason,
+                                      8 if histogram else 64)
+            if checked is None:
+                continue
+            granules = dict(checked[2]["globals"])
+            got = granules_of(granules, "hot_array")
+            results.check(got == hot_granules,
+                          f"{label}, {what}: hot_array: "
+                          + (f"{len(hot_granules)} granules of {limit(160)} accesses"
+                             if hot_granules else "no granule"),
+                          f"{len(got)} granules: {sorted(set(got.values()))}")
+            results.check(granules_of(granules, "cold_array") == {},
+                          f"{label}, {what}: cold_array, never touched: no granule",
+                          str(granules_of(granules, "cold_array")))
+            results.check(granules_of(granules, "counted") == {symbols["counted"][0]: counted},
+                          f"{label}, {what}: counted: {counted} accesses",
+                          str(granules_of(granules, "counted")))
+            results.check(granules_of(granules, "squares")
+                          == ({symbols["squares"][0]: squares} if squares else {}),
+                          f"{label}, {what}: squares (.rodata): "
+                          + (f"{squares} accesses" if squares else "no granule"),
+                          str(granules_of(granules, "squares")))
 
 
 def test_side_file_options_and_failures(work):
@@ -779,6 +867,7 @@ def main():
     test_side_file_counts(work)
     test_side_file_sampling(work)
     test_side_file_options_and_failures(work)
+    test_side_file_globals(work)
     return results.finish()
 
 

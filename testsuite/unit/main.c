@@ -16,6 +16,8 @@ main (void)
   srunner_add_suite (runner, rawformat_suite ());
   srunner_add_suite (runner, extraformat_suite ());
   srunner_add_suite (runner, profile_suite ());
+  srunner_add_suite (runner, globals_suite ());
+  srunner_add_suite (runner, trace_suite ());
   srunner_run_all (runner, CK_NORMAL);
   failed = srunner_ntests_failed (runner);
   srunner_free (runner);

@@ -2,14 +2,17 @@
    keeps of what reaches the file, and raw_extra_write's layout.
 
    The sample side file, laid out by hand (docs/profile-format.md):
-       0  magic "\x89MPXTRA\n" | 8 version 1 | 12 header size 64
+       0  magic "\x89MPXTRA\n" | 8 version 2 | 12 header size 64
       16  profile size | 24 profile hash | 32 record count 3
-      40  granule 64 | 44 reason 2 (signal) | 48 timestamp | 56 reserved 0
+      40  granule 64 | 44 reason 2 (signal) | 48 timestamp
+      56  global count 2
       64  record of stack 11 (records[1], id 22, has alloc_count 0 and is
           not written)
      112  record of stack 33
      160  record of stack 44
-     208  end  */
+     208  global: address 0x4040, 7 accesses
+     224  global: address 0x40c0, 1 access
+     240  end  */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +24,7 @@
 #include "rawwriter.h"
 #include "unit.h"
 
-#define SAMPLE_EXTRA_SIZE 208
+#define SAMPLE_EXTRA_SIZE 240
 
 /* ---- FNV-1a ---- */
 
@@ -124,6 +127,8 @@ END_TEST
 
 static struct raw_profile_record sample_records[4];
 static struct memprof_extra_record sample_extras[4];
+static const struct memprof_extra_global sample_globals[2]
+    = { { 0x4040, 7 }, { 0x40c0, 1 } };
 
 static void
 build_sample (void)
@@ -159,21 +164,22 @@ START_TEST (test_side_file_layout)
     .granule_size = 64,
     .reason = MEMPROF_EXTRA_ON_SIGNAL,
     .timestamp_ms = 4321,
-    .reserved = 0xbad,
+    .global_count = 0xbad, /* set by the writer */
   };
   int fd = make_temp_file (path, sizeof path);
   static const size_t written[3] = { 0, 2, 3 }; /* records 11, 33, 44 */
 
   build_sample ();
   raw_writer_init (&writer, fd, buffer, sizeof buffer);
-  ck_assert_int_eq (
-      raw_extra_write (&writer, header, sample_records, sample_extras, 4), 0);
+  ck_assert_int_eq (raw_extra_write (&writer, header, sample_records,
+                                     sample_extras, 4, sample_globals, 2),
+                    0);
   ck_assert_uint_eq (writer.written, SAMPLE_EXTRA_SIZE);
   close (fd);
   ck_assert_uint_eq (load_and_remove (path, bytes, sizeof bytes),
                      SAMPLE_EXTRA_SIZE);
   ck_assert_mem_eq (bytes, "\x89MPXTRA\n", 8);
-  ck_assert_uint_eq (get_u32 (bytes, 8), 1);
+  ck_assert_uint_eq (get_u32 (bytes, 8), 2);
   ck_assert_uint_eq (get_u32 (bytes, 12), 64);
   ck_assert_uint_eq (get_u64 (bytes, 16), 800);
   ck_assert_uint_eq (get_u64 (bytes, 24), 0x0123456789abcdefULL);
@@ -181,7 +187,7 @@ START_TEST (test_side_file_layout)
   ck_assert_uint_eq (get_u32 (bytes, 40), 64);
   ck_assert_uint_eq (get_u32 (bytes, 44), 2);
   ck_assert_uint_eq (get_u64 (bytes, 48), 4321);
-  ck_assert_uint_eq (get_u64 (bytes, 56), 0);
+  ck_assert_uint_eq (get_u64 (bytes, 56), 2);
   for (int r = 0; r < 3; r++)
     {
       size_t at = 64 + 48 * (size_t) r, i = written[r];
@@ -192,6 +198,10 @@ START_TEST (test_side_file_layout)
       ck_assert_uint_eq (get_u64 (bytes, at + 32), 10 * i + 4);
       ck_assert_uint_eq (get_u64 (bytes, at + 40), 0);
     }
+  ck_assert_uint_eq (get_u64 (bytes, 208), 0x4040);
+  ck_assert_uint_eq (get_u64 (bytes, 216), 7);
+  ck_assert_uint_eq (get_u64 (bytes, 224), 0x40c0);
+  ck_assert_uint_eq (get_u64 (bytes, 232), 1);
 }
 END_TEST
 
@@ -204,13 +214,15 @@ START_TEST (test_side_file_of_an_empty_profile)
   int fd = make_temp_file (path, sizeof path);
 
   raw_writer_init (&writer, fd, buffer, sizeof buffer);
-  ck_assert_int_eq (raw_extra_write (&writer, header, NULL, NULL, 0), 0);
+  ck_assert_int_eq (raw_extra_write (&writer, header, NULL, NULL, 0, NULL, 0),
+                    0);
   close (fd);
   ck_assert_uint_eq (load_and_remove (path, bytes, sizeof bytes), 64);
   ck_assert_uint_eq (get_u64 (bytes, 0), MEMPROF_EXTRA_MAGIC);
   ck_assert_uint_eq (get_u64 (bytes, 32), 0);
   ck_assert_uint_eq (get_u32 (bytes, 40), 8);
   ck_assert_uint_eq (get_u32 (bytes, 44), MEMPROF_EXTRA_AT_EXIT);
+  ck_assert_uint_eq (get_u64 (bytes, 56), 0); /* no globals */
 }
 END_TEST
 
@@ -225,9 +237,9 @@ START_TEST (test_side_file_reports_failed_write)
   build_sample ();
   raw_writer_init (&writer, fd, buffer, sizeof buffer);
   /* write(2) on a read-only descriptor fails with EBADF.  */
-  ck_assert_int_eq (
-      raw_extra_write (&writer, header, sample_records, sample_extras, 4),
-      EBADF);
+  ck_assert_int_eq (raw_extra_write (&writer, header, sample_records,
+                                     sample_extras, 4, sample_globals, 2),
+                    EBADF);
   ck_assert_uint_eq (writer.written, 0);
   close (fd);
 }

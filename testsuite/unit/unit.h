@@ -15,5 +15,7 @@ Suite *mib_suite (void);
 Suite *rawformat_suite (void);
 Suite *extraformat_suite (void);
 Suite *profile_suite (void);
+Suite *globals_suite (void);
+Suite *trace_suite (void);
 
 #endif /* MEMPROF_UNIT_H */
