@@ -212,13 +212,9 @@ cmd_diff (int argc, char **argv)
         }
       else if (strncmp (arg, "--top=", 6) == 0)
         top = command_count ("diff", "--top", arg + 6);
-      else if (strcmp (arg, "--format=json") == 0)
-        json = true;
-      else if (strcmp (arg, "--format=text") == 0)
-        json = false;
       else if (strncmp (arg, "--format=", 9) == 0)
-        command_usage_error ("diff", "unknown format '%s' (text or json)",
-                             arg + 9);
+        json = command_choice ("diff", "format", arg + 9, command_text_or_json)
+               == 1;
       else if (arg[0] == '-' && arg[1] != '\0')
         command_usage_error ("diff", "unknown option '%s'", arg);
       else if (name_count < 2)

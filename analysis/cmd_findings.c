@@ -108,13 +108,10 @@ cmd_findings (int argc, char **argv)
         }
       else if (strncmp (arg, "--top=", 6) == 0)
         top = command_count ("findings", "--top", arg + 6);
-      else if (strcmp (arg, "--format=json") == 0)
-        json = true;
-      else if (strcmp (arg, "--format=text") == 0)
-        json = false;
       else if (strncmp (arg, "--format=", 9) == 0)
-        command_usage_error ("findings", "unknown format '%s' (text or json)",
-                             arg + 9);
+        json = command_choice ("findings", "format", arg + 9,
+                               command_text_or_json)
+               == 1;
       else if (strncmp (arg, "--over-reserved=", 16) == 0)
         thresholds.over_reserved_fraction
             = command_number ("findings", "--over-reserved", arg + 16, 0, 1e18);

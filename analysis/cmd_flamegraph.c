@@ -742,15 +742,13 @@ parse_options (int argc, char **argv, struct session *session,
                              arg + 8);
       else if (strcmp (arg, "--lines") == 0)
         options->lines = true;
-      else if (strcmp (arg, "--format=folded") == 0)
-        options->svg = false, options->svg_path = NULL;
-      else if (strcmp (arg, "--format=svg") == 0)
-        options->svg = true, options->svg_path = NULL;
       else if (strncmp (arg, "--format=", 9) == 0)
-        command_usage_error ("flamegraph",
-                             "unknown format '%s' (folded or "
-                             "svg)",
-                             arg + 9);
+        {
+          static const char *const formats[] = { "folded", "svg", NULL };
+          options->svg
+              = command_choice ("flamegraph", "format", arg + 9, formats) == 1;
+          options->svg_path = NULL;
+        }
       else if (strncmp (arg, "--svg=", 6) == 0)
         {
           if (arg[6] == '\0')

@@ -421,17 +421,11 @@ cmd_functions (int argc, char **argv)
         top = command_count ("functions", "--top", arg + 6);
       else if (strncmp (arg, "--format=", 9) == 0)
         {
-          if (strcmp (arg + 9, "text") == 0)
-            format = FORMAT_TEXT;
-          else if (strcmp (arg + 9, "json") == 0)
-            format = FORMAT_JSON;
-          else if (strcmp (arg + 9, "csv") == 0)
-            format = FORMAT_CSV;
-          else
-            command_usage_error ("functions",
-                                 "unknown format '%s' (text, "
-                                 "json or csv)",
-                                 arg + 9);
+          static const char *const formats[] = { "text", "json", "csv", NULL };
+          static const enum format values[]
+              = { FORMAT_TEXT, FORMAT_JSON, FORMAT_CSV };
+          format = values[command_choice ("functions", "format", arg + 9,
+                                          formats)];
         }
       else if (strcmp (arg, "--") == 0)
         {

@@ -146,33 +146,6 @@ append_json_string (struct buffer *out, const char *text)
   buffer_append (out, "\"", 1);
 }
 
-/* TEXT with &, <, >, " and ' escaped for HTML.  */
-static void
-append_html_text (struct buffer *out, const char *text)
-{
-  for (const char *p = text; *p; p++)
-    switch (*p)
-      {
-      case '&':
-        buffer_printf (out, "&amp;");
-        break;
-      case '<':
-        buffer_printf (out, "&lt;");
-        break;
-      case '>':
-        buffer_printf (out, "&gt;");
-        break;
-      case '"':
-        buffer_printf (out, "&quot;");
-        break;
-      case '\'':
-        buffer_printf (out, "&#39;");
-        break;
-      default:
-        buffer_append (out, p, 1);
-      }
-}
-
 /* A metric as a JSON number; JSON has no infinities.  */
 static void
 append_number (struct buffer *out, double value)
@@ -421,7 +394,7 @@ build_page (struct report *report, struct buffer *page)
       buffer_append (page, template, (size_t) (hole - template));
       if (strncmp (hole, "@TITLE@", 7) == 0)
         {
-          append_html_text (page, report->title);
+          buffer_append_markup (page, report->title);
           template = hole + 7;
         }
       else if (strncmp (hole, "@DATA@", 6) == 0)

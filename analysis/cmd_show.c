@@ -459,17 +459,11 @@ cmd_show (int argc, char **argv)
         show.globals = true;
       else if (strncmp (arg, "--format=", 9) == 0)
         {
-          if (strcmp (arg + 9, "text") == 0)
-            show.format = FORMAT_TEXT;
-          else if (strcmp (arg + 9, "json") == 0)
-            show.format = FORMAT_JSON;
-          else if (strcmp (arg + 9, "yaml") == 0)
-            show.format = FORMAT_YAML;
-          else
-            command_usage_error ("show",
-                                 "unknown format '%s' (text, json or "
-                                 "yaml)",
-                                 arg + 9);
+          static const char *const formats[] = { "text", "json", "yaml", NULL };
+          static const enum format values[]
+              = { FORMAT_TEXT, FORMAT_JSON, FORMAT_YAML };
+          show.format
+              = values[command_choice ("show", "format", arg + 9, formats)];
         }
       else if (strcmp (arg, "--") == 0)
         {

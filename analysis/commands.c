@@ -57,3 +57,23 @@ command_count (const char *command, const char *option, const char *value)
                          value);
   return count;
 }
+
+const char *const command_text_or_json[] = { "text", "json", NULL };
+
+int
+command_choice (const char *command, const char *what, const char *value,
+                const char *const *names)
+{
+  char list[256] = "";
+  size_t count = 0, used = 0;
+  for (; names[count] != NULL; count++)
+    if (strcmp (value, names[count]) == 0)
+      return (int) count;
+  for (size_t i = 0; i < count && used < sizeof list; i++)
+    used += (size_t) snprintf (list + used, sizeof list - used, "%s%s",
+                               i == 0           ? ""
+                               : i + 1 == count ? " or "
+                                                : ", ",
+                               names[i]);
+  command_usage_error (command, "unknown %s '%s' (%s)", what, value, list);
+}

@@ -29,5 +29,11 @@ double command_number (const char *command, const char *option,
                        const char *value, double low, double high);
 /* VALUE of OPTION as a count (0 or more), or a usage error.  */
 long command_count (const char *command, const char *option, const char *value);
+/* The index of VALUE in NAMES (NULL-terminated), or a usage error of
+   COMMAND: "unknown WHAT 'VALUE' (a, b or c)".  */
+int command_choice (const char *command, const char *what, const char *value,
+                    const char *const *names);
+/* { "text", "json", NULL }: the choice of --format for most commands.  */
+extern const char *const command_text_or_json[];
 
 #endif /* MEMPROF_ANALYSIS_COMMANDS_H */

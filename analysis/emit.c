@@ -1,6 +1,7 @@
 /* See emit.h.  */
 
 #include "emit.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -63,24 +64,11 @@ void
 emit_html_text (FILE *out, const char *text)
 {
   for (const char *p = text; *p; p++)
-    switch (*p)
-      {
-      case '&':
-        fputs ("&amp;", out);
-        break;
-      case '<':
-        fputs ("&lt;", out);
-        break;
-      case '>':
-        fputs ("&gt;", out);
-        break;
-      case '"':
-        fputs ("&quot;", out);
-        break;
-      case '\'':
-        fputs ("&#39;", out);
-        break;
-      default:
+    {
+      const char *entity = markup_entity (*p);
+      if (entity)
+        fputs (entity, out);
+      else
         fputc (*p, out);
-      }
+    }
 }

@@ -29,29 +29,6 @@ replay_write_csv (const char *path, const struct replay_sample *samples,
   return status;
 }
 
-static void
-escape_xml (struct buffer *out, const char *text)
-{
-  for (; *text; text++)
-    switch (*text)
-      {
-      case '<':
-        buffer_printf (out, "&lt;");
-        break;
-      case '>':
-        buffer_printf (out, "&gt;");
-        break;
-      case '&':
-        buffer_printf (out, "&amp;");
-        break;
-      case '"':
-        buffer_printf (out, "&quot;");
-        break;
-      default:
-        buffer_append (out, text, 1);
-      }
-}
-
 /* A round step for an axis spanning SPAN in about 5 ticks.  */
 static double
 tick_step (double span)
@@ -107,7 +84,7 @@ replay_write_svg (const char *path, const char *title,
                  "<text x=\"%.0f\" y=\"22\" font-size=\"15\">",
                  width, height, width, height, left);
   buffer_printf (&out, "memprof replay: ");
-  escape_xml (&out, title);
+  buffer_append_markup (&out, title);
   buffer_printf (&out, "</text>\n");
 
   /* Axes, ticks and grid.  */

@@ -89,35 +89,12 @@ fail (struct reader *reader, uint64_t offset, const char *format, ...)
   return -1;
 }
 
-/* A varint at *P (before END); false when it runs past END or past 10
-   bytes.  */
-static bool
-get_varint (const uint8_t **p, const uint8_t *end, uint64_t *value)
-{
-  uint64_t result = 0;
-  for (unsigned shift = 0; shift < 70; shift += 7)
-    {
-      if (*p == end)
-        return false;
-      uint8_t byte = *(*p)++;
-      if (shift == 63 && byte > 1)
-        return false;
-      result |= (uint64_t) (byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0)
-        {
-          *value = result;
-          return true;
-        }
-    }
-  return false;
-}
-
 static bool
 get_zigzag (const uint8_t **p, const uint8_t *end, uint64_t previous,
             uint64_t *value)
 {
   uint64_t raw;
-  if (!get_varint (p, end, &raw))
+  if (!varint_get (p, end, &raw))
     return false;
   *value = previous + ((raw >> 1) ^ (0 - (raw & 1)));
   return true;
@@ -188,12 +165,12 @@ parse_records (struct reader *reader, uint32_t tid, uint32_t count,
   column = "pointers";
   for (i = 0; i < count; i++)
     if (memprof_trace_op_takes_pointer (RECORD (i)->op)
-        && !get_varint (&p, end, &RECORD (i)->pointer))
+        && !varint_get (&p, end, &RECORD (i)->pointer))
       goto bad_varint;
   column = "results";
   for (i = 0; i < count; i++)
     if (memprof_trace_op_returns_pointer (RECORD (i)->op)
-        && !get_varint (&p, end, &RECORD (i)->result))
+        && !varint_get (&p, end, &RECORD (i)->result))
       goto bad_varint;
   for (i = 0, previous = 0; i < count; i++)
     {
@@ -213,14 +190,14 @@ parse_records (struct reader *reader, uint32_t tid, uint32_t count,
     }
   column = "sizes";
   for (i = 0; i < count; i++)
-    if (!get_varint (&p, end, &RECORD (i)->size))
+    if (!varint_get (&p, end, &RECORD (i)->size))
       goto bad_varint;
   column = "extra fields";
   for (i = 0; i < count; i++)
     {
       struct memprof_trace_record *record = RECORD (i);
       const uint8_t *at = p;
-      if (!get_varint (&p, end, &value))
+      if (!varint_get (&p, end, &value))
         goto bad_varint;
       if (memprof_trace_op_is_realloc (record->op))
         {
@@ -242,7 +219,7 @@ parse_records (struct reader *reader, uint32_t tid, uint32_t count,
     for (i = 0; i < count; i++)
       {
         const uint8_t *at = p;
-        if (!get_varint (&p, end, &value))
+        if (!varint_get (&p, end, &value))
           goto bad_varint;
         if (value > UINT32_MAX)
           return fail (reader, AT (at),

@@ -245,6 +245,60 @@ buffer_printf (struct buffer *buffer, const char *format, ...)
   va_end (args);
 }
 
+bool
+varint_get (const uint8_t **p, const uint8_t *end, uint64_t *value)
+{
+  uint64_t result = 0;
+  for (unsigned shift = 0; shift < 70; shift += 7)
+    {
+      if (*p == end)
+        return false;
+      uint8_t byte = *(*p)++;
+      if (shift == 63 && byte > 1)
+        return false;
+      result |= (uint64_t) (byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0)
+        {
+          *value = result;
+          return true;
+        }
+    }
+  return false;
+}
+
+const char *
+markup_entity (char c)
+{
+  switch (c)
+    {
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return "&#39;";
+    default:
+      return NULL;
+    }
+}
+
+void
+buffer_append_markup (struct buffer *buffer, const char *text)
+{
+  for (const char *p = text; *p; p++)
+    {
+      const char *entity = markup_entity (*p);
+      if (entity)
+        buffer_append (buffer, entity, strlen (entity));
+      else
+        buffer_append (buffer, p, 1);
+    }
+}
+
 void
 buffer_free (struct buffer *buffer)
 {

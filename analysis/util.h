@@ -63,6 +63,16 @@ void buffer_printf (struct buffer *buffer, const char *format, ...)
 void buffer_vprintf (struct buffer *buffer, const char *format, va_list args);
 void buffer_free (struct buffer *buffer);
 
+/* The unsigned LEB128 varint at *P (before END), moving *P past it;
+   false when it runs past END or is longer than 10 bytes or 64 bits.  */
+bool varint_get (const uint8_t **p, const uint8_t *end, uint64_t *value);
+
+/* The entity for C in HTML and XML text and attributes (&, <, >, " and
+   '), or NULL for a character that stands for itself.  */
+const char *markup_entity (char c);
+/* TEXT with markup_entity's characters escaped.  */
+void buffer_append_markup (struct buffer *buffer, const char *text);
+
 /* ---- Hash tables of indices (open addressing) ----
 
    The entries live in the owner's arrays; a table maps hashes to their

@@ -222,22 +222,7 @@ workload_cursor_init (const struct workload *workload, uint32_t thread,
 static bool
 get_varint (struct workload_cursor *cursor, uint64_t *value)
 {
-  uint64_t result = 0;
-  for (unsigned shift = 0; shift < 70; shift += 7)
-    {
-      if (cursor->p == cursor->end)
-        return false;
-      uint8_t byte = *cursor->p++;
-      if (shift == 63 && byte > 1)
-        return false;
-      result |= (uint64_t) (byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0)
-        {
-          *value = result;
-          return true;
-        }
-    }
-  return false;
+  return varint_get (&cursor->p, cursor->end, value);
 }
 
 static bool

@@ -237,4 +237,13 @@ void profile_fork_prepare (void);
 void profile_fork_parent (void);
 void profile_fork_child (void);
 
+/* The output files' names: PATTERN with %p the pid, %n SEQUENCE and %%
+   a '%', into OUT.  False when it does not fit.  */
+bool expand_output_name (const char *pattern, unsigned sequence, char *out,
+                         size_t size);
+/* Create a fresh file next to FINAL (renamed to FINAL once complete, so
+   that no half-written file ever has the final name); its name goes to
+   TEMP.  A descriptor, or -1 with errno.  */
+int open_temporary (const char *final, char *temp, size_t size);
+
 #endif /* MEMPROF_INTERNAL_H */

@@ -241,10 +241,9 @@ take_live_block (uintptr_t user, uint64_t size, struct depot_context *context,
 
 /* ---- Files ---- */
 
-/* Expand %p, %n and %% of PATTERN.  Returns false when it does not fit. */
-static bool
-expand_profile_name (const char *pattern, unsigned sequence, char *out,
-                     size_t size)
+bool
+expand_output_name (const char *pattern, unsigned sequence, char *out,
+                    size_t size)
 {
   size_t used = 0;
   for (const char *p = pattern; *p != '\0'; p++)
@@ -265,8 +264,7 @@ expand_profile_name (const char *pattern, unsigned sequence, char *out,
   return true;
 }
 
-/* Open a fresh temporary file next to FINAL; its name goes to TEMP.  */
-static int
+int
 open_temporary (const char *final, char *temp, size_t size)
 {
   struct timespec now;
@@ -425,8 +423,8 @@ write_snapshot (const struct snapshot *snapshot,
   bool side_file = false;
   int fd, error;
 
-  if (!expand_profile_name (runtime_options.profile_file, sequence, final,
-                            sizeof final))
+  if (!expand_output_name (runtime_options.profile_file, sequence, final,
+                           sizeof final))
     {
       log_printf ("profile_file '%s' expands to a name that is too long; "
                   "no profile written",

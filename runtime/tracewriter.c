@@ -496,53 +496,6 @@ trace_writer_request (unsigned kind)
 
 /* ---- Opening ---- */
 
-/* Expand %p, %n and %% of PATTERN into OUT.  */
-static bool
-expand_trace_name (const char *pattern, char *out, size_t size)
-{
-  size_t used = 0;
-  for (const char *p = pattern; *p != '\0'; p++)
-    {
-      int n;
-      if (p[0] == '%' && p[1] == 'p')
-        n = snprintf (out + used, size - used, "%d", (int) getpid ()), p++;
-      else if (p[0] == '%' && p[1] == 'n')
-        n = snprintf (out + used, size - used, "%u", trace_count), p++;
-      else if (p[0] == '%' && p[1] == '%')
-        n = snprintf (out + used, size - used, "%%"), p++;
-      else
-        n = snprintf (out + used, size - used, "%c", *p);
-      if (n < 0 || used + n >= size)
-        return false;
-      used += n;
-    }
-  return true;
-}
-
-static int
-open_temporary (void)
-{
-  struct timespec now;
-  clock_gettime (CLOCK_MONOTONIC, &now);
-  for (unsigned attempt = 0; attempt < 16; attempt++)
-    {
-      unsigned long salt = (unsigned long) now.tv_nsec * 2654435761UL + attempt;
-      int fd;
-      if ((size_t) snprintf (temp_path, sizeof temp_path, "%s.tmp.%d.%lx",
-                             final_path, (int) getpid (), salt & 0xffffff)
-          >= sizeof temp_path)
-        {
-          errno = ENAMETOOLONG;
-          return -1;
-        }
-      fd = open (temp_path,
-                 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd >= 0 || errno != EEXIST)
-        return fd;
-    }
-  return -1;
-}
-
 int
 trace_writer_open (void)
 {
@@ -551,8 +504,8 @@ trace_writer_open (void)
   int status = -1;
 
   in_runtime++;
-  if (!expand_trace_name (runtime_options.trace_file, final_path,
-                          sizeof final_path))
+  if (!expand_output_name (runtime_options.trace_file, trace_count, final_path,
+                           sizeof final_path))
     {
       log_printf ("trace: trace_file '%s' is too long",
                   runtime_options.trace_file);
@@ -576,7 +529,7 @@ trace_writer_open (void)
   ZSTD_CCtx_setParameter (compressor, ZSTD_c_compressionLevel,
                           TRACE_ZSTD_LEVEL);
   ZSTD_CCtx_setParameter (compressor, ZSTD_c_checksumFlag, 1);
-  trace_fd = open_temporary ();
+  trace_fd = open_temporary (final_path, temp_path, sizeof temp_path);
   if (trace_fd < 0)
     {
       log_printf ("trace: cannot create a file next to '%s': %s; nothing "
