@@ -235,10 +235,12 @@ run interleaved, {args.runs} runs each:
 - **{LABELS['glibc']}**: `gcc -O2`.
 - **{LABELS['jemalloc']}**: `gcc -O2 ... $(pkg-config --libs memprof-hint)`,
   which makes jemalloc the malloc; everything in its default arenas.
-- **{LABELS['hinted']}**: `-DMEMPROF_HINTED`, the hot and cold `malloc`
-  calls replaced by `__memprof_hint_malloc (size, MEMPROF_HINT_HOT / _COLD)`
-  by hand (`build_hinted_variant` in `bench/hint_effect.py` is where the
-  profile-feedback build will go).
+- **{LABELS['hinted']}**: built with the plugin and libmemprof, run
+  on 32768 hot nodes, its profile merged (`memprof merge --binary`), and
+  rebuilt with `-fplugin-arg-memprof-use` (cold-density=3, hot-density=4,
+  cold-lifetime=0: this sub-second run's two densities lie between LLVM's
+  server thresholds), which rewrites the hot and the cold `malloc` call
+  to libmemprof_hint's hinted entry points (`build_hinted_variant`).
 
 "Hot pages" counts the distinct 4 KiB pages the hot nodes cover, from
 their own addresses; "packed" is the least possible. The allocation phase

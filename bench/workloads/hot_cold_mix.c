@@ -13,9 +13,9 @@
    distinct 4 KiB pages the hot nodes span (from their own addresses), the
    time phase 1 took and the process's peak RSS.
 
-   bench/hint_effect.py builds it with profile feedback
-   (-fplugin-arg-memprof-use), which rewrites the hot and cold calls.
-   Built with -DMEMPROF_HINTED, the same calls are hinted by hand.
+   bench/hint_effect.py's hinted build is made by profile feedback
+   (-fplugin-arg-memprof-use), which rewrites the two malloc calls below
+   by the class of their contexts: nothing in this file is hinted.
 
    Usage: hot_cold_mix [HOT_COUNT [PASSES]]  */
 
@@ -27,15 +27,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
-
-#ifdef MEMPROF_HINTED
-#include "memprof/hint.h"
-#define HOT_MALLOC(size) __memprof_hint_malloc (size, MEMPROF_HINT_HOT)
-#define COLD_MALLOC(size) __memprof_hint_malloc (size, MEMPROF_HINT_COLD)
-#else
-#define HOT_MALLOC(size) malloc (size)
-#define COLD_MALLOC(size) malloc (size)
-#endif
 
 #define COLD_PER_HOT 3
 #define PAGE_SHIFT 12
@@ -120,14 +111,14 @@ main (int argc, char **argv)
   start = seconds ();
   for (size_t i = 0; i < hot_count; i++)
     {
-      nodes[i] = HOT_MALLOC (sizeof (struct node));
+      nodes[i] = malloc (sizeof (struct node));
       nodes[i]->key = i;
       for (int p = 0; p < 4; p++)
         nodes[i]->payload[p] = i * 4 + p;
       for (int c = 0; c < COLD_PER_HOT; c++)
         {
           size_t size = cold_sizes[(i * COLD_PER_HOT + c) % COLD_SIZES];
-          void *record = COLD_MALLOC (size);
+          void *record = malloc (size);
 
           memset (record, (int) (i + c), size);
           cold[i * COLD_PER_HOT + c] = record;
