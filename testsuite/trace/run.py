@@ -16,8 +16,10 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -295,6 +297,39 @@ def test_api(work, binary):
     no_leftovers(directory, "api")
 
 
+def test_dump_signal(work, binary):
+    """A dump request (the dump signal) writes what every thread recorded,
+    as memprof_trace_sync does: the calls are in the file while the
+    program still runs."""
+    directory = os.path.join(work, "dump")
+    os.makedirs(directory)
+    trace = os.path.join(directory, "dump.trace.zst")
+    env = dict(os.environ, MEMPROF_OPTIONS=f"trace=1:trace_file={trace}:dump_signal=SIGUSR2:"
+               f"profile_file={directory}/dump.%p.%n.profraw")
+    process = subprocess.Popen([binary, "wait"], cwd=directory, env=env, text=True,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    ready = process.stdout.readline().strip() == "ready"
+    process.send_signal(signal.SIGUSR2)
+    # The dump thread writes the profile after the trace's sync.
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(name.endswith(".profraw")
+                                             for name in os.listdir(directory)):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    live = show(trace) if os.path.exists(trace) else None
+    counted = sizes_in(parse_calls(live.stdout), BASE + 5000, 50) \
+        if live is not None and live.returncode == 0 else None
+    results.check(ready and counted == 50,
+                  "dump signal: the trace holds every call made before it, the program "
+                  "still running", f"ready={ready} calls={counted} "
+                  f"{live.stderr if live else 'no file'}")
+    out, err = process.communicate("go\n", timeout=120)
+    results.check(process.returncode == 7, "dump signal: the program exits 7 as it should",
+                  f"{process.returncode} {err}")
+    no_leftovers(directory, "dump")
+
+
 def test_fork(work, binary):
     directory = os.path.join(work, "fork")
     os.makedirs(directory)
@@ -395,6 +430,7 @@ def main():
         trace = test_program(work, "c", c_program, c_plain, "mixed")
         test_many_threads(work, c_program)
         test_api(work, c_program)
+        test_dump_signal(work, c_program)
         test_fork(work, c_program)
     if cxx_program:
         test_program(work, "cxx", cxx_program, cxx_plain)

@@ -10,7 +10,9 @@
      many   32 threads that make 2000 calls each and exit before main
      api    pause/resume, sync (waits for a line on stdin after "synced"),
             reset
-     fork   calls before and after a fork, and in the child  */
+     fork   calls before and after a fork, and in the child
+     wait   calls, then "ready", then waits for a line on stdin (the
+            test sends the dump signal meanwhile)  */
 
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -219,6 +221,15 @@ main (int argc, char **argv)
       printf ("reset %d\n", memprof_trace_reset ());
       phase (40, 4000); /* C: the only ones left in the file */
       printf ("sync %d\n", memprof_trace_sync ());
+    }
+  else if (strcmp (mode, "wait") == 0)
+    {
+      char line[16];
+      phase (50, 5000);
+      printf ("ready\n");
+      fflush (stdout);
+      if (fgets (line, sizeof line, stdin) == NULL)
+        return 3;
     }
   else if (strcmp (mode, "fork") == 0)
     {
