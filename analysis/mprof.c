@@ -907,6 +907,84 @@ read_globals (struct reader *r, struct profile *profile, struct incoming *in)
   return 0;
 }
 
+/* The zstd frame SRC decompressed, which must give EXPECTED bytes, in a
+   buffer (one byte longer, for the reader) that grows with what actually
+   comes out: a header that claims gigabytes over a few bytes of data
+   costs what the data holds, not what the header says.  NULL with WHY on
+   error.  */
+static uint8_t *
+decompress_payload (const void *src, size_t src_size, uint64_t expected,
+                    const char **why)
+{
+  ZSTD_DCtx *context = ZSTD_createDCtx ();
+  size_t capacity = 65536;
+  if (capacity > expected)
+    capacity = (size_t) expected;
+  uint8_t *out = xmalloc (capacity + 1);
+  ZSTD_inBuffer in = { src, src_size, 0 };
+  ZSTD_outBuffer buffer = { out, capacity, 0 };
+  size_t status = 1;
+  *why = NULL;
+  if (context == NULL)
+    {
+      free (out);
+      *why = "no memory for the decompressor";
+      return NULL;
+    }
+  while (status != 0)
+    {
+      if (buffer.pos == buffer.size)
+        {
+          if (buffer.size == expected)
+            {
+              /* Full, and the frame goes on: more than it said.  */
+              uint8_t extra;
+              ZSTD_outBuffer probe = { &extra, 1, 0 };
+              status = ZSTD_decompressStream (context, &probe, &in);
+              if (ZSTD_isError (status))
+                *why = ZSTD_getErrorName (status);
+              else if (probe.pos != 0)
+                *why = "longer than the header says";
+              if (*why != NULL || status == 0)
+                break;
+              if (in.pos == in.size)
+                {
+                  *why = "the frame is cut short";
+                  break;
+                }
+              continue;
+            }
+          capacity = buffer.size * 2 < expected ? buffer.size * 2
+                                                : (size_t) expected;
+          out = xrealloc (out, capacity + 1);
+          buffer.dst = out;
+          buffer.size = capacity;
+        }
+      size_t before_in = in.pos, before_out = buffer.pos;
+      status = ZSTD_decompressStream (context, &buffer, &in);
+      if (ZSTD_isError (status))
+        {
+          *why = ZSTD_getErrorName (status);
+          break;
+        }
+      if (status != 0 && in.pos == in.size && buffer.pos < buffer.size
+          && before_in == in.pos && before_out == buffer.pos)
+        {
+          *why = "the frame is cut short";
+          break;
+        }
+    }
+  if (*why == NULL && buffer.pos != expected)
+    *why = "shorter than the header says";
+  ZSTD_freeDCtx (context);
+  if (*why != NULL)
+    {
+      free (out);
+      return NULL;
+    }
+  return out;
+}
+
 /* The function index is derived data: it is checked, not loaded (the
    writer makes it anew).  */
 static int
@@ -1020,16 +1098,14 @@ mprof_read (struct profile *profile, const uint8_t *data, size_t size,
                 name, MPROF_HEADER_SIZE, (unsigned long long) payload_size);
       return -1;
     }
-  uint8_t *payload = xmalloc (payload_size + 1);
-  size_t got = ZSTD_decompress (payload, payload_size, data + MPROF_HEADER_SIZE,
-                                compressed_size);
-  if (ZSTD_isError (got) || got != payload_size)
+  const char *why = NULL;
+  uint8_t *payload = decompress_payload (data + MPROF_HEADER_SIZE,
+                                         compressed_size, payload_size, &why);
+  if (payload == NULL)
     {
       snprintf (error, error_size,
                 "%s: at byte %d: the payload does not decompress: %s", name,
-                MPROF_HEADER_SIZE,
-                ZSTD_isError (got) ? ZSTD_getErrorName (got) : "short");
-      free (payload);
+                MPROF_HEADER_SIZE, why);
       return -1;
     }
 

@@ -388,6 +388,10 @@ def test_bad_input(binary, profile, work):
                 "flipped payload": data[:40] + bytes([data[40] ^ 0xff]) + data[41:],
                 "bad version": data[:8] + b"\x09\x00\x00\x00" + data[12:],
                 "extended": data + b"\x00" * 16}
+    # The frame cut in half, the header's compressed size saying so: the
+    # decompressor itself must find the frame short.
+    half = (len(data) - 32) // 2
+    cut_frame = data[:24] + half.to_bytes(8, "little") + data[32:32 + half]
     for name, content in variants.items():
         path = os.path.join(work, "bad.mprof")
         with open(path, "wb") as out:
@@ -397,6 +401,14 @@ def test_bad_input(binary, profile, work):
             problems.append(f"{name}: {result.returncode} {result.stderr.strip()}")
     results.check(not problems, "corrupt .mprof files: exit 2, the file and byte named",
                   "; ".join(problems))
+    path = os.path.join(work, "cut-frame.mprof")
+    with open(path, "wb") as out:
+        out.write(cut_frame)
+    result = memprof("show", path)
+    results.check(result.returncode == 2
+                  and f"{path}: at byte 32: the payload does not decompress" in result.stderr,
+                  "a .mprof whose zstd frame is cut short: exit 2, byte 32 named",
+                  result.stderr.strip())
 
     foreign = os.path.join(work, "foreign.txt")
     with open(foreign, "w") as out:
