@@ -242,20 +242,38 @@ record_allocation (struct block_header *header, uintptr_t user,
   in_runtime--;
 }
 
+/* Fold the block at USER into its context: its shadow counters (and
+   histogram, with ENTRIES of them), its MIB and its side-file counts.  */
+static inline void
+fold_block (struct block_header *header, uintptr_t user, uint64_t *histogram,
+            uint32_t entries)
+{
+  struct memprof_mib mib;
+  struct context_extra extra;
+  uint64_t touched_counters;
+  uint64_t accesses = shadow_collect (user, granules_for (header->size), true,
+                                      &touched_counters, histogram, entries);
+  mib_init_one (&mib, header->size, accesses, header->alloc_timestamp,
+                runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
+  mib_scale (&mib, header->weight);
+  mib.access_histogram_size = entries;
+  context_extra_init_one (&extra, header->size, accesses, touched_counters,
+                          shadow_granule_size (), header->weight);
+  depot_fold (header->context, &mib, histogram, &extra);
+}
+
 /* Histogram entries of a freed block kept on the stack; larger
    histograms get private pages for the moment of the fold.  */
 #define HISTOGRAM_ON_STACK 256
 
-/* Fold the block at USER, in histogram mode.  */
+/* fold_block in histogram mode, out of the common path (its buffer is
+   2 KiB of stack).  */
 static __attribute__ ((noinline)) void
-fold_with_histogram (struct block_header *header, uintptr_t user,
-                     struct memprof_mib *mib)
+fold_with_histogram (struct block_header *header, uintptr_t user)
 {
   uint64_t on_stack[HISTOGRAM_ON_STACK];
   uint32_t entries = histogram_entries_for (header->size);
   uint64_t *histogram = on_stack;
-  uint64_t accesses, touched_counters;
-  struct context_extra extra;
 
   if (entries > HISTOGRAM_ON_STACK)
     {
@@ -263,15 +281,7 @@ fold_with_histogram (struct block_header *header, uintptr_t user,
       if (histogram == NULL)
         entries = 0;
     }
-  accesses = shadow_collect (user, granules_for (header->size), true,
-                             &touched_counters, histogram, entries);
-  mib_init_one (mib, header->size, accesses, header->alloc_timestamp,
-                runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
-  mib_scale (mib, header->weight);
-  mib->access_histogram_size = entries;
-  context_extra_init_one (&extra, header->size, accesses, touched_counters,
-                          shadow_granule_size (), header->weight);
-  depot_fold (header->context, mib, histogram, &extra);
+  fold_block (header, user, histogram, entries);
   if (histogram != NULL && histogram != on_stack)
     runtime_unmap (histogram, entries * sizeof (uint64_t));
 }
@@ -280,28 +290,14 @@ fold_with_histogram (struct block_header *header, uintptr_t user,
 static void
 record_free (struct block_header *header, uintptr_t user)
 {
-  struct memprof_mib mib;
-
   live_remove (header, user);
   if (runtime_state != RUNTIME_RUNNING || in_runtime)
     return;
   in_runtime++;
   if (UNLIKELY (runtime_histogram))
-    fold_with_histogram (header, user, &mib);
+    fold_with_histogram (header, user);
   else
-    {
-      uint64_t touched_counters;
-      uint64_t accesses = shadow_collect (user, granules_for (header->size),
-                                          true, &touched_counters, NULL, 0);
-      struct context_extra extra;
-      mib_init_one (&mib, header->size, accesses, header->alloc_timestamp,
-                    runtime_now_ms (), header->alloc_cpu,
-                    runtime_current_cpu ());
-      mib_scale (&mib, header->weight);
-      context_extra_init_one (&extra, header->size, accesses, touched_counters,
-                              MEMPROF_GRANULE_SIZE, header->weight);
-      depot_fold (header->context, &mib, NULL, &extra);
-    }
+    fold_block (header, user, NULL, 0);
   in_runtime--;
 }
 
