@@ -28,7 +28,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* Segments of the main program scanned (a program has 2 or 3).  */
+/* At most this many segments of the main program (a program has 2 or
+   3).  */
 #define GLOBAL_SEGMENTS_MAX 16
 /* Shadow ranges up to this many bytes are read without mincore: 64 KiB
    of shadow is 512 KiB of data.  */
@@ -38,47 +39,62 @@
 #define MINCORE_PAGES 4096
 #define SHADOW_PAGE_SIZE 4096UL
 
-struct data_segment
-{
-  uintptr_t start, end; /* absolute, [start, end) */
-};
-
+/* Segments of the main program scanned (a program has 2 or 3).  */
 struct data_segments
 {
-  struct data_segment segments[GLOBAL_SEGMENTS_MAX];
+  struct address_range segments[GLOBAL_SEGMENTS_MAX];
   size_t count;
   uintptr_t bias; /* the program's load bias (dlpi_addr) */
 };
 
 static unsigned char resident[MINCORE_PAGES];
 
+struct segment_search
+{
+  struct address_range *ranges;
+  size_t count, max;
+  bool all_objects, seen_program;
+  uintptr_t bias;
+};
+
 /* The first object dl_iterate_phdr reports is the main program.  */
 static int
 collect_data_segments (struct dl_phdr_info *info, size_t size, void *cookie)
 {
-  struct data_segments *list = cookie;
+  struct segment_search *search = cookie;
   (void) size;
-  list->bias = info->dlpi_addr;
+  if (!search->seen_program)
+    search->bias = info->dlpi_addr, search->seen_program = true;
   for (int i = 0; i < info->dlpi_phnum; i++)
     {
       const ElfW (Phdr) *phdr = &info->dlpi_phdr[i];
       if (phdr->p_type != PT_LOAD || (phdr->p_flags & PF_X)
-          || phdr->p_memsz == 0 || list->count == GLOBAL_SEGMENTS_MAX)
+          || phdr->p_memsz == 0 || search->count == search->max)
         continue;
-      list->segments[list->count].start = info->dlpi_addr + phdr->p_vaddr;
-      list->segments[list->count].end
+      search->ranges[search->count].start = info->dlpi_addr + phdr->p_vaddr;
+      search->ranges[search->count].end
           = info->dlpi_addr + phdr->p_vaddr + phdr->p_memsz;
-      list->count++;
+      search->count++;
     }
-  return 1; /* the main program only */
+  return search->all_objects ? 0 : 1;
+}
+
+size_t
+find_data_segments (struct address_range *ranges, size_t max, bool all_objects,
+                    uintptr_t *bias)
+{
+  struct segment_search search = { ranges, 0, max, all_objects, false, 0 };
+  dl_iterate_phdr (collect_data_segments, &search);
+  if (bias != NULL)
+    *bias = search.bias;
+  return search.count;
 }
 
 static void
-find_data_segments (struct data_segments *list)
+find_program_segments (struct data_segments *list)
 {
-  list->count = 0;
-  list->bias = 0;
-  dl_iterate_phdr (collect_data_segments, list);
+  list->count = find_data_segments (list->segments, GLOBAL_SEGMENTS_MAX, false,
+                                    &list->bias);
 }
 
 /* The accesses of the granule at GRANULE (64-byte aligned): its 8-byte
@@ -171,7 +187,7 @@ globals_capacity (void)
 {
   struct data_segments list;
   size_t granules = 0;
-  find_data_segments (&list);
+  find_program_segments (&list);
   for (size_t i = 0; i < list.count; i++)
     granules += (ROUND_UP (list.segments[i].end, MEMPROF_GRANULE_SIZE)
                  - (list.segments[i].start & MEMPROF_GRANULE_MASK))
@@ -187,7 +203,7 @@ globals_collect (struct memprof_extra_global *out, size_t capacity)
 
   if (__memprof_shadow_base == 0 || capacity == 0)
     return 0;
-  find_data_segments (&list);
+  find_program_segments (&list);
   scan.bias = list.bias;
   for (size_t i = 0; i < list.count; i++)
     {
@@ -208,7 +224,7 @@ globals_reset (void)
 
   if (__memprof_shadow_base == 0)
     return;
-  find_data_segments (&list);
+  find_program_segments (&list);
   for (size_t i = 0; i < list.count; i++)
     {
       uintptr_t first = list.segments[i].start & MEMPROF_GRANULE_MASK;

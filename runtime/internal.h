@@ -99,6 +99,17 @@ void shadow_clear (uintptr_t block, size_t granules);
 
 /* ---- The program's globals (globals.c) ---- */
 
+struct address_range
+{
+  uintptr_t start, end; /* [start, end) */
+};
+/* The non-executable PT_LOAD segments (where global variables live) of
+   the main program, or with ALL_OBJECTS of every loaded object, into
+   RANGES (at most MAX).  Returns their count; *BIAS (when not NULL) is
+   the main program's load bias.  */
+size_t find_data_segments (struct address_range *ranges, size_t max,
+                           bool all_objects, uintptr_t *bias);
+
 /* The most granule records globals_collect can give: the granules of the
    main program's data segments.  */
 size_t globals_capacity (void);

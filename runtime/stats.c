@@ -9,9 +9,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include <elf.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +20,6 @@
 /* Global segments remembered at start-up.  */
 #define GLOBAL_RANGES_MAX 256
 
-struct address_range
-{
-  uintptr_t start, end;
-};
-
 bool stats_enabled;
 static struct address_range global_ranges[GLOBAL_RANGES_MAX];
 static unsigned global_range_count;
@@ -34,31 +27,13 @@ static _Atomic uint64_t counted_stack, counted_globals, counted_elsewhere;
 /* Accesses seen through the load and store hooks: callback mode.  */
 static _Atomic uint64_t counted_by_hooks;
 
-static int
-collect_global_segment (struct dl_phdr_info *info, size_t size, void *cookie)
-{
-  (void) size;
-  (void) cookie;
-  for (int i = 0; i < info->dlpi_phnum; i++)
-    {
-      const ElfW (Phdr) *phdr = &info->dlpi_phdr[i];
-      if (phdr->p_type != PT_LOAD || (phdr->p_flags & PF_X)
-          || global_range_count == GLOBAL_RANGES_MAX)
-        continue;
-      global_ranges[global_range_count].start = info->dlpi_addr + phdr->p_vaddr;
-      global_ranges[global_range_count].end
-          = info->dlpi_addr + phdr->p_vaddr + phdr->p_memsz;
-      global_range_count++;
-    }
-  return 0;
-}
-
 void
 stats_start (void)
 {
   stats_enabled = runtime_options.stats;
   if (stats_enabled)
-    dl_iterate_phdr (collect_global_segment, NULL);
+    global_range_count = (unsigned) find_data_segments (
+        global_ranges, GLOBAL_RANGES_MAX, true, NULL);
 }
 
 static bool
