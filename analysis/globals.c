@@ -9,31 +9,19 @@
 
 /* ---- Granules ---- */
 
-struct granule_key
-{
-  uint32_t module;
-  uint64_t address;
-};
-
-static uint64_t
-granule_hash_of (uint32_t module, uint64_t address)
-{
-  return hash_mix (address * 31 + module);
-}
-
 static uint64_t
 granule_hash (const void *owner, uint32_t index)
 {
   const struct profile *profile = owner;
-  return granule_hash_of (profile->granules[index].module,
-                          profile->granules[index].address);
+  return profile_address_hash (profile->granules[index].module,
+                               profile->granules[index].address);
 }
 
 static bool
 granule_equals (const void *owner, uint32_t index, const void *key)
 {
   const struct profile *profile = owner;
-  const struct granule_key *k = key;
+  const struct profile_address_key *k = key;
   return profile->granules[index].module == k->module
          && profile->granules[index].address == k->address;
 }
@@ -42,11 +30,11 @@ void
 profile_add_granule (struct profile *profile, uint32_t module, uint64_t address,
                      uint64_t accesses)
 {
-  struct granule_key key = { module, address };
+  struct profile_address_key key = { module, address };
   index_table_reserve (&profile->granule_index, profile->granule_count,
                        granule_hash, profile);
   uint32_t *slot = index_table_slot (&profile->granule_index,
-                                     granule_hash_of (module, address),
+                                     profile_address_hash (module, address),
                                      granule_equals, profile, &key);
   if (*slot == 0)
     {

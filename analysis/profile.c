@@ -91,14 +91,8 @@ profile_note_main_module (struct profile *profile, uint32_t module)
 
 /* ---- Locations ---- */
 
-struct location_key
-{
-  uint32_t module;
-  uint64_t address;
-};
-
-static uint64_t
-location_hash_of (uint32_t module, uint64_t address)
+uint64_t
+profile_address_hash (uint32_t module, uint64_t address)
 {
   return hash_mix (address * 31 + module);
 }
@@ -107,7 +101,7 @@ static bool
 location_equals (const void *owner, uint32_t index, const void *key)
 {
   const struct profile *profile = owner;
-  const struct location_key *k = key;
+  const struct profile_address_key *k = key;
   return profile->locations[index].module == k->module
          && profile->locations[index].address == k->address;
 }
@@ -116,19 +110,19 @@ static uint64_t
 location_hash (const void *owner, uint32_t index)
 {
   const struct profile *profile = owner;
-  return location_hash_of (profile->locations[index].module,
-                           profile->locations[index].address);
+  return profile_address_hash (profile->locations[index].module,
+                               profile->locations[index].address);
 }
 
 uint32_t
 profile_add_location (struct profile *profile, uint32_t module,
                       uint64_t address)
 {
-  struct location_key key = { module, address };
+  struct profile_address_key key = { module, address };
   index_table_reserve (&profile->location_index, profile->location_count,
                        location_hash, profile);
   uint32_t *slot = index_table_slot (&profile->location_index,
-                                     location_hash_of (module, address),
+                                     profile_address_hash (module, address),
                                      location_equals, profile, &key);
   if (*slot != 0)
     return *slot - 1;

@@ -180,6 +180,15 @@ profile_string (const struct profile *profile, uint32_t index)
 }
 uint32_t profile_intern (struct profile *profile, const char *text);
 
+/* The key of the tables of (module, address) pairs: locations, and the
+   globals' granules (globals.c), and its hash.  */
+struct profile_address_key
+{
+  uint32_t module;
+  uint64_t address;
+};
+uint64_t profile_address_hash (uint32_t module, uint64_t address);
+
 /* Add or find things; each returns an index.  */
 uint32_t profile_add_module (struct profile *profile, const uint8_t *build_id,
                              uint32_t build_id_size);
