@@ -102,7 +102,7 @@ print_call (const struct trace_file *trace, const struct trace_call *call)
 
 struct curve_writer
 {
-  FILE *out;
+  struct buffer *out; /* NULL: no curve wanted */
   uint64_t last;
 };
 
@@ -113,8 +113,8 @@ write_curve_point (void *cookie, const struct trace_call *call,
   struct curve_writer *writer = cookie;
   (void) step;
   if (writer->out != NULL && live != writer->last)
-    fprintf (writer->out, "%" PRIu64 ",%" PRIu64 "\n", call->record.sequence,
-             live);
+    buffer_printf (writer->out, "%" PRIu64 ",%" PRIu64 "\n",
+                   call->record.sequence, live);
   writer->last = live;
 }
 
@@ -217,19 +217,19 @@ trace_show (int argc, char **argv)
          i < trace.call_count && (limit < 0 || (long long) i < limit); i++)
       print_call (&trace, &trace.calls[i]);
 
-  struct curve_writer writer = { NULL, 0 };
-  if (curve_path != NULL)
-    {
-      writer.out
-          = strcmp (curve_path, "-") == 0 ? stdout : fopen (curve_path, "w");
-      if (writer.out == NULL)
-        die (1, "%s: cannot create", curve_path);
-      fprintf (writer.out, "sequence,live_bytes\n");
-    }
+  /* The curve is written whole when complete (write_file_atomically):
+     a failed run never leaves half of it under its name.  */
+  struct buffer curve = { 0 };
+  struct curve_writer writer = { curve_path != NULL ? &curve : NULL, 0 };
+  buffer_printf (&curve, "sequence,live_bytes\n");
   struct trace_model *model = trace_model_new (trace.thread_count);
   trace_model_run (model, &trace, write_curve_point, &writer);
-  if (writer.out != NULL && writer.out != stdout && (fclose (writer.out) != 0))
-    die (1, "%s: cannot write", curve_path);
+  if (curve_path != NULL
+      && write_file_atomically (curve_path, curve.data, curve.length, error,
+                                sizeof error)
+             != 0)
+    die (1, "%s", error);
+  buffer_free (&curve);
   print_summary (path, &trace, model);
   trace_model_free (model);
   trace_free (&trace);
