@@ -90,16 +90,19 @@ static struct
 
 /* ---- Arguments ---- */
 
-static bool
-parse_number (const char *key, const char *value, double *result)
+static const char any_number[] = "a number of 0 or more";
+
+bool
+feedback_parse_number (const char *key, const char *value, const char *expected,
+                       double *result)
 {
   char *end;
   double number = value ? strtod (value, &end) : -1;
   if (value == NULL || *value == '\0' || *end != '\0' || number < 0)
     {
       error ("memprof: bad value %qs in %<-fplugin-arg-memprof-%s%>: "
-             "expected a number of 0 or more",
-             value ? value : "", key);
+             "expected %s",
+             value ? value : "", key, expected);
       return false;
     }
   *result = number;
@@ -146,14 +149,16 @@ feedback_argument (const char *key, const char *value, bool *ok)
   else if (strcmp (key, "clone-wrappers") == 0)
     *ok &= parse_switch (key, value, &options.clone);
   else if (strcmp (key, "cold-density") == 0)
-    *ok &= parse_number (key, value, &options.thresholds.cold_density);
+    *ok &= feedback_parse_number (key, value, any_number,
+                                  &options.thresholds.cold_density);
   else if (strcmp (key, "hot-density") == 0)
-    *ok &= parse_number (key, value, &options.thresholds.hot_density);
+    *ok &= feedback_parse_number (key, value, any_number,
+                                  &options.thresholds.hot_density);
   else if (globals_argument (key, value, ok))
     ;
   else if (strcmp (key, "cold-lifetime") == 0)
     {
-      if (parse_number (key, value, &seconds))
+      if (feedback_parse_number (key, value, any_number, &seconds))
         options.thresholds.cold_lifetime_ms = seconds * 1000;
       else
         *ok = false;

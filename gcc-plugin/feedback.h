@@ -9,6 +9,11 @@
    VALUE is bad.  */
 bool feedback_argument (const char *key, const char *value, bool *ok);
 
+/* VALUE of -fplugin-arg-memprof-KEY as a number of 0 or more into
+   *RESULT; false after an error that says it expected EXPECTED.  */
+bool feedback_parse_number (const char *key, const char *value,
+                            const char *expected, double *result);
+
 /* The feedback arguments' help lines and their names for messages.  */
 extern const char feedback_help[];
 extern const char feedback_argument_names[];

@@ -77,17 +77,9 @@ globals_argument (const char *key, const char *value, bool *ok)
   char *end;
   if (strcmp (key, "global-hot-density") == 0)
     {
-      double density = value ? strtod (value, &end) : -1;
-      if (value == NULL || *value == '\0' || *end != '\0' || density < 0)
-        {
-          error ("memprof: bad value %qs in "
-                 "%<-fplugin-arg-memprof-global-hot-density%>: expected a "
-                 "number of accesses per byte, 0 or more",
-                 value ? value : "");
-          *ok = false;
-        }
-      else
-        options.hot_density = density;
+      *ok &= feedback_parse_number (key, value,
+                                    "a number of accesses per byte, 0 or more",
+                                    &options.hot_density);
       return true;
     }
   if (strcmp (key, "global-cold-size") == 0)
