@@ -37,11 +37,14 @@
 #include "cfgloop.h"
 
 #include "feedback.h"
+#include "pass.h"
 
 /* The analysis's reader of profiles (C, linked in with hidden symbols).  */
 #include "../analysis/feedback.h"
 
-/* LLVM's function GUID of a name (analysis/profile.c).  */
+#include "feedback-internal.h"
+
+/* LLVM's function GUID of a name (analysis/feedback_profile.c).  */
 extern "C" uint64_t profile_guid (const char *linkage_name);
 
 const char feedback_argument_names[]
@@ -74,19 +77,8 @@ const char feedback_help[]
       "never accessed is cold: section .data.unlikely.NAME... (default 64; "
       "link with -Wl,--sort-section=name to group them)\n";
 
-/* The hint bytes, as LLVM's use pass gives them to tcmalloc.  */
-#define HINT_COLD 1
-#define HINT_HOT 254
-
-static struct
-{
-  const char *use; /* the profile */
-  bool remarks;
-  bool hot_cold_new;
-  bool hint;
-  bool clone;
-  struct feedback_thresholds thresholds;
-} options = { NULL, false, false, true, true, { 0.05, 200 * 1000.0, 1000 } };
+struct feedback_options feedback_options
+    = { NULL, false, false, true, true, { 0.05, 200 * 1000.0, 1000 } };
 
 /* ---- Arguments ---- */
 
@@ -138,28 +130,28 @@ feedback_argument (const char *key, const char *value, bool *ok)
                  "%<-fplugin-arg-memprof-use=app.mprof%>");
           *ok = false;
         }
-      options.use = value;
+      feedback_options.use = value;
     }
   else if (strcmp (key, "remarks") == 0)
-    *ok &= parse_switch (key, value, &options.remarks);
+    *ok &= parse_switch (key, value, &feedback_options.remarks);
   else if (strcmp (key, "hot-cold-new") == 0)
-    *ok &= parse_switch (key, value, &options.hot_cold_new);
+    *ok &= parse_switch (key, value, &feedback_options.hot_cold_new);
   else if (strcmp (key, "hint") == 0)
-    *ok &= parse_switch (key, value, &options.hint);
+    *ok &= parse_switch (key, value, &feedback_options.hint);
   else if (strcmp (key, "clone-wrappers") == 0)
-    *ok &= parse_switch (key, value, &options.clone);
+    *ok &= parse_switch (key, value, &feedback_options.clone);
   else if (strcmp (key, "cold-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
-                                  &options.thresholds.cold_density);
+                                  &feedback_options.thresholds.cold_density);
   else if (strcmp (key, "hot-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
-                                  &options.thresholds.hot_density);
+                                  &feedback_options.thresholds.hot_density);
   else if (globals_argument (key, value, ok))
     ;
   else if (strcmp (key, "cold-lifetime") == 0)
     {
       if (feedback_parse_number (key, value, any_number, &seconds))
-        options.thresholds.cold_lifetime_ms = seconds * 1000;
+        feedback_options.thresholds.cold_lifetime_ms = seconds * 1000;
       else
         *ok = false;
     }
@@ -171,20 +163,14 @@ feedback_argument (const char *key, const char *value, bool *ok)
 bool
 feedback_enabled (void)
 {
-  return options.use != NULL;
+  return feedback_options.use != NULL;
 }
 
 /* ---- The profile, indexed by the leaf function of each context ---- */
 
-static struct feedback profile;
+struct feedback feedback_profile;
 
-struct leaf_entry
-{
-  uint64_t guid;
-  unsigned context;
-};
-
-static leaf_entry *leaf_index;
+leaf_entry *leaf_index;
 
 /* For this unit: which contexts some call matched, and the functions
    compiled here (to tell the profile's contexts that belong to this unit
@@ -192,13 +178,7 @@ static leaf_entry *leaf_index;
 static unsigned char *context_matched;
 static vec<uint64_t> unit_functions;
 
-static struct
-{
-  unsigned calls;        /* allocation calls seen */
-  unsigned matched;      /* of which some context matched */
-  unsigned ambiguous;    /* matched contexts of more than one class */
-  unsigned rewritten[3]; /* by enum feedback_class */
-} unit;
+struct feedback_unit feedback_unit;
 
 static int
 compare_leaf_entries (const void *a, const void *b)
@@ -211,17 +191,7 @@ compare_leaf_entries (const void *a, const void *b)
 
 /* ---- Allocation functions ---- */
 
-enum allocation_family
-{
-  FAMILY_C,  /* the malloc family: the shim's __memprof_hint_ entry points */
-  FAMILY_NEW /* operator new: tcmalloc's __hot_cold_t overloads */
-};
-
-static const struct
-{
-  const char *name;
-  enum allocation_family family;
-} allocation_functions[] = {
+const struct allocation_function allocation_functions[ALLOCATION_FUNCTIONS] = {
   { "malloc", FAMILY_C },
   { "calloc", FAMILY_C },
   { "realloc", FAMILY_C },
@@ -239,8 +209,6 @@ static const struct
   { "_ZnwmSt11align_val_tRKSt9nothrow_t", FAMILY_NEW },
   { "_ZnamSt11align_val_tRKSt9nothrow_t", FAMILY_NEW },
 };
-#define ALLOCATION_FUNCTIONS                                                   \
-  (sizeof allocation_functions / sizeof allocation_functions[0])
 
 /* The hinted replacements, built on first use: [function][hot?].  */
 static GTY (()) tree hinted_decls[ALLOCATION_FUNCTIONS];
@@ -253,7 +221,7 @@ static const struct ggc_root_tab feedback_roots[]
 /* Which allocation function CALL calls: an index in allocation_functions,
    or -1.  A function of the program's own with such a name is not one:
    the library's are external.  */
-static int
+int
 allocation_function (gcall *call)
 {
   tree fndecl = gimple_call_fndecl (call);
@@ -267,17 +235,6 @@ allocation_function (gcall *call)
 }
 
 /* ---- A call's frames, as LLVM's frames ---- */
-
-struct frame
-{
-  uint64_t guid;
-  uint32_t line_offset;
-  uint32_t column;
-  bool inlined;
-  const char *name;
-};
-
-#define MAX_CHAIN 64
 
 /* The function DWARF describes for FN: its abstract origin, through
    clones and inlining.  */
@@ -320,7 +277,7 @@ set_frame (struct frame *frame, tree fn, location_t loc, bool inlined)
    around it (the inliner's outermost scope of each, whose origin is the
    inlined function and whose source location is the call that was
    inlined), and last the function being compiled.  Returns the count.  */
-static unsigned
+unsigned
 call_frames (gimple *stmt, struct frame *frames)
 {
   unsigned count = 0;
@@ -344,7 +301,7 @@ call_frames (gimple *stmt, struct frame *frames)
 /* Does the profile's CONTEXT start with the COUNT frames of CHAIN?  As
    LLVM's use pass: line offsets compared in 16 bits, columns only when
    the profile has columns, inline flags not at all.  */
-static bool
+bool
 context_starts_with (const struct feedback_context *context,
                      const struct frame *chain, unsigned count)
 {
@@ -353,10 +310,10 @@ context_starts_with (const struct feedback_context *context,
   for (unsigned i = 0; i < count; i++)
     {
       const struct feedback_frame *f
-          = &profile.frames[context->first_frame + i];
+          = &feedback_profile.frames[context->first_frame + i];
       if (f->guid != chain[i].guid
           || (f->line_offset & 0xffff) != (chain[i].line_offset & 0xffff)
-          || (profile.has_columns && f->column != chain[i].column))
+          || (feedback_profile.has_columns && f->column != chain[i].column))
         return false;
     }
   return true;
@@ -398,7 +355,7 @@ hinted_decl (unsigned index, tree fndecl)
 
 /* Replace the call at GSI (allocation function INDEX) with its hinted
    form.  */
-static void
+void
 rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
 {
   gcall *call = as_a<gcall *> (gsi_stmt (*gsi));
@@ -422,10 +379,10 @@ rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
 }
 
 /* The first entry of leaf_index whose function is GUID.  */
-static size_t
+size_t
 first_with_leaf (uint64_t guid)
 {
-  size_t low = 0, high = profile.context_count;
+  size_t low = 0, high = feedback_profile.context_count;
   while (low < high)
     {
       size_t middle = (low + high) / 2;
@@ -446,10 +403,12 @@ static void
 mark_reached (const struct frame *chain, unsigned count)
 {
   for (size_t i = first_with_leaf (chain[0].guid);
-       i < profile.context_count && leaf_index[i].guid == chain[0].guid; i++)
+       i < feedback_profile.context_count
+       && leaf_index[i].guid == chain[0].guid;
+       i++)
     if (context_matched[leaf_index[i].context] == 0
-        && context_starts_with (&profile.contexts[leaf_index[i].context], chain,
-                                count))
+        && context_starts_with (
+            &feedback_profile.contexts[leaf_index[i].context], chain, count))
       context_matched[leaf_index[i].context] = REACHED_THROUGH_A_CALL;
 }
 
@@ -488,23 +447,23 @@ feedback_function (void)
           mark_reached (chain, count);
           continue;
         }
-      unit.calls++;
+      feedback_unit.calls++;
 
       /* The contexts that start with this call's frames.  */
       size_t low = first_with_leaf (chain[0].guid);
       unsigned matched = 0, classes[3] = { 0, 0, 0 };
       double density_sum = 0, lifetime_sum = 0, allocations = 0;
-      for (size_t i = low;
-           i < profile.context_count && leaf_index[i].guid == chain[0].guid;
+      for (size_t i = low; i < feedback_profile.context_count
+                           && leaf_index[i].guid == chain[0].guid;
            i++)
         {
           const struct feedback_context *context
-              = &profile.contexts[leaf_index[i].context];
+              = &feedback_profile.contexts[leaf_index[i].context];
           if (!context_starts_with (context, chain, count))
             continue;
           matched++;
           context_matched[leaf_index[i].context] = 1;
-          classes[feedback_classify (context, &options.thresholds)]++;
+          classes[feedback_classify (context, &feedback_options.thresholds)]++;
           density_sum
               += (double) context->mib.total_lifetime_access_density / 100.0;
           lifetime_sum += (double) context->mib.total_lifetime;
@@ -519,13 +478,13 @@ feedback_function (void)
         verdict = "no context matched";
       else
         {
-          unit.matched++;
+          feedback_unit.matched++;
           unsigned kinds
               = (classes[0] != 0) + (classes[1] != 0) + (classes[2] != 0);
           if (kinds > 1)
             {
               ambiguous = true;
-              unit.ambiguous++;
+              feedback_unit.ambiguous++;
               verdict = "ambiguous: its contexts disagree";
             }
           else
@@ -540,8 +499,8 @@ feedback_function (void)
       /* What to do with it.  */
       const char *action = "left alone";
       bool family_on = allocation_functions[index].family == FAMILY_C
-                           ? options.hint
-                           : options.hot_cold_new;
+                           ? feedback_options.hint
+                           : feedback_options.hot_cold_new;
       if (!ambiguous && matched > 0 && site_class != FEEDBACK_NOT_COLD
           && family_on)
         action = allocation_functions[index].family == FAMILY_C
@@ -563,7 +522,7 @@ feedback_function (void)
               classes[FEEDBACK_HOT], classes[FEEDBACK_NOT_COLD], verdict,
               action);
         }
-      if (options.remarks && matched > 0)
+      if (feedback_options.remarks && matched > 0)
         {
           /* GCC's diagnostics format no floating point: text first.  */
           char figures[160];
@@ -581,7 +540,7 @@ feedback_function (void)
         {
           rewrite_call (&gsi, (unsigned) index,
                         site_class == FEEDBACK_COLD ? HINT_COLD : HINT_HOT);
-          unit.rewritten[site_class]++;
+          feedback_unit.rewritten[site_class]++;
           if (dump_file)
             {
               fprintf (dump_file, "memprof-use: rewritten: ");
@@ -590,306 +549,6 @@ feedback_function (void)
         }
     }
 }
-
-/* ---- Context disambiguation: cloning allocation wrappers ----
-
-   A wrapper (a function that returns what an allocation call returned)
-   allocates for its callers: its contexts' next frames are their calls.
-   When those callers' contexts have different classes, the wrapper's
-   call is ambiguous; but if each caller's contexts agree, a clone of the
-   wrapper per class, called by that class's callers, lets each copy's
-   allocation call be hinted.  Done before inlining, in a simple IPA pass,
-   for the wrappers of this unit and their callers in it.  */
-
-static unsigned clones_made;
-
-/* Does the function return the value CALL produces, directly or through
-   conversions and PHIs?  */
-static bool
-returns_result (gcall *call)
-{
-  tree lhs = gimple_call_lhs (call);
-  if (lhs == NULL_TREE || TREE_CODE (lhs) != SSA_NAME)
-    return false;
-  auto_vec<tree> names;
-  names.safe_push (lhs);
-  for (unsigned i = 0; i < names.length () && i < 32; i++)
-    {
-      imm_use_iterator iterator;
-      gimple *use;
-      FOR_EACH_IMM_USE_STMT (use, iterator, names[i])
-      {
-        if (greturn *ret = dyn_cast<greturn *> (use))
-          {
-            if (gimple_return_retval (ret) == names[i])
-              return true;
-          }
-        else if (gphi *phi = dyn_cast<gphi *> (use))
-          names.safe_push (gimple_phi_result (phi));
-        else if (is_gimple_assign (use)
-                 && CONVERT_EXPR_CODE_P (gimple_assign_rhs_code (use))
-                 && TREE_CODE (gimple_assign_lhs (use)) == SSA_NAME)
-          names.safe_push (gimple_assign_lhs (use));
-      }
-    }
-  return false;
-}
-
-/* A caller of a wrapper, as the contexts see it: the frame after the
-   wrapper's frames, and the classes of its contexts.  */
-struct caller_group
-{
-  struct frame frame;
-  unsigned classes[3];
-};
-
-static bool
-same_call (const struct feedback_frame *f, const struct frame *g)
-{
-  return f->guid == g->guid
-         && (f->line_offset & 0xffff) == (g->line_offset & 0xffff)
-         && (!profile.has_columns || f->column == g->column);
-}
-
-/* The one class of GROUP's contexts, or -1 when they disagree.  */
-static int
-group_class (const struct caller_group *group)
-{
-  int found = -1;
-  for (int c = 0; c < 3; c++)
-    if (group->classes[c] != 0)
-      {
-        if (found >= 0)
-          return -1;
-        found = c;
-      }
-  return found;
-}
-
-/* The frames of STMT in FN's body.  */
-static unsigned
-frames_in (tree fn, gimple *stmt, struct frame *frames)
-{
-  push_cfun (DECL_STRUCT_FUNCTION (fn));
-  tree saved = current_function_decl;
-  current_function_decl = fn;
-  unsigned count = call_frames (stmt, frames);
-  current_function_decl = saved;
-  pop_cfun ();
-  return count;
-}
-
-/* In CLONE, a copy of a wrapper made for COUNT callers of CLASS_, hint
-   the copy of the allocation call CALL now: later, identical code folding
-   sees two different functions and keeps both.  */
-static void
-hint_clone (cgraph_node *clone, gcall *call, enum feedback_class class_,
-            unsigned count)
-{
-  int index = allocation_function (call);
-  bool family_on = allocation_functions[index].family == FAMILY_C
-                       ? options.hint
-                       : options.hot_cold_new;
-  push_cfun (DECL_STRUCT_FUNCTION (clone->decl));
-  tree saved = current_function_decl;
-  current_function_decl = clone->decl;
-  basic_block bb;
-  FOR_EACH_BB_FN (bb, cfun)
-  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
-       gsi_next (&gsi))
-    {
-      gcall *copy = dyn_cast<gcall *> (gsi_stmt (gsi));
-      if (copy == NULL
-          || LOCATION_LOCUS (gimple_location (copy))
-                 != LOCATION_LOCUS (gimple_location (call))
-          || allocation_function (copy) != index)
-        continue;
-      const char *action
-          = family_on ? "calls the hinted entry point" : "left alone";
-      if (dump_file)
-        fprintf (dump_file,
-                 "memprof-use: %s call in %s, the clone for %u %s caller%s: "
-                 "%s\n",
-                 allocation_functions[index].name, clone->dump_name (), count,
-                 feedback_class_name (class_), count == 1 ? "" : "s", action);
-      if (options.remarks)
-        inform (gimple_location (copy),
-                "memprof: %qs call: %s in the clone %qs of its wrapper, "
-                "called by its %u %s caller%s; %s",
-                allocation_functions[index].name, feedback_class_name (class_),
-                IDENTIFIER_POINTER (DECL_NAME (clone->decl)), count,
-                feedback_class_name (class_), count == 1 ? "" : "s", action);
-      if (family_on)
-        {
-          rewrite_call (&gsi, (unsigned) index,
-                        class_ == FEEDBACK_COLD ? HINT_COLD : HINT_HOT);
-          unit.rewritten[class_]++;
-        }
-      break;
-    }
-  current_function_decl = saved;
-  pop_cfun ();
-}
-
-/* Clone W, whose allocation call CALL has the contexts grouped by caller
-   in GROUPS, for its cold callers and its hot callers.  */
-static void
-clone_wrapper (cgraph_node *w, gcall *call, const vec<caller_group> &groups)
-{
-  auto_vec<cgraph_edge *> by_class[3];
-  struct frame chain[MAX_CHAIN];
-  for (cgraph_edge *e = w->callers; e != NULL; e = e->next_caller)
-    {
-      if (e->call_stmt == NULL || !gimple_has_body_p (e->caller->decl))
-        continue;
-      unsigned count = frames_in (e->caller->decl, e->call_stmt, chain);
-      if (count == 0)
-        continue;
-      for (const caller_group &group : groups)
-        if (group.frame.guid == chain[0].guid
-            && (group.frame.line_offset & 0xffff)
-                   == (chain[0].line_offset & 0xffff)
-            && (!profile.has_columns || group.frame.column == chain[0].column))
-          {
-            int c = group_class (&group);
-            if (c >= 0)
-              by_class[c].safe_push (e);
-            break;
-          }
-    }
-  static const char *const suffixes[3]
-      = { NULL, "memprof_cold", "memprof_hot" };
-  for (int c = FEEDBACK_COLD; c <= FEEDBACK_HOT; c++)
-    {
-      if (by_class[c].is_empty ())
-        continue;
-      auto_vec<cgraph_edge *> edges;
-      for (cgraph_edge *e : by_class[c])
-        edges.safe_push (e);
-      cgraph_node *clone = w->create_version_clone_with_body (
-          edges.copy (), NULL, NULL, NULL, NULL, suffixes[c]);
-      if (clone == NULL)
-        continue;
-      for (cgraph_edge *e : edges)
-        cgraph_edge::redirect_call_stmt_to_callee (e);
-      clones_made++;
-      hint_clone (clone, call, (enum feedback_class) c, edges.length ());
-      if (dump_file)
-        fprintf (dump_file, "memprof-use: %s cloned as %s for %u %s caller%s\n",
-                 w->dump_name (), clone->dump_name (), edges.length (),
-                 feedback_class_name ((enum feedback_class) c),
-                 edges.length () == 1 ? "" : "s");
-    }
-}
-
-static unsigned int
-clone_wrappers (void)
-{
-  struct frame chain[MAX_CHAIN];
-  auto_vec<cgraph_node *> nodes;
-  cgraph_node *node;
-  FOR_EACH_DEFINED_FUNCTION (node)
-  if (gimple_has_body_p (node->decl) && !node->inlined_to
-      && tree_versionable_function_p (node->decl))
-    nodes.safe_push (node);
-  for (cgraph_node *w : nodes)
-    {
-      gcall *found = NULL;
-      auto_vec<caller_group> groups;
-      push_cfun (DECL_STRUCT_FUNCTION (w->decl));
-      tree saved = current_function_decl;
-      current_function_decl = w->decl;
-      basic_block bb;
-      FOR_EACH_BB_FN (bb, cfun)
-      for (gimple_stmt_iterator gsi = gsi_start_bb (bb);
-           !gsi_end_p (gsi) && found == NULL; gsi_next (&gsi))
-        {
-          gcall *call = dyn_cast<gcall *> (gsi_stmt (gsi));
-          if (call == NULL || gimple_call_internal_p (call)
-              || allocation_function (call) < 0 || !returns_result (call))
-            continue;
-          unsigned count = call_frames (call, chain);
-          groups.truncate (0);
-          for (size_t i = first_with_leaf (chain[0].guid);
-               i < profile.context_count && leaf_index[i].guid == chain[0].guid;
-               i++)
-            {
-              const struct feedback_context *context
-                  = &profile.contexts[leaf_index[i].context];
-              if (!context_starts_with (context, chain, count)
-                  || context->frame_count <= count)
-                continue;
-              const struct feedback_frame *next
-                  = &profile.frames[context->first_frame + count];
-              caller_group *group = NULL;
-              for (caller_group &g : groups)
-                if (same_call (next, &g.frame))
-                  group = &g;
-              if (group == NULL)
-                {
-                  caller_group fresh;
-                  memset (&fresh, 0, sizeof fresh);
-                  fresh.frame.guid = next->guid;
-                  fresh.frame.line_offset = next->line_offset;
-                  fresh.frame.column = next->column;
-                  groups.safe_push (fresh);
-                  group = &groups.last ();
-                }
-              group
-                  ->classes[feedback_classify (context, &options.thresholds)]++;
-            }
-          /* Worth a clone: every caller's contexts agree, and not all
-             callers are of one class.  */
-          bool consistent = groups.length () > 1;
-          int first = -1;
-          bool differ = false;
-          for (const caller_group &g : groups)
-            {
-              int c = group_class (&g);
-              if (c < 0)
-                consistent = false;
-              else if (first < 0)
-                first = c;
-              else if (c != first)
-                differ = true;
-            }
-          if (consistent && differ)
-            found = call;
-        }
-      current_function_decl = saved;
-      pop_cfun ();
-      if (found != NULL)
-        clone_wrapper (w, found, groups);
-    }
-  return 0;
-}
-
-static const pass_data clone_pass_data = {
-  SIMPLE_IPA_PASS, "memprof-clone", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
-};
-
-class clone_pass : public simple_ipa_opt_pass
-{
-public:
-  clone_pass (gcc::context *context)
-      : simple_ipa_opt_pass (clone_pass_data, context)
-  {
-  }
-
-  /* Bodies are needed: not with -flto (whose link stage has none at this
-     point).  */
-  bool
-  gate (function *) final override
-  {
-    return options.clone && !flag_generate_lto && !in_lto_p && !seen_error ();
-  }
-
-  unsigned int
-  execute (function *) final override
-  {
-    return clone_wrappers ();
-  }
-};
 
 /* ---- Per unit ---- */
 
@@ -901,7 +560,7 @@ compare_guids (const void *a, const void *b)
 }
 
 /* The summary line; and the warning when nothing of this unit is in the
-   profile.  */
+   feedback_profile.  */
 static void
 finish_unit (void *, void *)
 {
@@ -909,7 +568,7 @@ finish_unit (void *, void *)
     return;
   unit_functions.qsort (compare_guids);
   unsigned matched = 0, stale = 0;
-  for (size_t i = 0; i < profile.context_count; i++)
+  for (size_t i = 0; i < feedback_profile.context_count; i++)
     {
       if (context_matched[i] == REACHED_THROUGH_A_CALL)
         continue;
@@ -919,12 +578,12 @@ finish_unit (void *, void *)
           continue;
         }
       /* The context's allocating function: its first frame not inlined.  */
-      const struct feedback_context *context = &profile.contexts[i];
+      const struct feedback_context *context = &feedback_profile.contexts[i];
       unsigned k = 0;
       while (k + 1 < context->frame_count
-             && profile.frames[context->first_frame + k].inlined)
+             && feedback_profile.frames[context->first_frame + k].inlined)
         k++;
-      uint64_t guid = profile.frames[context->first_frame + k].guid;
+      uint64_t guid = feedback_profile.frames[context->first_frame + k].guid;
       if (bsearch (&guid, unit_functions.address (), unit_functions.length (),
                    sizeof (uint64_t), compare_guids)
           != NULL)
@@ -938,18 +597,19 @@ finish_unit (void *, void *)
            "unmatched (stale); %u of %u allocation calls matched, %u "
            "ambiguous; %u wrapper clones; rewritten: %u cold, %u hot; "
            "globals: %u hot, %u cold\n",
-           unit_name, options.use, profile.context_count, matched, stale,
-           unit.matched, unit.calls, unit.ambiguous, clones_made,
-           unit.rewritten[FEEDBACK_COLD], unit.rewritten[FEEDBACK_HOT],
-           hot_globals, cold_globals);
-  if (unit.calls > 0 && unit.matched == 0 && stale == 0
-      && profile.context_count > 0)
+           unit_name, feedback_options.use, feedback_profile.context_count,
+           matched, stale, feedback_unit.matched, feedback_unit.calls,
+           feedback_unit.ambiguous, clone_count (),
+           feedback_unit.rewritten[FEEDBACK_COLD],
+           feedback_unit.rewritten[FEEDBACK_HOT], hot_globals, cold_globals);
+  if (feedback_unit.calls > 0 && feedback_unit.matched == 0 && stale == 0
+      && feedback_profile.context_count > 0)
     warning_at (UNKNOWN_LOCATION, 0,
                 "memprof: none of the %u allocation calls of %qs is in the "
                 "profile %qs (%lu contexts, none in the %u "
                 "functions of this unit): is it a profile of another program?",
-                unit.calls, unit_name, options.use,
-                (unsigned long) profile.context_count,
+                feedback_unit.calls, unit_name, feedback_options.use,
+                (unsigned long) feedback_profile.context_count,
                 unit_functions.length ());
 }
 
@@ -957,34 +617,34 @@ bool
 feedback_start (const char *plugin_name)
 {
   char message[1024];
-  feedback_init (&profile);
-  if (feedback_load (&profile, options.use, message, sizeof message) != 0)
+  feedback_init (&feedback_profile);
+  if (feedback_load (&feedback_profile, feedback_options.use, message,
+                     sizeof message)
+      != 0)
     {
       error ("memprof: cannot use the profile: %s", message);
       return false;
     }
-  leaf_index = XNEWVEC (leaf_entry, profile.context_count + 1);
-  for (size_t i = 0; i < profile.context_count; i++)
+  leaf_index = XNEWVEC (leaf_entry, feedback_profile.context_count + 1);
+  for (size_t i = 0; i < feedback_profile.context_count; i++)
     {
-      leaf_index[i].guid = profile.frames[profile.contexts[i].first_frame].guid;
+      leaf_index[i].guid
+          = feedback_profile.frames[feedback_profile.contexts[i].first_frame]
+                .guid;
       leaf_index[i].context = (unsigned) i;
     }
-  qsort (leaf_index, profile.context_count, sizeof *leaf_index,
+  qsort (leaf_index, feedback_profile.context_count, sizeof *leaf_index,
          compare_leaf_entries);
-  context_matched = XCNEWVEC (unsigned char, profile.context_count + 1);
+  context_matched
+      = XCNEWVEC (unsigned char, feedback_profile.context_count + 1);
   register_callback (plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) feedback_roots);
   register_callback (plugin_name, PLUGIN_FINISH_UNIT, finish_unit, NULL);
-  globals_start (plugin_name, &profile, options.remarks);
+  globals_start (plugin_name, &feedback_profile, feedback_options.remarks);
   /* The cloning of wrappers: a simple IPA pass after the early local
      passes, before the IPA passes that inline, with every body in SSA
      form (GCC places a pass only next to one of the same type: after
      "targetclone", the simple IPA pass there).  */
-  struct register_pass_info clone_info;
-  clone_info.pass = new clone_pass (g);
-  clone_info.reference_pass_name = "targetclone";
-  clone_info.ref_pass_instance_number = 1;
-  clone_info.pos_op = PASS_POS_INSERT_AFTER;
-  register_callback (plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &clone_info);
+  register_pass_after (plugin_name, make_clone_pass (g), "targetclone", 1);
   return true;
 }

@@ -1,0 +1,298 @@
+/* The instrumentation emitter: what the plugin adds to the program.
+
+   - The runtime's declarations (include/memprof/abi.h): the shadow base,
+     a global the runtime sets before any instrumented code runs, and the
+     hooks of callback mode, the range hook and the init call.
+   - Per instrumented access, before its statement: the inline update
+     counter = shadow_base + ((address & -granule) >> scale); *counter += 1
+     (abi.h's mapping, LLVM MemProf's), or in histogram mode a saturating
+     byte increment without a branch; or a call of the load/store hook in
+     callback mode; a range (memcpy...) is always one call.
+   - Per translation unit, a constructor that starts the runtime and
+     checks its ABI version before any constructor of default priority.
+
+   The counters have a type of their own in an alias set of their own, so
+   alias analysis knows an update never changes the program's data.  */
+
+#include "gcc-plugin.h"
+
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "gimplify.h"
+#include "gimplify-me.h"
+#include "ssa.h"
+#include "stringpool.h"
+#include "cgraph.h"
+#include "diagnostic-core.h"
+#include "ggc.h"
+#include "tree-iterator.h"
+#include "alias.h"
+#include "attribs.h"
+
+#include "memprof/abi.h"
+#include "plugin.h"
+#include "accesses.h"
+#include "emit.h"
+
+/* ---- The runtime's declarations: trees kept across functions ---- */
+
+static GTY (()) tree shadow_base_decl;
+static GTY (()) tree counter_type;
+static GTY (()) tree counter_pointer_type;
+static GTY (()) tree load_hook_decl;
+static GTY (()) tree store_hook_decl;
+static GTY (()) tree range_hook_decl;
+static GTY (()) tree init_decl;
+
+const struct ggc_root_tab emit_roots[]
+    = { { &shadow_base_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        { &counter_type, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        { &counter_pointer_type, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        { &load_hook_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        { &store_hook_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        { &range_hook_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        { &init_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        LAST_GGC_ROOT_TAB };
+
+/* A declaration of the runtime function NAME of type FNTYPE, with its
+   assembler name fixed so that no front end mangles it.  */
+static tree
+runtime_function (const char *name, tree fntype)
+{
+  tree decl = build_fn_decl (name, fntype);
+  SET_DECL_ASSEMBLER_NAME (decl, get_identifier (name));
+  TREE_NOTHROW (decl) = 1;
+  DECL_ATTRIBUTES (decl)
+      = tree_cons (get_identifier ("leaf"), NULL_TREE, DECL_ATTRIBUTES (decl));
+  return decl;
+}
+
+/* See emit.h.  */
+void
+build_runtime_decls (void)
+{
+  if (shadow_base_decl != NULL_TREE)
+    return;
+  /* The shadow base: an external uintptr_t the runtime sets at start-up. */
+  shadow_base_decl = build_decl (BUILTINS_LOCATION, VAR_DECL,
+                                 get_identifier (MEMPROF_SHADOW_BASE_NAME),
+                                 pointer_sized_int_node);
+  TREE_PUBLIC (shadow_base_decl) = 1;
+  DECL_EXTERNAL (shadow_base_decl) = 1;
+  TREE_STATIC (shadow_base_decl) = 1;
+  DECL_ARTIFICIAL (shadow_base_decl) = 1;
+  DECL_IGNORED_P (shadow_base_decl) = 1;
+  TREE_USED (shadow_base_decl) = 1;
+  SET_DECL_ASSEMBLER_NAME (shadow_base_decl,
+                           get_identifier (MEMPROF_SHADOW_BASE_NAME));
+
+  /* Counters get a type of their own in an alias set of their own, as
+     asan's shadow does: alias analysis then knows a counter update cannot
+     change the program's data.  */
+  counter_type = build_distinct_type_copy (
+      plugin_options.histogram ? unsigned_char_type_node : uint64_type_node);
+  TYPE_ALIAS_SET (counter_type) = new_alias_set ();
+  counter_pointer_type = build_pointer_type (counter_type);
+
+  tree hook_type
+      = build_function_type_list (void_type_node, ptr_type_node, NULL_TREE);
+  load_hook_decl
+      = runtime_function (plugin_options.histogram ? MEMPROF_HISTOGRAM_LOAD_NAME
+                                                   : MEMPROF_LOAD_NAME,
+                          hook_type);
+  store_hook_decl = runtime_function (plugin_options.histogram
+                                          ? MEMPROF_HISTOGRAM_STORE_NAME
+                                          : MEMPROF_STORE_NAME,
+                                      hook_type);
+  range_hook_decl = runtime_function (
+      MEMPROF_RANGE_ACCESS_NAME,
+      build_function_type_list (void_type_node, const_ptr_type_node,
+                                size_type_node, NULL_TREE));
+  init_decl = runtime_function (
+      MEMPROF_INIT_NAME,
+      build_function_type_list (void_type_node, unsigned_type_node, NULL_TREE));
+}
+
+/* ---- Counter updates and hook calls ---- */
+
+/* The reference whose address is the first byte REF accesses: a
+   bit-field becomes the byte-aligned field that holds it (or, without
+   one, the record), so that it is counted at the bytes that hold it.
+   A BIT_FIELD_REF is handled by reference_address.  */
+static tree
+addressable_reference (tree ref)
+{
+  if (TREE_CODE (ref) == COMPONENT_REF
+      && DECL_BIT_FIELD_TYPE (TREE_OPERAND (ref, 1)))
+    {
+      tree representative
+          = DECL_BIT_FIELD_REPRESENTATIVE (TREE_OPERAND (ref, 1));
+      if (representative == NULL_TREE)
+        return bit_field_container (ref);
+      return build3 (COMPONENT_REF, TREE_TYPE (representative),
+                     TREE_OPERAND (ref, 0), representative,
+                     TREE_OPERAND (ref, 2));
+    }
+  return bit_field_container (ref);
+}
+
+/* The address of the first byte REF accesses, as GIMPLE in SEQ.  */
+static tree
+reference_address (tree ref, gimple_seq *seq)
+{
+  tree object = addressable_reference (ref);
+  tree base = get_base_address (object);
+  if (base && DECL_P (base) && !TREE_ADDRESSABLE (base))
+    mark_addressable (base);
+  tree address = build_fold_addr_expr (unshare_expr (object));
+  if (TREE_CODE (ref) == BIT_FIELD_REF)
+    address = fold_build_pointer_plus_hwi (
+        address, tree_to_shwi (TREE_OPERAND (ref, 2)) / BITS_PER_UNIT);
+  return force_gimple_operand (address, seq, true, NULL_TREE);
+}
+
+static tree
+append_assign (gimple_seq *seq, location_t loc, enum tree_code code, tree type,
+               tree op1, tree op2 = NULL_TREE)
+{
+  tree lhs = make_ssa_name (type);
+  gassign *g = op2 ? gimple_build_assign (lhs, code, op1, op2)
+                   : gimple_build_assign (lhs, code, op1);
+  gimple_set_location (g, loc);
+  gimple_seq_add_stmt (seq, g);
+  return lhs;
+}
+
+/* counter = shadow_for (address); *counter += 1 -- or, in histogram
+   mode, a saturating byte increment without a branch.  */
+static void
+append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base)
+{
+  tree uptr = pointer_sized_int_node;
+  tree a = append_assign (seq, loc, NOP_EXPR, uptr, address);
+  tree index;
+  if (plugin_options.histogram)
+    index = append_assign (seq, loc, RSHIFT_EXPR, uptr, a,
+                           build_int_cst (uptr, MEMPROF_HISTOGRAM_SCALE));
+  else
+    {
+      tree granule = append_assign (
+          seq, loc, BIT_AND_EXPR, uptr, a,
+          build_int_cst (uptr, -(HOST_WIDE_INT) MEMPROF_GRANULE_SIZE));
+      index = append_assign (seq, loc, RSHIFT_EXPR, uptr, granule,
+                             build_int_cst (uptr, MEMPROF_SHADOW_SCALE));
+    }
+  tree sum = append_assign (seq, loc, PLUS_EXPR, uptr, index, base);
+  tree counter = append_assign (seq, loc, NOP_EXPR, counter_pointer_type, sum);
+  tree mem = build2 (MEM_REF, counter_type, counter,
+                     build_int_cst (counter_pointer_type, 0));
+  /* The shadow is always mapped.  */
+  TREE_THIS_NOTRAP (mem) = 1;
+  tree old_value = make_ssa_name (counter_type);
+  gassign *load = gimple_build_assign (old_value, mem);
+  gimple_set_location (load, loc);
+  gimple_seq_add_stmt (seq, load);
+  tree increment = build_int_cst (counter_type, 1);
+  if (plugin_options.histogram)
+    {
+      tree below_max
+          = append_assign (seq, loc, NE_EXPR, boolean_type_node, old_value,
+                           build_int_cst (counter_type, MEMPROF_HISTOGRAM_MAX));
+      increment = append_assign (seq, loc, NOP_EXPR, counter_type, below_max);
+    }
+  tree new_value
+      = append_assign (seq, loc, PLUS_EXPR, counter_type, old_value, increment);
+  gassign *store = gimple_build_assign (unshare_expr (mem), new_value);
+  gimple_set_location (store, loc);
+  gimple_seq_add_stmt (seq, store);
+}
+
+static void
+append_call (gimple_seq *seq, location_t loc, tree fndecl, tree arg1,
+             tree arg2 = NULL_TREE)
+{
+  gcall *call = arg2 ? gimple_build_call (fndecl, 2, arg1, arg2)
+                     : gimple_build_call (fndecl, 1, arg1);
+  gimple_set_location (call, loc);
+  gimple_seq_add_stmt (seq, call);
+}
+
+/* See emit.h.  */
+void
+instrument_access (const memory_access *a, tree base)
+{
+  gimple_seq seq = NULL;
+  location_t loc = gimple_location (a->stmt);
+  gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
+  tree address;
+
+  if (a->ref != NULL_TREE)
+    address = reference_address (a->ref, &seq);
+  else
+    address = force_gimple_operand (
+        fold_convert (ptr_type_node, unshare_expr (a->address)), &seq, true,
+        NULL_TREE);
+
+  if (a->kind == ACCESS_RANGE_LOAD || a->kind == ACCESS_RANGE_STORE)
+    {
+      /* Call arguments must be GIMPLE values: convert the length first.  */
+      tree length = force_gimple_operand (
+          fold_convert (size_type_node, unshare_expr (a->length)), &seq, true,
+          NULL_TREE);
+      append_call (&seq, loc, range_hook_decl, address, length);
+    }
+  else if (plugin_options.callbacks)
+    append_call (&seq, loc,
+                 a->kind == ACCESS_LOAD ? load_hook_decl : store_hook_decl,
+                 address);
+  else
+    append_counter_update (&seq, loc, address, base);
+  gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
+}
+
+/* See emit.h.  */
+tree
+load_shadow_base (void)
+{
+  tree base = make_ssa_name (pointer_sized_int_node);
+  gassign *g = gimple_build_assign (base, shadow_base_decl);
+  gimple_set_location (g, DECL_SOURCE_LOCATION (current_function_decl));
+  gsi_insert_on_edge_immediate (
+      single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (cfun)), g);
+  return base;
+}
+
+/* ---- The start-up constructor ---- */
+
+/* Before IPA: a constructor that starts the runtime (idempotent) and
+   checks that it implements this plugin's ABI.  It runs before any
+   constructor of default priority.  */
+void
+add_module_constructor (void *, void *)
+{
+  tree body = NULL_TREE;
+  /* Writing LTO bytecode: the pass runs in lto1 at link time, and this
+     callback with it.  A constructor added here would go through
+     free_lang_data, which it does not survive.  */
+  if (seen_error () || (flag_generate_lto && !in_lto_p)
+      || !plugin_options.instrument)
+    return;
+  build_runtime_decls ();
+  append_to_statement_list (
+      build_call_expr (init_decl, 1,
+                       build_int_cst (unsigned_type_node, MEMPROF_ABI_VERSION)),
+      &body);
+  cgraph_build_static_cdtor ('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
+}

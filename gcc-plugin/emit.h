@@ -1,0 +1,25 @@
+/* Emitting the instrumentation (emit.cc): the runtime's declarations,
+   the inline counter updates and hook calls, the start-up constructor.  */
+
+#ifndef MEMPROF_PLUGIN_EMIT_H
+#define MEMPROF_PLUGIN_EMIT_H
+
+/* The trees emit.cc keeps across functions, for PLUGIN_REGISTER_GGC_ROOTS.  */
+extern const struct ggc_root_tab emit_roots[];
+
+/* Declare the runtime's symbols (abi.h) once per compilation.  */
+void build_runtime_decls (void);
+
+/* base = __memprof_shadow_base, once, on the current function's entry
+   edge: the SSA name every inline update of the function adds to.  */
+tree load_shadow_base (void);
+
+/* Insert the counting code for A before its statement.  BASE is the
+   function's shadow-base SSA name (unused in callback mode).  */
+void instrument_access (const memory_access *a, tree base);
+
+/* PLUGIN_ALL_IPA_PASSES_START: a constructor that starts the runtime and
+   checks that it implements this plugin's ABI.  */
+void add_module_constructor (void *gcc_data, void *user_data);
+
+#endif /* MEMPROF_PLUGIN_EMIT_H */

@@ -1,0 +1,105 @@
+/* What profile feedback (feedback.cc) shares with its cloning of
+   allocation wrappers (clone.cc): the profile and its index, the options,
+   the unit's counts, the allocation functions, LLVM's frames of a call,
+   and the rewriting of a call to its hinted form.  Included after GCC's
+   headers and analysis' feedback.h.  */
+
+#ifndef MEMPROF_PLUGIN_FEEDBACK_INTERNAL_H
+#define MEMPROF_PLUGIN_FEEDBACK_INTERNAL_H
+
+/* The hint bytes, as LLVM's use pass gives them to tcmalloc.  */
+#define HINT_COLD 1
+#define HINT_HOT 254
+
+struct feedback_options
+{
+  const char *use; /* the profile */
+  bool remarks;
+  bool hot_cold_new;
+  bool hint;
+  bool clone;
+  struct feedback_thresholds thresholds;
+};
+
+extern struct feedback_options feedback_options;
+
+/* The profile, and its contexts sorted by their leaf function.  */
+extern struct feedback feedback_profile;
+
+struct leaf_entry
+{
+  uint64_t guid;
+  unsigned context;
+};
+
+extern leaf_entry *leaf_index;
+
+/* The first entry of leaf_index whose function is GUID.  */
+size_t first_with_leaf (uint64_t guid);
+
+/* The unit's counts, for the summary line.  */
+struct feedback_unit
+{
+  unsigned calls;        /* allocation calls seen */
+  unsigned matched;      /* of which some context matched */
+  unsigned ambiguous;    /* matched contexts of more than one class */
+  unsigned rewritten[3]; /* by enum feedback_class */
+};
+
+extern struct feedback_unit feedback_unit;
+
+/* ---- Allocation functions ---- */
+
+enum allocation_family
+{
+  FAMILY_C,  /* the malloc family: the shim's __memprof_hint_ entry points */
+  FAMILY_NEW /* operator new: tcmalloc's __hot_cold_t overloads */
+};
+
+struct allocation_function
+{
+  const char *name;
+  enum allocation_family family;
+};
+
+extern const struct allocation_function allocation_functions[16];
+#define ALLOCATION_FUNCTIONS 16
+
+/* Which allocation function CALL calls: an index in allocation_functions,
+   or -1.  */
+int allocation_function (gcall *call);
+
+/* Replace the call at GSI (allocation function INDEX) with its hinted
+   form.  */
+void rewrite_call (gimple_stmt_iterator *gsi, unsigned index,
+                   unsigned char hint);
+
+/* ---- A call's frames, as LLVM's frames ---- */
+
+struct frame
+{
+  uint64_t guid;
+  uint32_t line_offset;
+  uint32_t column;
+  bool inlined;
+  const char *name;
+};
+
+#define MAX_CHAIN 64
+
+/* The frames of STMT in the current function, innermost first (inlined
+   functions, then the function): returns the count.  */
+unsigned call_frames (gimple *stmt, struct frame *frames);
+
+/* Does the profile's CONTEXT start with the COUNT frames of CHAIN?  */
+bool context_starts_with (const struct feedback_context *context,
+                          const struct frame *chain, unsigned count);
+
+/* ---- The cloning pass (clone.cc) ---- */
+
+opt_pass *make_clone_pass (gcc::context *context);
+
+/* The wrapper clones made in this unit.  */
+unsigned clone_count (void);
+
+#endif /* MEMPROF_PLUGIN_FEEDBACK_INTERNAL_H */

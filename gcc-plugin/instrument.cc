@@ -1,0 +1,276 @@
+/* The instrumentation pass: for every function with a body, at every
+   optimisation level, after every GIMPLE optimisation ("asan0"), find its
+   memory accesses (accesses.cc), decide for each whether it is counted
+   (the options, then the stack analysis: stack_analysis.cc), and emit the
+   counting code (emit.cc).  Everything is decided before anything is
+   changed: the analysis reads the statements as the optimisers left
+   them.  With -fplugin-arg-memprof-dump the pass writes every access and
+   its verdict; with -fplugin-arg-memprof-stats, a line per unit.  */
+
+#include "gcc-plugin.h"
+
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "ssa.h"
+#include "diagnostic-core.h"
+#include "tree-ssa-loop-ivopts.h"
+#include "bitmap.h"
+#include "tree-pretty-print.h"
+#include "gimple-pretty-print.h"
+#include "dumpfile.h"
+
+#include "plugin.h"
+#include "accesses.h"
+#include "stack_analysis.h"
+#include "emit.h"
+#include "feedback.h"
+#include "instrument.h"
+
+static const char *const verdict_names[VERDICT_COUNT]
+    = { "instrumented",         "stack: local variable",
+        "stack: alloca",        "stack: pointer to stack",
+        "stack: points-to set", "reads disabled",
+        "writes disabled",      "globals disabled",
+        "not addressable" };
+
+static const char *const access_kind_names[]
+    = { "load", "store", "range load", "range store" };
+
+static struct access_counts unit_counts;
+
+/* ---- Deciding ---- */
+
+static bool
+is_load_kind (enum access_kind kind)
+{
+  return kind == ACCESS_LOAD || kind == ACCESS_RANGE_LOAD;
+}
+
+/* Is REF's base a global variable (or a string literal)?  */
+static bool
+reference_is_global (tree ref)
+{
+  tree base = ref ? get_base_address (ref) : NULL_TREE;
+  if (base == NULL_TREE)
+    return false;
+  if (TREE_CODE (base) == STRING_CST)
+    return true;
+  return DECL_P (base) && is_global_var (base);
+}
+
+static enum verdict
+decide (const memory_access *a, bitmap *frame_uids)
+{
+  enum verdict verdict;
+
+  if (is_load_kind (a->kind) && !plugin_options.reads)
+    return SKIP_READS_DISABLED;
+  if (!is_load_kind (a->kind) && !plugin_options.writes)
+    return SKIP_WRITES_DISABLED;
+  if (!plugin_options.globals && reference_is_global (a->ref))
+    return SKIP_GLOBALS_DISABLED;
+  verdict = stack_verdict (a->ref, a->address, plugin_options.stack_analysis,
+                           frame_uids);
+  if (verdict != INSTRUMENT)
+    return verdict;
+  if (a->ref != NULL_TREE
+      && may_be_nonaddressable_p (bit_field_container (a->ref)))
+    return SKIP_NOT_ADDRESSABLE;
+  return INSTRUMENT;
+}
+
+/* ---- Dump ---- */
+
+static void
+dump_access (const memory_access *a, enum verdict verdict)
+{
+  expanded_location where = expand_location (gimple_location (a->stmt));
+  fprintf (dump_file, ";; memprof: %s %s ",
+           verdict == INSTRUMENT ? "instrument" : "skip",
+           access_kind_names[a->kind]);
+  print_generic_expr (dump_file, a->ref ? a->ref : a->address, TDF_SLIM);
+  if (verdict != INSTRUMENT)
+    fprintf (dump_file, " (%s)", verdict_names[verdict]);
+  if (where.file)
+    fprintf (dump_file, " at %s:%d:%d", where.file, where.line, where.column);
+  fputc ('\n', dump_file);
+  if (dump_flags & TDF_DETAILS)
+    {
+      fprintf (dump_file, ";;   in ");
+      print_gimple_stmt (dump_file, a->stmt, 0, TDF_SLIM);
+    }
+}
+
+static void
+dump_totals (const struct access_counts *counts)
+{
+  unsigned skipped = 0;
+  for (int v = SKIP_LOCAL_VARIABLE; v <= SKIP_POINTS_TO_STACK; v++)
+    skipped += counts->verdicts[v];
+  fprintf (dump_file,
+           ";; memprof: totals for %s: %u instrumented (%u loads, %u stores, "
+           "%u ranges), %u skipped as stack (%u local variable, %u alloca, "
+           "%u pointer to stack, %u points-to), %u filtered, %u not "
+           "addressable, %u asm with memory operands\n",
+           function_name (cfun), counts->verdicts[INSTRUMENT], counts->loads,
+           counts->stores, counts->ranges, skipped,
+           counts->verdicts[SKIP_LOCAL_VARIABLE], counts->verdicts[SKIP_ALLOCA],
+           counts->verdicts[SKIP_POINTER_TO_STACK],
+           counts->verdicts[SKIP_POINTS_TO_STACK],
+           counts->verdicts[SKIP_READS_DISABLED]
+               + counts->verdicts[SKIP_WRITES_DISABLED]
+               + counts->verdicts[SKIP_GLOBALS_DISABLED],
+           counts->verdicts[SKIP_NOT_ADDRESSABLE], counts->asm_statements);
+}
+
+/* ---- The pass ---- */
+
+static bool
+function_is_runtime (void)
+{
+  const char *name = IDENTIFIER_POINTER (DECL_NAME (current_function_decl));
+  return startswith (name, "__memprof_");
+}
+
+static unsigned int
+instrument_function (void)
+{
+  auto_vec<memory_access> accesses;
+  struct access_counts counts;
+  bitmap frame_uids = NULL;
+  auto_vec<enum verdict> verdicts;
+  tree base = NULL_TREE;
+  bool any = false;
+
+  memset (&counts, 0, sizeof counts);
+  if (function_is_runtime ())
+    return 0;
+  build_runtime_decls ();
+  collect_accesses (&accesses, &counts);
+
+  /* Decide everything before changing anything: the analysis reads the
+     statements as the optimisers left them.  */
+  for (const memory_access &a : accesses)
+    {
+      enum verdict verdict = decide (&a, &frame_uids);
+      verdicts.safe_push (verdict);
+      counts.verdicts[verdict]++;
+      if (verdict == INSTRUMENT)
+        {
+          any = true;
+          if (a.kind == ACCESS_LOAD)
+            counts.loads++;
+          else if (a.kind == ACCESS_STORE)
+            counts.stores++;
+          else
+            counts.ranges++;
+        }
+      if (dump_file)
+        dump_access (&a, verdict);
+    }
+  if (frame_uids)
+    BITMAP_FREE (frame_uids);
+
+  if (any && !plugin_options.callbacks)
+    base = load_shadow_base ();
+  for (unsigned i = 0; i < accesses.length (); i++)
+    if (verdicts[i] == INSTRUMENT)
+      instrument_access (&accesses[i], base);
+
+  if (dump_file)
+    dump_totals (&counts);
+  for (int v = 0; v < VERDICT_COUNT; v++)
+    unit_counts.verdicts[v] += counts.verdicts[v];
+  unit_counts.loads += counts.loads;
+  unit_counts.stores += counts.stores;
+  unit_counts.ranges += counts.ranges;
+  unit_counts.asm_statements += counts.asm_statements;
+  return 0;
+}
+
+static const pass_data memprof_pass_data = {
+  GIMPLE_PASS,
+  "memprof",
+  OPTGROUP_NONE,
+  TV_NONE,
+  PROP_ssa | PROP_cfg | PROP_gimple_leh,
+  0,
+  0,
+  0,
+  TODO_update_ssa,
+};
+
+class memprof_pass : public gimple_opt_pass
+{
+public:
+  memprof_pass (gcc::context *context)
+      : gimple_opt_pass (memprof_pass_data, context)
+  {
+  }
+
+  /* Every function with a body, at every optimisation level.  */
+  bool
+  gate (function *) final override
+  {
+    return true;
+  }
+
+  unsigned int
+  execute (function *) final override
+  {
+    /* Feedback first: it rewrites allocation calls; instrumenting then
+       counts the accesses of the rewritten function.  */
+    if (feedback_enabled ())
+      feedback_function ();
+    return plugin_options.instrument ? instrument_function () : 0;
+  }
+
+  opt_pass *
+  clone () final override
+  {
+    return new memprof_pass (m_ctxt);
+  }
+};
+
+/* See instrument.h.  */
+opt_pass *
+make_instrument_pass (gcc::context *context)
+{
+  return new memprof_pass (context);
+}
+
+/* ---- Per unit ---- */
+
+/* See instrument.h.  */
+void
+print_unit_stats (void *, void *)
+{
+  unsigned skipped = 0, total = 0;
+  if (!plugin_options.stats || seen_error () || !plugin_options.instrument)
+    return;
+  for (int v = 0; v < VERDICT_COUNT; v++)
+    total += unit_counts.verdicts[v];
+  for (int v = SKIP_LOCAL_VARIABLE; v <= SKIP_POINTS_TO_STACK; v++)
+    skipped += unit_counts.verdicts[v];
+  fprintf (
+      stderr,
+      "memprof: %s: %u accesses, %u instrumented (%u loads, %u stores, "
+      "%u ranges), %u skipped as stack (%u local variable, %u alloca, "
+      "%u pointer to stack, %u points-to), %u filtered, %u not "
+      "addressable, %u asm statements with memory operands left alone\n",
+      main_input_filename ? main_input_filename : "<stdin>", total,
+      unit_counts.verdicts[INSTRUMENT], unit_counts.loads, unit_counts.stores,
+      unit_counts.ranges, skipped, unit_counts.verdicts[SKIP_LOCAL_VARIABLE],
+      unit_counts.verdicts[SKIP_ALLOCA],
+      unit_counts.verdicts[SKIP_POINTER_TO_STACK],
+      unit_counts.verdicts[SKIP_POINTS_TO_STACK],
+      unit_counts.verdicts[SKIP_READS_DISABLED]
+          + unit_counts.verdicts[SKIP_WRITES_DISABLED]
+          + unit_counts.verdicts[SKIP_GLOBALS_DISABLED],
+      unit_counts.verdicts[SKIP_NOT_ADDRESSABLE], unit_counts.asm_statements);
+}

@@ -1,0 +1,13 @@
+/* The instrumentation pass (instrument.cc).  */
+
+#ifndef MEMPROF_PLUGIN_INSTRUMENT_H
+#define MEMPROF_PLUGIN_INSTRUMENT_H
+
+/* The GIMPLE pass that runs feedback's rewriting and then instruments
+   each function.  */
+opt_pass *make_instrument_pass (gcc::context *context);
+
+/* PLUGIN_FINISH_UNIT: the stats line (-fplugin-arg-memprof-stats).  */
+void print_unit_stats (void *gcc_data, void *user_data);
+
+#endif /* MEMPROF_PLUGIN_INSTRUMENT_H */

@@ -1,0 +1,22 @@
+/* Registering the plugin's passes: one helper, so that each pass's file
+   holds only its own logic (the kernel's gcc-generate-*-pass.h do the
+   same for its plugins).  */
+
+#ifndef MEMPROF_PLUGIN_PASS_H
+#define MEMPROF_PLUGIN_PASS_H
+
+/* Insert PASS after the INSTANCE-th pass named REFERENCE.  GCC places a
+   pass only next to one of its own type (GIMPLE, simple IPA, IPA).  */
+static inline void
+register_pass_after (const char *plugin_name, opt_pass *pass,
+                     const char *reference, int instance)
+{
+  struct register_pass_info info;
+  info.pass = pass;
+  info.reference_pass_name = reference;
+  info.ref_pass_instance_number = instance;
+  info.pos_op = PASS_POS_INSERT_AFTER;
+  register_callback (plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
+}
+
+#endif /* MEMPROF_PLUGIN_PASS_H */
