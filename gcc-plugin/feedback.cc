@@ -44,7 +44,7 @@
 
 #include "feedback-internal.h"
 
-/* LLVM's function GUID of a name (analysis/feedback_profile.c).  */
+/* LLVM's function GUID of a name (formats/profile.c).  */
 extern "C" uint64_t profile_guid (const char *linkage_name);
 
 const char feedback_argument_names[]
@@ -560,7 +560,7 @@ compare_guids (const void *a, const void *b)
 }
 
 /* The summary line; and the warning when nothing of this unit is in the
-   feedback_profile.  */
+   profile.  */
 static void
 finish_unit (void *, void *)
 {
