@@ -38,9 +38,10 @@ def main():
     os.makedirs(WORK)
     generator = os.path.join(WORK, "gen_profiles")
     subprocess.run(["gcc", "-std=gnu11", "-O2", "-I" + os.path.join(TOP, "include"),
-                    "-I" + os.path.join(TOP, "runtime"), os.path.join(HERE, "gen_profiles.c"),
+                    "-I" + os.path.join(TOP, "runtime"), "-I" + os.path.join(TOP, "formats"),
+                    os.path.join(HERE, "gen_profiles.c"),
                     os.path.join(TOP, "runtime", "rawwriter.c"),
-                    os.path.join(TOP, "runtime", "mib.c"), "-o", generator], check=True)
+                    os.path.join(TOP, "formats", "mib.c"), "-o", generator], check=True)
     inputs = os.path.join(WORK, "inputs")
     os.makedirs(inputs)
     start = time.perf_counter()

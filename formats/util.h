@@ -1,4 +1,5 @@
-/* What every part of the memprof command needs: allocation that never
+/* What every part of the memprof command (and the profile readers the
+   plugin compiles in) needs: allocation that never
    fails quietly, messages, files read whole and written atomically.  */
 
 #ifndef MEMPROF_ANALYSIS_UTIL_H

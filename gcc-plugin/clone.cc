@@ -26,8 +26,8 @@
 
 #include "feedback.h"
 
-/* The analysis's reader of profiles (C, linked in with hidden symbols).  */
-#include "../analysis/feedback.h"
+/* The shared profile reader (formats/, C, linked in with hidden symbols).  */
+#include "../formats/feedback.h"
 
 #include "feedback-internal.h"
 

@@ -39,8 +39,8 @@
 #include "feedback.h"
 #include "pass.h"
 
-/* The analysis's reader of profiles (C, linked in with hidden symbols).  */
-#include "../analysis/feedback.h"
+/* The shared profile reader (formats/, C, linked in with hidden symbols).  */
+#include "../formats/feedback.h"
 
 #include "feedback-internal.h"
 

@@ -55,7 +55,7 @@
 
 #include "feedback.h"
 
-#include "../analysis/feedback.h"
+#include "../formats/feedback.h"
 
 static struct
 {

@@ -1,4 +1,4 @@
-/* Reading a malloc API trace (runtime/traceformat.h,
+/* Reading a malloc API trace (formats/traceformat.h,
    docs/trace-format.md) and interpreting it: which call made which block
    live, which freed it, live bytes over the trace's order, and what does
    not add up (frees of unknown pointers, double frees...).  `memprof trace

@@ -462,10 +462,10 @@ def test_progress(work):
     import pty
     generator = os.path.join(work, "gen_profiles")
     subprocess.run(["gcc", "-std=gnu11", "-O2", "-I" + os.path.join(TOP, "include"),
-                    "-I" + os.path.join(TOP, "runtime"),
+                    "-I" + os.path.join(TOP, "runtime"), "-I" + os.path.join(TOP, "formats"),
                     os.path.join(TOP, "bench", "gen_profiles.c"),
                     os.path.join(TOP, "runtime", "rawwriter.c"),
-                    os.path.join(TOP, "runtime", "mib.c"), "-o", generator], check=True)
+                    os.path.join(TOP, "formats", "mib.c"), "-o", generator], check=True)
     inputs = os.path.join(work, "many")
     os.makedirs(inputs)
     subprocess.run([generator, inputs, "80", "10000", "20000"], check=True)

@@ -1,12 +1,12 @@
 /* symbolize-addresses: symbolize the allocation contexts of a raw profile
-   with analysis/symbolize.c, printing them as llvm-profdata-19 show
+   with analysis/symbolize/symbolize.c, printing them as llvm-profdata-19 show
    --memory sees them, for symbolize_test.py to compare.
 
    Build, from the top of the tree:
 
-     gcc -std=gnu11 -O2 -Wall -Wextra -Iinclude -Iruntime -Ianalysis \
-       testsuite/analysis/symbolize-addresses.c analysis/symbolize.c \
-       analysis/rawreader.c runtime/mib.c \
+     gcc -std=gnu11 -O2 -Wall -Wextra -Iinclude -Iformats -Ianalysis/symbolize \
+       testsuite/analysis/symbolize-addresses.c analysis/symbolize/symbolize.c \
+       formats/rawreader.c formats/mib.c \
        $(pkg-config --cflags --libs libdw libelf) -liberty \
        -o testsuite/analysis/symbolize-addresses
 

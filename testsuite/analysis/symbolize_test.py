@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Our symbolizer (analysis/symbolize.c) against llvm-profdata-19's.
+"""Our symbolizer (analysis/symbolize/symbolize.c) against llvm-profdata-19's.
 
 Builds the driver symbolize-addresses.c, then builds programs with gcc,
 linked with libmemprof.so (through memprof-uninstalled.pc), runs them to
 get raw profiles, and checks that every allocation context has the same
 frames in both views:
-  - ours: `symbolize-addresses BINARY PROFILE` (analysis/symbolize.c);
+  - ours: `symbolize-addresses BINARY PROFILE` (analysis/symbolize/symbolize.c);
   - LLVM's: `llvm-profdata-19 show --memory PROFILE --profiled-binary BIN`,
     read with scripts/llvm_memprof_yaml.py (function, line offset, column)
     and, for the GUID and Inline fields, with the small reader below.
@@ -329,9 +329,10 @@ def build_driver(args, work):
     dw = subprocess.run(["pkg-config", "--cflags", "--libs", "libdw", "libelf"],
                         capture_output=True, text=True).stdout.split()
     build = run([args.cc, "-std=gnu11", "-O2", "-g", "-Wall", "-Wextra",
-                 "-Iinclude", "-Iruntime", "-Ianalysis",
-                 "testsuite/analysis/symbolize-addresses.c", "analysis/symbolize.c",
-                 "analysis/rawreader.c", "runtime/mib.c", *dw, "-liberty",
+                 "-Iinclude", "-Iformats", "-Ianalysis/symbolize",
+                 "testsuite/analysis/symbolize-addresses.c",
+                 "analysis/symbolize/symbolize.c", "formats/rawreader.c",
+                 "formats/mib.c", *dw, "-liberty",
                  "-o", driver], cwd=TOP)
     if not results.check(build.returncode == 0 and build.stderr == "",
                          "symbolize-addresses builds without warnings", build.stderr):

@@ -51,7 +51,7 @@ PROGRAM = os.path.join(WORK, "fg_program")
 PROFILE = os.path.join(WORK, "fg.profraw")
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
-# The SVG's geometry (analysis/cmd_flamegraph.c).
+# The SVG's geometry (analysis/commands/cmd_flamegraph.c).
 SVG_MARGIN = 10
 CHAR_WIDTH = 7.0
 

@@ -1,4 +1,4 @@
-/* Fuzz target: the side file parser (runtime/extraformat.h).  The input
+/* Fuzz target: the side file parser (formats/extraformat.h).  The input
    is a side file; it is loaded with profile_load_buffer next to a fixed,
    valid raw profile.  A side file names its profile by size and FNV-1a
    hash, which a random input never matches, so the target first writes

@@ -283,7 +283,7 @@ EXTRA_REASONS = {"exit": 0, "api": 1, "signal": 2, "interval": 3}
 
 
 def fnv1a(data):
-    """FNV-1a, 64 bits (memprof_fnv1a in runtime/extraformat.h)."""
+    """FNV-1a, 64 bits (memprof_fnv1a in formats/extraformat.h)."""
     value = 0xcbf29ce484222325
     for byte in data:
         value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF

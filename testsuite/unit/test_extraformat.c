@@ -1,4 +1,4 @@
-/* The side file (runtime/extraformat.h): FNV-1a, the hash the writer
+/* The side file (formats/extraformat.h): FNV-1a, the hash the writer
    keeps of what reaches the file, and raw_extra_write's layout.
 
    The sample side file, laid out by hand (docs/profile-format.md):

@@ -1,5 +1,5 @@
 /* Global variables in the analysis: the rule that attributes the
-   accesses of 64-byte granules to the globals in them (analysis/globals.h),
+   accesses of 64-byte granules to the globals in them (formats/globals.h),
    side files of version 1 and 2 loaded next to their profile, and the
    .mprof file's GLOBALS section: its round trip and its order-free
    bytes.  */

@@ -1,4 +1,4 @@
-/* The raw profile writer (rawwriter.c) and reader (analysis/rawreader.c):
+/* The raw profile writer (rawwriter.c) and reader (formats/rawreader.c):
    a round trip of every field, the layout on disk, and bad input.
 
    The sample profile, laid out by hand (docs/profile-format.md):

@@ -1,6 +1,6 @@
 /* The malloc API trace's writer and reader, round trip: the runtime
    linked into this program traces calls made here (memprof_trace_start,
-   stop), and analysis/trace.c must read back exactly those calls, with
+   stop), and analysis/trace/trace.c must read back exactly those calls, with
    their arguments, results, order and thread; the workload those calls
    make must pass the replay's strict check with the trace's curve; and a
    workload's operations must decode as they were encoded.  */
