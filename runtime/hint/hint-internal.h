@@ -43,8 +43,9 @@ hint_forwarding (void)
 }
 
 /* One jemalloc arena per class of hint.  FLAGS are the mallocx flags that
-   place an allocation there; HINT_FLAGS_UNSET until the first hinted
-   allocation of the class creates the arena.  */
+   place an allocation there (MALLOCX_ARENA, and MALLOCX_TCACHE_NONE);
+   HINT_FLAGS_UNSET until the first hinted allocation of the class creates
+   the arena.  */
 #define HINT_FLAGS_UNSET (-1)
 
 struct hint_arena
@@ -56,15 +57,34 @@ struct hint_arena
 extern struct hint_arena hint_arenas[2];
 int hint_arena_create (struct hint_arena *arena);
 
-/* The mallocx flags for HINT: its class's arena, created if needed.  */
+/* Each thread's explicit jemalloc thread cache for each class, as
+   MALLOCX_TCACHE flags (0: not made yet; HINT_TCACHE_NONE: jemalloc would
+   not make one, the arena is used without a cache).  */
+#define HINT_TCACHE_NONE (-1)
+extern __thread int hint_thread_tcache[2]
+    __attribute__ ((tls_model ("initial-exec")));
+int hint_tcache_create (unsigned class_index, int arena_flags);
+
+/* The mallocx flags for HINT: its class's arena, created if needed, and
+   this thread's cache of that arena's blocks, made if needed.  */
 static inline int
 hint_flags (unsigned char hint)
 {
-  struct hint_arena *arena = &hint_arenas[hint >= MEMPROF_HINT_HOT_MIN];
+  unsigned class_index = hint >= MEMPROF_HINT_HOT_MIN;
+  struct hint_arena *arena = &hint_arenas[class_index];
   int flags = atomic_load_explicit (&arena->flags, memory_order_acquire);
+  int tcache = hint_thread_tcache[class_index];
 
   if (UNLIKELY (flags == HINT_FLAGS_UNSET))
     flags = hint_arena_create (arena);
+  if (LIKELY (tcache > 0))
+    return (flags & ~MALLOCX_TCACHE_NONE) | tcache;
+  if (UNLIKELY (tcache == 0))
+    {
+      tcache = hint_tcache_create (class_index, flags);
+      if (tcache > 0)
+        return (flags & ~MALLOCX_TCACHE_NONE) | tcache;
+    }
   return flags;
 }
 

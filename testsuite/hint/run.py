@@ -210,6 +210,8 @@ def test_programs(work):
         run_checks(f"entry_points (hint {hint})", binary, [hint], done="entry_points")
     run_checks("arenas", build(work, "arenas.c", "arenas", libs), done="arenas")
     run_checks("threads", build(work, "threads.c", "threads", libs), done="threads")
+    run_checks("thread_caches", build(work, "thread_caches.c", "thread_caches", libs),
+               done="thread_caches")
     binary = build(work, "new_tcmalloc.cc", "new_tcmalloc", libs)
     run_checks("new_tcmalloc", binary, done="new_tcmalloc")
     if binary is not None:
