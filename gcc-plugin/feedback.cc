@@ -412,6 +412,103 @@ mark_reached (const struct frame *chain, unsigned count)
       context_matched[leaf_index[i].context] = REACHED_THROUGH_A_CALL;
 }
 
+/* ---- Why a call is ambiguous ---- */
+
+/* Are frames A and B the same call, as LLVM's use pass compares them?  */
+static bool
+same_profile_frame (const struct feedback_frame *a,
+                    const struct feedback_frame *b)
+{
+  return a->guid == b->guid
+         && (a->line_offset & 0xffff) == (b->line_offset & 0xffff)
+         && (!feedback_profile.has_columns || a->column == b->column);
+}
+
+/* The caller depth at which contexts X and Y, which agree on their first
+   SKIP frames (the call's own), first differ: 1 for the first caller
+   frame; a context that ends first differs there.  0 when they never
+   differ.  */
+static unsigned
+first_difference (const struct feedback_context *x,
+                  const struct feedback_context *y, unsigned skip)
+{
+  for (unsigned depth = 1;; depth++)
+    {
+      unsigned i = skip + depth - 1;
+      bool x_has = i < x->frame_count, y_has = i < y->frame_count;
+      if (!x_has && !y_has)
+        return 0;
+      if (x_has != y_has
+          || !same_profile_frame (&feedback_profile.frames[x->first_frame + i],
+                                  &feedback_profile.frames[y->first_frame + i]))
+        return depth;
+    }
+}
+
+/* Why the COUNT contexts of MATCHED (their classes in CLASSES), which
+   start with a call's SKIP frames, are ambiguous: the share of their
+   bytes in each class, and the depth of callers that tells the classes
+   apart (the deepest first difference between two contexts of different
+   classes), or that none does.  Written into BUFFER.  */
+static void
+explain_ambiguity (const unsigned *matched, const unsigned char *classes,
+                   unsigned count, unsigned skip, char *buffer, size_t size)
+{
+  double bytes[3] = { 0, 0, 0 }, total = 0;
+  unsigned separate = 0;
+  bool inseparable = false;
+
+  for (unsigned i = 0; i < count; i++)
+    {
+      const struct feedback_context *context
+          = &feedback_profile.contexts[matched[i]];
+      bytes[classes[i]] += (double) context->mib.total_size;
+      total += (double) context->mib.total_size;
+      for (unsigned j = 0; j < i && !inseparable; j++)
+        if (classes[i] != classes[j])
+          {
+            unsigned depth = first_difference (
+                context, &feedback_profile.contexts[matched[j]], skip);
+            if (depth == 0)
+              inseparable = true;
+            else if (depth > separate)
+              separate = depth;
+          }
+    }
+  int length
+      = total <= 0
+            ? snprintf (buffer, size, "no byte counts; ")
+            : snprintf (buffer, size,
+                        "bytes %.1f%% cold, %.1f%% hot, %.1f%% notcold; ",
+                        100 * bytes[FEEDBACK_COLD] / total,
+                        100 * bytes[FEEDBACK_HOT] / total,
+                        100 * bytes[FEEDBACK_NOT_COLD] / total);
+  if (length < 0 || (size_t) length >= size)
+    return;
+  if (inseparable)
+    snprintf (buffer + length, size - length,
+              "contexts of different classes have the same callers: no "
+              "depth of callers tells them apart");
+  else if (separate == 1)
+    snprintf (buffer + length, size - length,
+              "the first caller tells the classes apart");
+  else
+    snprintf (buffer + length, size - length,
+              "callers disagree at depth 1 and tell the classes apart at "
+              "depth %u",
+              separate);
+}
+
+/* Is the current function called only through pointers (no direct call
+   in this unit, its address taken)?  Then no clone of it can be called
+   in its callers' place.  */
+static bool
+reached_only_indirectly (void)
+{
+  cgraph_node *node = cgraph_node::get (current_function_decl);
+  return node != NULL && node->callers == NULL && node->address_taken;
+}
+
 /* ---- Per function ---- */
 
 static void
@@ -452,6 +549,8 @@ feedback_function (void)
       /* The contexts that start with this call's frames.  */
       size_t low = first_with_leaf (chain[0].guid);
       unsigned matched = 0, classes[3] = { 0, 0, 0 };
+      auto_vec<unsigned> matched_contexts;
+      auto_vec<unsigned char> matched_classes;
       double density_sum = 0, lifetime_sum = 0, allocations = 0;
       for (size_t i = low; i < feedback_profile.context_count
                            && leaf_index[i].guid == chain[0].guid;
@@ -463,7 +562,11 @@ feedback_function (void)
             continue;
           matched++;
           context_matched[leaf_index[i].context] = 1;
-          classes[feedback_classify (context, &feedback_options.thresholds)]++;
+          enum feedback_class context_class
+              = feedback_classify (context, &feedback_options.thresholds);
+          classes[context_class]++;
+          matched_contexts.safe_push (leaf_index[i].context);
+          matched_classes.safe_push ((unsigned char) context_class);
           density_sum
               += (double) context->mib.total_lifetime_access_density / 100.0;
           lifetime_sum += (double) context->mib.total_lifetime;
@@ -472,6 +575,7 @@ feedback_function (void)
 
       const char *function = allocation_functions[index].name;
       const char *verdict;
+      char why[400] = "";
       enum feedback_class site_class = FEEDBACK_NOT_COLD;
       bool ambiguous = false;
       if (matched == 0)
@@ -486,6 +590,18 @@ feedback_function (void)
               ambiguous = true;
               feedback_unit.ambiguous++;
               verdict = "ambiguous: its contexts disagree";
+              explain_ambiguity (matched_contexts.address (),
+                                 matched_classes.address (), matched, count,
+                                 why, sizeof why);
+              if (reached_only_indirectly ())
+                {
+                  size_t used = strlen (why);
+                  snprintf (why + used, sizeof why - used,
+                            "; %s is reached only through function "
+                            "pointers, so no clone can be called in its "
+                            "place",
+                            chain[count - 1].name);
+                }
             }
           else
             {
@@ -514,13 +630,14 @@ feedback_function (void)
           fprintf (
               dump_file,
               "memprof-use: %s call at %s:%d:%d: frames %s: "
-              "%u context%s matched (%u cold, %u hot, %u notcold): %s; %s\n",
+              "%u context%s matched (%u cold, %u hot, %u notcold): %s%s%s%s; "
+              "%s\n",
               function, LOCATION_FILE (gimple_location (call)),
               LOCATION_LINE (gimple_location (call)),
               LOCATION_COLUMN (gimple_location (call)), pp_formatted_text (&pp),
               matched, matched == 1 ? "" : "s", classes[FEEDBACK_COLD],
               classes[FEEDBACK_HOT], classes[FEEDBACK_NOT_COLD], verdict,
-              action);
+              why[0] ? " (" : "", why, why[0] ? ")" : "", action);
         }
       if (feedback_options.remarks && matched > 0)
         {
@@ -532,8 +649,13 @@ feedback_function (void)
                     matched, matched == 1 ? "" : "s", allocations,
                     allocations > 0 ? density_sum / allocations : 0.0,
                     allocations > 0 ? lifetime_sum / allocations / 1000 : 0.0);
-          inform (gimple_location (call), "memprof: %qs call: %s (%s); %s",
-                  function, verdict, figures, action);
+          if (why[0])
+            inform (gimple_location (call),
+                    "memprof: %qs call: %s (%s; %s); %s", function, verdict,
+                    figures, why, action);
+          else
+            inform (gimple_location (call), "memprof: %qs call: %s (%s); %s",
+                    function, verdict, figures, action);
         }
 
       if (strcmp (action, "left alone") != 0)
