@@ -1148,24 +1148,51 @@ public:
 
 /* ---- Translation-unit hooks ---- */
 
-/* Before IPA: a constructor that starts the runtime (idempotent) and
-   checks that it implements this plugin's ABI.  It runs before any
-   constructor of default priority.  */
+/* A constructor that starts the runtime (idempotent) and checks that it
+   implements this plugin's ABI.  It runs before any constructor of
+   default priority.  */
 static void
-add_module_constructor (void *, void *)
+build_module_constructor (void)
 {
   tree body = NULL_TREE;
-  /* Writing LTO bytecode: the pass runs in lto1 at link time, and this
-     callback with it.  A constructor added here would go through
-     free_lang_data, which it does not survive.  */
-  if (seen_error () || (flag_generate_lto && !in_lto_p) || !options.instrument)
-    return;
   build_runtime_decls ();
   append_to_statement_list (
       build_call_expr (init_decl, 1,
                        build_int_cst (unsigned_type_node, MEMPROF_ABI_VERSION)),
       &body);
   cgraph_build_static_cdtor ('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
+}
+
+/* Before IPA, in a compilation and in lto1 without partitions.  The new
+   function is only queued here; ipa_passes lowers it to SSA before the
+   regular IPA passes.  */
+static void
+add_module_constructor (void *, void *)
+{
+  /* Writing LTO bytecode: the pass runs in lto1 at link time, and this
+     callback with it.  A constructor added here would go through
+     free_lang_data, which it does not survive.  An LTRANS unit gets its
+     constructor after IPA (add_ltrans_module_constructor).  */
+  if (seen_error () || (flag_generate_lto && !in_lto_p) || flag_ltrans
+      || !options.instrument)
+    return;
+  build_module_constructor ();
+}
+
+/* After IPA, in an LTRANS unit (lto1 -fltrans, one partition of a
+   -flto link).  No IPA pass runs there between the two hooks, so nothing
+   would lower a constructor queued before IPA; the late IPA passes would
+   then meet a defined function without a GIMPLE body, and IPA PTA
+   (-fipa-pta) crashes on it.  Here the symbol table is in IPA_SSA state:
+   process_new_functions gimplifies the constructor and runs the early
+   local passes on it, as ipa_passes does in a compilation.  */
+static void
+add_ltrans_module_constructor (void *, void *)
+{
+  if (seen_error () || !flag_ltrans || !options.instrument)
+    return;
+  build_module_constructor ();
+  symtab->process_new_functions ();
 }
 
 static void
@@ -1338,6 +1365,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
 
   register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_START,
                      add_module_constructor, NULL);
+  register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_END,
+                     add_ltrans_module_constructor, NULL);
   register_callback (info->base_name, PLUGIN_FINISH_UNIT, print_unit_stats,
                      NULL);
   return 0;
