@@ -866,6 +866,16 @@ addressable_reference (tree ref)
   return bit_field_container (ref);
 }
 
+/* Global variables whose address only the current function's counting
+   code takes.  The address needs TREE_ADDRESSABLE, but the flag is read
+   by every function compiled after this one: the alias oracle then
+   answers from points-to sets instead of IPA's knowledge of the
+   variable, and optimizes the program differently (a new/delete pair
+   elided around a replaced operator delete that writes a file-local
+   static: g++.dg/eh/delete1.C at -O2).  The flag is cleared again once
+   the function is assembled (restore_addressable).  */
+static vec<tree> globals_made_addressable;
+
 /* The address of the first byte REF accesses, as GIMPLE in SEQ.  */
 static tree
 reference_address (tree ref, gimple_seq *seq)
@@ -873,7 +883,11 @@ reference_address (tree ref, gimple_seq *seq)
   tree object = addressable_reference (ref);
   tree base = get_base_address (object);
   if (base && DECL_P (base) && !TREE_ADDRESSABLE (base))
-    mark_addressable (base);
+    {
+      mark_addressable (base);
+      if (is_global_var (base))
+        globals_made_addressable.safe_push (base);
+    }
   tree address = build_fold_addr_expr (unshare_expr (object));
   if (TREE_CODE (ref) == BIT_FIELD_REF)
     address = fold_build_pointer_plus_hwi (
@@ -1195,6 +1209,17 @@ add_ltrans_module_constructor (void *, void *)
   symtab->process_new_functions ();
 }
 
+/* After all passes of a function, its RTL assembled: the globals its
+   counting code made addressable are as the program left them, for the
+   functions compiled next.  */
+static void
+restore_addressable (void *, void *)
+{
+  for (tree decl : globals_made_addressable)
+    TREE_ADDRESSABLE (decl) = 0;
+  globals_made_addressable.truncate (0);
+}
+
 static void
 print_unit_stats (void *, void *)
 {
@@ -1367,6 +1392,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
                      add_module_constructor, NULL);
   register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_END,
                      add_ltrans_module_constructor, NULL);
+  register_callback (info->base_name, PLUGIN_ALL_PASSES_END,
+                     restore_addressable, NULL);
   register_callback (info->base_name, PLUGIN_FINISH_UNIT, print_unit_stats,
                      NULL);
   return 0;
