@@ -7,6 +7,9 @@
      cold     2 blocks of 50 bytes, never touched; one freed, one given
               back by memprof_heap_free_all (the pool's reset)
      kept     1 block of 40 bytes, written 4 times, live at exit
+     many     20000 blocks of 64 bytes (a second heap), each written
+              once, all live at once, freed in a scattered order: the
+              runtime's table of live blocks grows and shrinks
 
    and every slot reused: the counts of one block never leak into the
    next.  Bad calls (an unknown heap, a NULL block, a block outside user
@@ -90,6 +93,27 @@ cold (void)
   pool_free (first);
 }
 
+#define MANY 20000
+static char arena[MANY][64] __attribute__ ((aligned (64)));
+
+__attribute__ ((noipa)) static void *
+arena_alloc (unsigned heap, int index)
+{
+  memprof_heap_alloc (heap, arena[index], 64);
+  return arena[index];
+}
+
+__attribute__ ((noipa)) static void
+many (void)
+{
+  unsigned heap = memprof_heap_register ("arena");
+  for (int i = 0; i < MANY; i++)
+    put (arena_alloc (heap, i), 0);
+  /* 7919 is prime to MANY: every block once.  */
+  for (int i = 0; i < MANY; i++)
+    memprof_heap_free (heap, arena[(i * 7919) % MANY]);
+}
+
 __attribute__ ((noipa)) static int *
 kept (void)
 {
@@ -114,6 +138,7 @@ main (void)
   int sum = hot ();
   cold ();
   pool_reset ();
+  many ();
   int *live = kept ();
   printf ("pool done %d %d\n", sum, live[3]);
   return sum == 135 ? 0 : 1;

@@ -944,6 +944,9 @@ def test_heap_api(work):
         results.check(len([1 for names, _ in found if "cold" in names]) == 2,
                       "heap_pool: cold's two call sites are two contexts (one freed, one "
                       "given back by memprof_heap_free_all)", str(found))
+    arena = sites_by_caller(os.path.join(directory, "pool.prof"), binary, "arena_alloc")
+    if arena is not None:
+        expect_context("heap_pool", arena, "many", 20000, 20000 * 64, 20000)
     shown = subprocess.run([os.path.join(TOP, "analysis", "memprof"), "show",
                             f"--binary={binary}", os.path.join(directory, "pool.prof")],
                            capture_output=True, text=True)
