@@ -276,23 +276,49 @@ load_shadow_base (void)
 
 /* ---- The start-up constructor ---- */
 
-/* Before IPA: a constructor that starts the runtime (idempotent) and
-   checks that it implements this plugin's ABI.  It runs before any
-   constructor of default priority.  */
-void
-add_module_constructor (void *, void *)
+/* A constructor that starts the runtime (idempotent) and checks that it
+   implements this plugin's ABI.  It runs before any constructor of
+   default priority.  */
+static void
+build_module_constructor (void)
 {
   tree body = NULL_TREE;
-  /* Writing LTO bytecode: the pass runs in lto1 at link time, and this
-     callback with it.  A constructor added here would go through
-     free_lang_data, which it does not survive.  */
-  if (seen_error () || (flag_generate_lto && !in_lto_p)
-      || !plugin_options.instrument)
-    return;
   build_runtime_decls ();
   append_to_statement_list (
       build_call_expr (init_decl, 1,
                        build_int_cst (unsigned_type_node, MEMPROF_ABI_VERSION)),
       &body);
   cgraph_build_static_cdtor ('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
+}
+
+/* Before IPA, in a compilation and in lto1 without partitions.  The new
+   function is only queued here; ipa_passes lowers it to SSA before the
+   regular IPA passes.  */
+void
+add_module_constructor (void *, void *)
+{
+  /* Writing LTO bytecode: the pass runs in lto1 at link time, and this
+     callback with it.  A constructor added here would go through
+     free_lang_data, which it does not survive.  An LTRANS unit gets its
+     constructor after IPA (add_ltrans_module_constructor).  */
+  if (seen_error () || (flag_generate_lto && !in_lto_p) || flag_ltrans
+      || !plugin_options.instrument)
+    return;
+  build_module_constructor ();
+}
+
+/* After IPA, in an LTRANS unit (lto1 -fltrans, one partition of a
+   -flto link).  No IPA pass runs there between the two hooks, so nothing
+   would lower a constructor queued before IPA; the late IPA passes would
+   then meet a defined function without a GIMPLE body, and IPA PTA
+   (-fipa-pta) crashes on it.  Here the symbol table is in IPA_SSA state:
+   process_new_functions gimplifies the constructor and runs the early
+   local passes on it, as ipa_passes does in a compilation.  */
+void
+add_ltrans_module_constructor (void *, void *)
+{
+  if (seen_error () || !flag_ltrans || !plugin_options.instrument)
+    return;
+  build_module_constructor ();
+  symtab->process_new_functions ();
 }

@@ -19,7 +19,11 @@ tree load_shadow_base (void);
 void instrument_access (const memory_access *a, tree base);
 
 /* PLUGIN_ALL_IPA_PASSES_START: a constructor that starts the runtime and
-   checks that it implements this plugin's ABI.  */
+   checks that it implements this plugin's ABI (not in an LTRANS unit).  */
 void add_module_constructor (void *gcc_data, void *user_data);
+
+/* PLUGIN_ALL_IPA_PASSES_END: the same constructor in an LTRANS unit,
+   lowered at once (IPA PTA must never meet it without a body).  */
+void add_ltrans_module_constructor (void *gcc_data, void *user_data);
 
 #endif /* MEMPROF_PLUGIN_EMIT_H */

@@ -228,6 +228,12 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
 
   register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_START,
                      add_module_constructor, NULL);
+  register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_END,
+                     add_ltrans_module_constructor, NULL);
+  register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_END,
+                     add_ltrans_module_constructor, NULL);
+  register_callback (info->base_name, PLUGIN_ALL_PASSES_END,
+                     restore_addressable, NULL);
   register_callback (info->base_name, PLUGIN_FINISH_UNIT, print_unit_stats,
                      NULL);
   return 0;

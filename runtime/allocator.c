@@ -99,20 +99,19 @@ allocator_fork_prepare (void)
 {
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     spin_lock (&live_shards[shard].lock);
+  heaps_fork_prepare ();
 }
 
 void
 allocator_fork_release (void)
 {
+  heaps_fork_release ();
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     spin_unlock (&live_shards[shard].lock);
 }
 
 void
-allocator_for_each_live (void (*visit) (uintptr_t, uint64_t,
-                                        struct depot_context *, uint32_t,
-                                        uint32_t, uint32_t, void *),
-                         void *cookie)
+allocator_for_each_live (live_block_visitor visit, void *cookie)
 {
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
@@ -123,6 +122,7 @@ allocator_for_each_live (void (*visit) (uintptr_t, uint64_t,
                h->alloc_timestamp, h->alloc_cpu, h->weight, cookie);
       spin_unlock (&live_shards[shard].lock);
     }
+  heaps_for_each_live (visit, cookie);
 }
 
 /* ---- Sampling (sample_interval) ---- */
@@ -212,54 +212,71 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
   return true;
 }
 
+/* The context of an allocation of SIZE bytes made by the caller returning
+   to CALLER_RETURN, and in *WEIGHT the allocations it stands for; NULL
+   when it is not recorded (the runtime is not running or is the caller,
+   profile=0, or sampling leaves it out).  For malloc's blocks and the
+   heaps' (heaps.c).  */
+struct depot_context *
+allocator_capture_context (uint64_t size, uintptr_t caller_return,
+                           uint32_t *weight)
+{
+  uintptr_t pcs[256];
+  struct depot_context *context;
+  int depth;
+
+  if (UNLIKELY (runtime_state != RUNTIME_RUNNING))
+    {
+      runtime_ensure_initialized ();
+      if (runtime_state != RUNTIME_RUNNING)
+        return NULL;
+    }
+  if (in_runtime || (!runtime_options.profile && !trace_with_stacks)
+      || !sample_allocation (size, caller_return, weight))
+    return NULL;
+  in_runtime++;
+  depth = stack_capture (pcs, (int) runtime_options.max_stack_depth,
+                         caller_return);
+  context = depot_intern (pcs, (uint32_t) depth);
+  in_runtime--;
+  return context;
+}
+
 /* Record the allocation at USER (its header is filled in except for the
    context fields), made by the caller returning to CALLER_RETURN.  */
 static void
 record_allocation (struct block_header *header, uintptr_t user,
                    uintptr_t caller_return)
 {
-  uintptr_t pcs[256];
-  int depth;
-
-  header->context = NULL;
-  if (UNLIKELY (runtime_state != RUNTIME_RUNNING))
-    {
-      runtime_ensure_initialized ();
-      if (runtime_state != RUNTIME_RUNNING)
-        return;
-    }
-  if (in_runtime || (!runtime_options.profile && !trace_with_stacks)
-      || !sample_allocation (header->size, caller_return, &header->weight))
+  header->context = allocator_capture_context (header->size, caller_return,
+                                               &header->weight);
+  if (header->context == NULL)
     return;
-  in_runtime++;
-  depth = stack_capture (pcs, (int) runtime_options.max_stack_depth,
-                         caller_return);
-  header->context = depot_intern (pcs, (uint32_t) depth);
   header->alloc_timestamp = runtime_now_ms ();
   header->alloc_cpu = runtime_current_cpu ();
   shadow_clear (user, granules_for (header->size));
   live_insert (header, user);
-  in_runtime--;
 }
 
-/* Fold the block at USER into its context: its shadow counters (and
+/* Fold the block BLOCK into its context: its shadow counters (and
    histogram, with ENTRIES of them), its MIB and its side-file counts.  */
 static inline void
-fold_block (struct block_header *header, uintptr_t user, uint64_t *histogram,
+fold_block (const struct live_block *block, uint64_t *histogram,
             uint32_t entries)
 {
   struct memprof_mib mib;
   struct context_extra extra;
   uint64_t touched_counters;
-  uint64_t accesses = shadow_collect (user, granules_for (header->size), true,
-                                      &touched_counters, histogram, entries);
-  mib_init_one (&mib, header->size, accesses, header->alloc_timestamp,
-                runtime_now_ms (), header->alloc_cpu, runtime_current_cpu ());
-  mib_scale (&mib, header->weight);
+  uint64_t accesses
+      = shadow_collect (block->user, granules_for (block->size), true,
+                        &touched_counters, histogram, entries);
+  mib_init_one (&mib, block->size, accesses, block->alloc_timestamp,
+                runtime_now_ms (), block->alloc_cpu, runtime_current_cpu ());
+  mib_scale (&mib, block->weight);
   mib.access_histogram_size = entries;
-  context_extra_init_one (&extra, header->size, accesses, touched_counters,
-                          shadow_granule_size (), header->weight);
-  depot_fold (header->context, &mib, histogram, &extra);
+  context_extra_init_one (&extra, block->size, accesses, touched_counters,
+                          shadow_granule_size (), block->weight);
+  depot_fold (block->context, &mib, histogram, &extra);
 }
 
 /* Histogram entries of a freed block kept on the stack; larger
@@ -269,10 +286,10 @@ fold_block (struct block_header *header, uintptr_t user, uint64_t *histogram,
 /* fold_block in histogram mode, out of the common path (its buffer is
    2 KiB of stack).  */
 static __attribute__ ((noinline)) void
-fold_with_histogram (struct block_header *header, uintptr_t user)
+fold_with_histogram (const struct live_block *block)
 {
   uint64_t on_stack[HISTOGRAM_ON_STACK];
-  uint32_t entries = histogram_entries_for (header->size);
+  uint32_t entries = histogram_entries_for (block->size);
   uint64_t *histogram = on_stack;
 
   if (entries > HISTOGRAM_ON_STACK)
@@ -281,24 +298,37 @@ fold_with_histogram (struct block_header *header, uintptr_t user)
       if (histogram == NULL)
         entries = 0;
     }
-  fold_block (header, user, histogram, entries);
+  fold_block (block, histogram, entries);
   if (histogram != NULL && histogram != on_stack)
     runtime_unmap (histogram, entries * sizeof (uint64_t));
+}
+
+/* Fold a freed block into its context, its counters cleared.  */
+void
+allocator_fold_freed (const struct live_block *block)
+{
+  if (runtime_state != RUNTIME_RUNNING || in_runtime)
+    return;
+  in_runtime++;
+  if (UNLIKELY (runtime_histogram))
+    fold_with_histogram (block);
+  else
+    fold_block (block, NULL, 0);
+  in_runtime--;
 }
 
 /* Fold the block at USER into its context and forget it.  */
 static void
 record_free (struct block_header *header, uintptr_t user)
 {
+  struct live_block block = { user,
+                              header->size,
+                              header->context,
+                              header->alloc_timestamp,
+                              header->alloc_cpu,
+                              header->weight };
   live_remove (header, user);
-  if (runtime_state != RUNTIME_RUNNING || in_runtime)
-    return;
-  in_runtime++;
-  if (UNLIKELY (runtime_histogram))
-    fold_with_histogram (header, user);
-  else
-    fold_block (header, user, NULL, 0);
-  in_runtime--;
+  allocator_fold_freed (&block);
 }
 
 /* Allocate SIZE bytes aligned to ALIGNMENT (a power of two, at least 64

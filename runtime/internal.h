@@ -203,15 +203,37 @@ void allocator_fork_prepare (void);
 void allocator_fork_release (void);
 
 struct block_header;
-/* Call VISIT for every live recorded allocation, with its block's lock
-   held: its address, size, context, allocation time and CPU, and the
-   number of allocations it stands for (sampling).  */
-void allocator_for_each_live (void (*visit) (uintptr_t user, uint64_t size,
-                                             struct depot_context *context,
-                                             uint32_t alloc_timestamp,
-                                             uint32_t alloc_cpu,
-                                             uint32_t weight, void *cookie),
-                              void *cookie);
+typedef void (*live_block_visitor) (uintptr_t user, uint64_t size,
+                                    struct depot_context *context,
+                                    uint32_t alloc_timestamp,
+                                    uint32_t alloc_cpu, uint32_t weight,
+                                    void *cookie);
+/* Call VISIT for every live recorded allocation (malloc's, then the
+   heaps'), with its block's lock held: its address, size, context,
+   allocation time and CPU, and the number of allocations it stands for
+   (sampling).  */
+void allocator_for_each_live (live_block_visitor visit, void *cookie);
+
+/* A recorded block, as malloc's and the heaps' have it.  USER is
+   granule-aligned; the block's counters are the granules_for (SIZE) from
+   there.  */
+struct live_block
+{
+  uintptr_t user;
+  uint64_t size;
+  struct depot_context *context;
+  uint32_t alloc_timestamp, alloc_cpu, weight;
+};
+struct depot_context *allocator_capture_context (uint64_t size,
+                                                 uintptr_t caller_return,
+                                                 uint32_t *weight);
+void allocator_fold_freed (const struct live_block *block);
+
+/* ---- Blocks of the program's own heaps (heaps.c) ---- */
+
+void heaps_for_each_live (live_block_visitor visit, void *cookie);
+void heaps_fork_prepare (void);
+void heaps_fork_release (void);
 
 /* The number of histogram entries kept for a block of SIZE bytes.  */
 uint32_t histogram_entries_for (uint64_t size);

@@ -31,7 +31,8 @@ check "configure --prefix" ./configure --prefix="$prefix"
 check "make -j2" make -j2
 check "make install" make install
 for file in bin/memprof lib/libmemprof.so lib/libmemprof.a lib/pkgconfig/memprof.pc lib/gcc-memprof/memprof.so \
-  include/memprof/interface.h include/memprof/abi.h share/doc/gcc-memprof/manual.md; do
+  include/memprof/interface.h include/memprof/abi.h include/memprof/heap.h \
+  share/doc/gcc-memprof/manual.md share/doc/gcc-memprof/heaps.md; do
   check "installed $file" test -f "$prefix/$file"
 done
 check "make install DESTDIR" make install DESTDIR="$work/stage"
@@ -42,7 +43,9 @@ cat >"$work/hello.c" <<'EOC'
 #include <stdio.h>
 #include <stdlib.h>
 #include <memprof/interface.h>
+#include <memprof/heap.h>
 int main (void) { char *p = malloc (10); p[0] = 'x'; printf ("%c\n", p[0]); free (p);
+  if (memprof_heap_register ("installed") == 0) return 2;
   char depth[8]; memprof_get_option ("max_stack_depth", depth, sizeof depth);
   return depth[0] == '3' ? 0 : 1; }
 EOC
@@ -63,5 +66,6 @@ check "the installed memprof reports its version" \
 check "make uninstall" make uninstall
 check "uninstall removed the library" test ! -e "$prefix/lib/libmemprof.so"
 check "uninstall removed the command" test ! -e "$prefix/bin/memprof"
+check "uninstall removed the headers" test ! -e "$prefix/include/memprof/heap.h"
 echo "install: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

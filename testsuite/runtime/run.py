@@ -47,7 +47,8 @@ def flags(static=False):
 def build(program, directory, static=False, extra=()):
     cflags, libs = flags(static)
     output = os.path.join(directory, os.path.splitext(program)[0])
-    result = subprocess.run([args.cc, "-g", "-O1", "-fno-optimize-sibling-calls", *cflags,
+    compiler = [args.cxx, "-std=gnu++17"] if program.endswith(".cc") else [args.cc]
+    result = subprocess.run([*compiler, "-g", "-O1", "-fno-optimize-sibling-calls", *cflags,
                              *extra, os.path.join(HERE, program), "-o", output, *libs],
                             capture_output=True, text=True)
     results.check(result.returncode == 0, f"{program}{' static' if static else ''}: builds",
@@ -840,11 +841,137 @@ def test_no_shadow(work):
                   "no room for the shadow: allocations are still recorded", str(sites))
 
 
+# ---- C++ operator new and delete as libstdc++ has them; the heap API ----
+
+def build_without_runtime(program, directory, extra=()):
+    """PROGRAM built as its users build it without profiling: no plugin,
+    no runtime (only the include path for <memprof/heap.h>)."""
+    output = os.path.join(directory, "baseline")
+    compiler = [args.cxx, "-std=gnu++17"] if program.endswith(".cc") else [args.cc]
+    result = subprocess.run([*compiler, "-g", "-O1", f"-I{os.path.join(TOP, 'include')}", *extra,
+                             os.path.join(HERE, program), "-o", output],
+                            capture_output=True, text=True)
+    results.check(result.returncode == 0, f"{program}: builds without the runtime", result.stderr)
+    return output if result.returncode == 0 else None
+
+
+def sites_by_caller(profile, binary, allocator):
+    """[(the frames below ALLOCATOR's, MemInfoBlock)] of the contexts of a
+    profile that pass through ALLOCATOR, or None."""
+    sites, error = sites_of(profile, binary)
+    if sites is None:
+        results.check(False, f"llvm-profdata-19 reads {os.path.basename(profile)}", error)
+        return None
+    found = []
+    for frames, mib in sites:
+        names = [frame[0] for frame in frames]
+        if allocator in names:
+            found.append(([name for name in names[names.index(allocator):]
+                           if name != allocator], mib))
+    return found
+
+
+def expect_context(label, found, caller, count, size, accesses):
+    """Every context of FOUND that CALLER is in has these counts."""
+    got = [(mib.get("AllocCount"), mib.get("TotalSize"), mib.get("TotalAccessCount"))
+           for names, mib in found if caller in names]
+    results.check(got and all(counts == (count, size, accesses) for counts in got),
+                  f"{label}: {caller}'s context: {count} allocations, {size} bytes, "
+                  f"{accesses} accesses", str(got))
+
+
+def test_replaced_operator_new(work):
+    """new_replaced_pool.cc replaces the basic forms of operator new and
+    delete with a pool; new_alignment.cc replaces nothing and tries bad
+    alignments and new-handlers.  Both behave as without the runtime,
+    linked shared or static (the runtime's forms are weak, as
+    libstdc++'s)."""
+    for program in ("new_replaced_pool.cc", "new_alignment.cc"):
+        name = os.path.splitext(program)[0]
+        directory = os.path.join(work, name)
+        os.makedirs(directory)
+        baseline = build_without_runtime(program, directory)
+        if baseline is None:
+            continue
+        expected = execute(baseline, directory, "")
+        results.check(expected.returncode == 0, f"{program}: runs without the runtime",
+                      expected.stdout + expected.stderr)
+        for static in (False, True):
+            how = "static" if static else "shared"
+            sub = os.path.join(directory, how)
+            os.makedirs(sub)
+            binary = build(program, sub, static, plugin_flags())
+            if binary is None:
+                continue
+            actual = execute(binary, sub, f"profile_file={name}.prof")
+            results.check((actual.returncode, actual.stdout) == (expected.returncode,
+                                                                 expected.stdout)
+                          and actual.stderr == "",
+                          f"{program} {how}: output and exit status as without the runtime",
+                          f"exit {actual.returncode}, expected {expected.returncode}\n"
+                          f"{actual.stdout}---- expected\n{expected.stdout}{actual.stderr}")
+            if program != "new_replaced_pool.cc":
+                continue
+            # The pool's blocks, reported through <memprof/heap.h> from the
+            # replaced operator new that new[] and aligned new reached.
+            found = sites_by_caller(os.path.join(sub, f"{name}.prof"), binary, "take")
+            if found is not None:
+                expect_context(f"{program} {how}", found, "make_widgets", 1, 240, 4)
+                expect_context(f"{program} {how}", found, "make_aligned", 1, 128, 2)
+
+
+def test_heap_api(work):
+    """heap_pool.c: a pool allocator's blocks reported through
+    <memprof/heap.h> get contexts, sizes and exact access counts; bad calls
+    are ignored with one line each; without the runtime (and with
+    MEMPROF_NO_HEAP_API) the program links and runs as with it."""
+    directory, binary = prepare(work, "heap-pool", "heap_pool.c", extra=plugin_flags())
+    if binary is None:
+        return
+    result = execute(binary, directory, "profile_file=pool.prof")
+    lines = result.stderr.splitlines()
+    results.check(result.returncode == 0 and result.stdout == "pool done 135 3\n",
+                  "heap_pool: runs", result.stdout + result.stderr)
+    results.check(len(lines) == 2 and "heap 1001 was never registered" in lines[0]
+                  and "outside user space" in lines[1] and "slot pool" in lines[1],
+                  "heap_pool: an unknown heap and a block outside user space: one line each, "
+                  "once", result.stderr)
+    found = sites_by_caller(os.path.join(directory, "pool.prof"), binary, "pool_alloc")
+    if found is not None:
+        expect_context("heap_pool", found, "hot", 3, 300, 60)
+        expect_context("heap_pool", found, "cold", 1, 50, 0)
+        expect_context("heap_pool", found, "kept", 1, 40, 5)
+        results.check(len([1 for names, _ in found if "cold" in names]) == 2,
+                      "heap_pool: cold's two call sites are two contexts (one freed, one "
+                      "given back by memprof_heap_free_all)", str(found))
+    arena = sites_by_caller(os.path.join(directory, "pool.prof"), binary, "arena_alloc")
+    if arena is not None:
+        expect_context("heap_pool", arena, "many", 20000, 20000 * 64, 20000)
+    shown = subprocess.run([os.path.join(TOP, "analysis", "memprof"), "show",
+                            f"--binary={binary}", os.path.join(directory, "pool.prof")],
+                           capture_output=True, text=True)
+    results.check(shown.returncode == 0 and re.search(r"pool_alloc \(.*\n\s+hot \(", shown.stdout),
+                  "heap_pool: memprof show lists the pool's contexts", shown.stdout[-2000:]
+                  + shown.stderr)
+    for extra, how in (((), "without the runtime"),
+                       (("-DMEMPROF_NO_HEAP_API",), "with MEMPROF_NO_HEAP_API")):
+        sub = os.path.join(directory, how.replace(" ", "-"))
+        os.makedirs(sub)
+        baseline = build_without_runtime("heap_pool.c", sub, extra)
+        if baseline is None:
+            continue
+        plain = execute(baseline, sub, "")
+        results.check((plain.returncode, plain.stdout, plain.stderr) == (0, "pool done 135 3\n", ""),
+                      f"heap_pool {how}: links and runs, silently",
+                      plain.stdout + plain.stderr)
+
+
 def main():
     global args
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--llvm-profdata", default="llvm-profdata-19")
     parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--cxx", default="g++")
     args = parser.parse_args()
     work = os.path.join(HERE, "work")
     shutil.rmtree(work, ignore_errors=True)
@@ -868,6 +995,8 @@ def main():
     test_side_file_sampling(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
+    test_replaced_operator_new(work)
+    test_heap_api(work)
     return results.finish()
 
 

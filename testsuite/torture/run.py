@@ -2,9 +2,12 @@
 """GCC's execute torture tests, with and without the plugin.
 
 Runs the top-level *.c of gcc.c-torture/execute (from Debian's
-gcc-12-source package, extracted once into work/src) at each optimization
-level: first built and run without the plugin (the baseline); a test that
-does not build, fails or times out there is excluded.  Every other test is
+gcc-12-source package, extracted once into work/src), or with --lang c++
+the C++ run tests (`dg-do run') of g++.dg/torture, g++.dg/opt, g++.dg/eh,
+g++.dg/init/new*, g++.dg/cpp1z/aligned-new* and g++.dg/cpp1y/sized-dealloc*
+(extracted into work/src-c++), at each optimization level: first built and
+run without the plugin (the baseline); a test that does not build, fails
+or times out there is excluded.  Every other test is
 built again with -fplugin=memprof.so -fchecking, linked with the runtime
 (memprof-uninstalled.pc), and run with MEMPROF_OPTIONS=write_profile=0: it
 must build, and its stdout and exit status must equal the baseline's
@@ -12,13 +15,20 @@ must build, and its stdout and exit status must equal the baseline's
 
 Like GCC's harness (gcc-dg-runtest with "-w"), a test's dg-options and
 dg-additional-options are added when they are unconditional or their target
-selector names triplets matching this machine; a test with a FILE.x beside
-it (the old torture harness's marker) is excluded.
+selector holds on this machine; a test with a FILE.x beside it (the old
+torture harness's marker) is excluded.  Selectors are evaluated for target
+triplets, a few effective targets (lp64, fpic, pthread...) and, for C++,
+the language levels (c++11, c++17_only, c++14_down...): a C++ test is
+built with the first of -std=gnu++17, 14, 11, 98, 20 its `dg-do run'
+selector and effective-target requirements accept (unless its options give
+a -std), and a test whose selector or requirement names something else is
+excluded.
 
 The sample is fixed: the files whose name's crc32 mod 100 is below
---sample.  Prints one line per failure with the command that reproduces
+--sample, and the files named by --always.  Prints one line per failure with the command that reproduces
 it, one summary line per level, and ends with `torture: N passed, N failed`
-(N passed: file x level pairs that pass with the plugin).
+(N passed: file x level pairs that pass with the plugin; NAME is torture
+or torture-c++).
 """
 
 import argparse
@@ -41,18 +51,35 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 import gcc_source  # noqa: E402
 
 WORK = os.path.join(HERE, "work")
-CACHE = os.path.join(WORK, "src")
 EXECUTE = "gcc/testsuite/gcc.c-torture/execute"
+GXX = "gcc/testsuite/g++.dg"
 RUNS = os.path.join(WORK, "run")
 COMPILE_TIMEOUT = 60
 RUN_TIMEOUT = 10
 BASE_FLAGS = ["-w", "-fno-diagnostics-color"]
 RUN_ENV = {"MEMPROF_OPTIONS": "write_profile=0"}
 
+# Per language: the suite's name, its directories in the source tree, the
+# files of each (patterns, relative to the directories' parent), whether a
+# file is a test only with `dg-do run', and the -std levels to try.
+LANGUAGES = {
+    "c": {"name": "torture", "cache": "src", "directories": [EXECUTE],
+          "patterns": ["*.c"], "run_only": False, "standards": [None]},
+    "c++": {"name": "torture-c++", "cache": "src-c++",
+            "directories": [f"{GXX}/{d}" for d in ("torture", "opt", "eh", "init", "cpp1z",
+                                                   "cpp1y")],
+            "patterns": ["torture/*.C", "opt/*.C", "eh/*.C", "init/new*.C",
+                         "cpp1z/aligned-new*.C", "cpp1y/sized-dealloc*.C"],
+            "run_only": True, "standards": [17, 14, 11, 98, 20]},
+}
 
-def extracted_source():
-    """The execute directory, extracted from gcc-12-source's tarball."""
-    return os.path.join(gcc_source.extract(CACHE, [EXECUTE], "torture"), EXECUTE)
+
+def extracted_source(language):
+    """The tests' directory (the C++ directories' parent), extracted from
+    gcc-12-source's tarball."""
+    cache = os.path.join(WORK, language["cache"])
+    tree = gcc_source.extract(cache, language["directories"], language["name"])
+    return os.path.join(tree, EXECUTE if language["name"] == "torture" else GXX)
 
 
 # ---- The tests and their dg directives ----
@@ -75,31 +102,161 @@ def machine_names(cc):
 
 
 DG_OPTIONS = re.compile(r'\{\s*dg-(options|additional-options)\s+'
-                        r'(?:"([^"]*)"|\{([^{}]*)\})\s*(?:\{\s*target\s+(.*?)\s*\}\s*)?\}')
+                        r'(?:"([^"]*)"|\{([^{}]*)\}|([^\s{}"]+))\s*'
+                        r'(?:\{\s*target\s+(.*?)\s*\}\s*)?\}')
+DG_DO_RUN = re.compile(r'\{\s*dg-do\s+run\s*(?:\{\s*target\s+(.*?)\s*\}\s*)?'
+                       r'(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}\s*)?\}')
+DG_REQUIRE = re.compile(r'\{\s*dg-require-effective-target\s+([\w+.-]+)\s*\}')
+DG_SOURCES = re.compile(r'\{\s*dg-additional-sources\s+"?([^"{}]+?)"?\s*\}')
+
+# Effective targets that hold on x86-64 GNU/Linux with GCC 12, for the
+# selectors this driver evaluates; any other keyword is unknown.
+TRUE_TARGETS = {"lp64", "fpic", "pthread", "alloca", "lto", "size20plus", "size32plus",
+                "store_merge", "indirect_jumps", "nonpic", "native", "c++", "stdint_types",
+                "int32plus", "ptr32plus", "weak_undefined", "tls", "tls_runtime",
+                "fstack_protector", "sse_runtime", "sse2_runtime", "cxa_atexit",
+                "named_sections", "sync_int_long", "sync_char_short", "trampolines",
+                "freorder", "fgnu_tm", "supports_stack_clash_protection"}
+FALSE_TARGETS = {"ilp32", "arm32", "hard_float", "mips64", "gld", "ia32", "x32"}
 
 
-def selector_matches(selector, machines):
-    """A target selector made only of triplet patterns (`{ i?86-*-* x86_64-*-* }`);
-    effective-target keywords and expressions are not evaluated: False."""
-    words = selector.strip().strip("{}").split()
-    if not words or not all(re.fullmatch(r"[\w?*.]+-[\w?*.-]+", w) for w in words):
+def target_holds(word, machines, standard):
+    """Does the selector keyword or triplet pattern WORD hold?  None when it
+    is not known."""
+    level = re.fullmatch(r"c\+\+(\d+|2a)(_only|_down)?", word)
+    if level:
+        wanted = 20 if level.group(1) == "2a" else int(level.group(1))
+        if standard is None:
+            return None
+        have = standard if standard != 98 else 3
+        wanted = 3 if wanted in (98, 3) else wanted
+        if level.group(2) == "_only":
+            return have == wanted
+        if level.group(2) == "_down":
+            return have <= wanted
+        return have >= wanted
+    if re.fullmatch(r"[\w?*.]+-[\w?*.-]+", word):
+        return any(fnmatch.fnmatchcase(m, word) for m in machines)
+    if word in TRUE_TARGETS:
+        return True
+    if word in FALSE_TARGETS:
         return False
-    return any(fnmatch.fnmatchcase(m, w) for w in words for m in machines)
+    return None
 
 
-def dg_flags(source, machines):
+def selector_holds(selector, machines, standard=None):
+    """DejaGnu's target selector SELECTOR, such as `{ i?86-*-* x86_64-*-* }'
+    (any of them) or `{ c++11 && { ! lp64 } }'; None when a keyword in it
+    is unknown."""
+    tokens = re.findall(r"\{|\}|&&|\|\||!|[^\s{}!&|]+", selector)
+    position = 0
+
+    def primary():
+        nonlocal position
+        if position >= len(tokens):
+            raise ValueError(selector)
+        token = tokens[position]
+        position += 1
+        if token == "!":
+            value = primary()
+            return None if value is None else not value
+        if token == "{":
+            value = disjunction(True)
+            if position < len(tokens) and tokens[position] == "}":
+                position += 1
+            return value
+        return target_holds(token, machines, standard)
+
+    def combine(values, operator):
+        if operator == "and":
+            if False in values:
+                return False
+            return None if None in values else True
+        if True in values:
+            return True
+        return None if None in values else False
+
+    def conjunction():
+        nonlocal position
+        values = [primary()]
+        while position < len(tokens) and tokens[position] == "&&":
+            position += 1
+            values.append(primary())
+        return combine(values, "and")
+
+    def disjunction(braced=False):
+        nonlocal position
+        values = [conjunction()]
+        while position < len(tokens) and tokens[position] not in ("}",):
+            if tokens[position] == "||":
+                position += 1
+            values.append(conjunction())  # a list of patterns: any of them
+        return combine(values, "or")
+
+    try:
+        return disjunction()
+    except (ValueError, IndexError, RecursionError):
+        return None
+
+
+def dg_flags(source, machines, standard=None):
     text = open(source, errors="replace").read()
     options, additional = [], []
     for match in DG_OPTIONS.finditer(text):
-        kind, quoted, braced, selector = match.groups()
-        if selector is not None and not selector_matches(selector, machines):
+        kind, quoted, braced, bare, selector = match.groups()
+        if selector is not None and selector_holds(selector, machines, standard) is not True:
             continue
-        flags = shlex.split(quoted if quoted is not None else braced.replace('"', ""))
+        if quoted is not None:
+            flags = shlex.split(quoted)
+        elif braced is not None:
+            flags = shlex.split(braced.replace('"', ""))
+        else:
+            flags = [bare]
         if kind == "options":
             options = flags
         else:
             additional += flags
     return options + additional
+
+
+def cxx_test_flags(source, machines):
+    """([flags, ...], None) for a C++ run test: the choices of its -std (the
+    levels its selector and requirements accept, in the order of
+    LANGUAGES), each with its dg flags and additional sources; or (None,
+    why it is excluded)."""
+    text = open(source, errors="replace").read()
+    run = DG_DO_RUN.search(text)
+    if run is None:
+        return None, "not a run test"
+    requirements = DG_REQUIRE.findall(text)
+    given = [flag for flag in dg_flags(source, machines, 17) if flag.startswith("-std=")]
+    if given:
+        match = re.search(r"(\d+|0x|1y|1z|2a)$", given[-1])
+        word = match.group(1) if match else "17"
+        level = {"0x": 11, "1y": 14, "1z": 17, "2a": 20, "03": 98}.get(word) or int(word)
+        candidates = [(level, None)]
+    else:
+        candidates = [(level, level) for level in LANGUAGES["c++"]["standards"]]
+    choices = []
+    for level, standard in candidates:
+        checks = [selector_holds(run.group(1), machines, level)] if run.group(1) else []
+        checks += [target_holds(word, machines, level) for word in requirements]
+        if None in checks:
+            unknown = run.group(1) if run.group(1) else " ".join(requirements)
+            return None, f"selector or requirement not evaluated ({unknown})"
+        if not all(checks):
+            continue
+        flags = dg_flags(source, machines, level)
+        if standard is not None:
+            flags = [f"-std=gnu++{standard}"] + flags
+        if "pthread" in requirements:
+            flags.append("-pthread")
+        for extra in DG_SOURCES.findall(text):
+            flags += [os.path.join(os.path.dirname(source), name) for name in extra.split()]
+        choices.append(flags)
+    if not choices:
+        return None, "not for this target or language level"
+    return choices, None
 
 
 # ---- Running one test ----
@@ -142,14 +299,26 @@ def first_lines(text, count=4):
     return " | ".join(lines[:count]) + more
 
 
-def test_one(args, source, level, flags):
-    """('ok'|'failed'|'excluded', reason, detail)."""
-    name = os.path.basename(source)
-    directory = os.path.join(RUNS, level.lstrip("-"), name[:-2])
+def work_directory(name, level):
+    """Where one test runs at one level: a name without slashes or
+    spaces."""
+    return os.path.join(RUNS, re.sub(r"[^\w.+-]+", "_", level.lstrip("-")),
+                        os.path.splitext(name)[0].replace("/", "_"))
+
+
+def test_one(args, source, name, level, choices):
+    """('ok'|'failed'|'excluded', reason, detail).  CHOICES: the test's
+    flags, or several (the first that builds without the plugin is
+    used)."""
+    directory = work_directory(name, level)
     os.makedirs(directory)
-    compile_base = [args.cc, level, *BASE_FLAGS, *flags, source, "-o",
-                    os.path.join(directory, "baseline"), "-lm"]
-    code, _, err, _ = execute(compile_base, COMPILE_TIMEOUT, directory)
+    level_flags = level.split()
+    for flags in choices:
+        compile_base = [args.compiler, *level_flags, *BASE_FLAGS, *flags, source, "-o",
+                        os.path.join(directory, "baseline"), "-lm"]
+        code, _, err, _ = execute(compile_base, COMPILE_TIMEOUT, directory)
+        if code == 0:
+            break
     if code != 0:
         return "excluded", "does not build without the plugin", ""
     expected = execute([os.path.join(directory, "baseline")], RUN_TIMEOUT, directory)
@@ -157,7 +326,7 @@ def test_one(args, source, level, flags):
         return "excluded", f"fails without the plugin ({status_text(expected[0])})", ""
 
     binary = os.path.join(directory, "instrumented")
-    compile_plugin = [args.cc, level, *BASE_FLAGS, *flags, f"-fplugin={args.plugin}",
+    compile_plugin = [args.compiler, *level_flags, *BASE_FLAGS, *flags, f"-fplugin={args.plugin}",
                       "-fchecking", source, "-o", binary, "-lm", *args.libs]
     reproduce = f"cd {shlex.quote(directory)} && {shlex.join(compile_plugin)}"
     code, _, err, _ = execute(compile_plugin, COMPILE_TIMEOUT, directory)
@@ -196,41 +365,66 @@ def test_one(args, source, level, flags):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lang", choices=sorted(LANGUAGES), default="c",
+                        help="c: gcc.c-torture/execute (default); c++: g++.dg's run tests")
     parser.add_argument("--sample", type=float, default=100,
                         help="percent of the files to run, a fixed sample (default 100)")
+    parser.add_argument("--always", default="",
+                        help="comma-separated files run whatever the sample (as listed, "
+                        "e.g. eh/new1.C)")
     parser.add_argument("--levels", default="-O0,-O2",
-                        help="comma-separated optimization levels (default -O0,-O2)")
+                        help="comma-separated optimization levels, each one or more flags "
+                        "(default -O0,-O2)")
     parser.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
     parser.add_argument("--plugin", default=os.path.join(TOP, "gcc-plugin", "memprof.so"))
     parser.add_argument("--cc", default="gcc")
-    parser.add_argument("--source", help="the gcc.c-torture/execute directory "
-                        f"(default: extracted from the {gcc_source.PACKAGE} package's tarball)")
+    parser.add_argument("--cxx", default="g++")
+    parser.add_argument("--source", help="the gcc.c-torture/execute directory (with --lang "
+                        "c++, g++.dg) (default: extracted from the "
+                        f"{gcc_source.PACKAGE} package's tarball)")
     parser.add_argument("--keep", action="store_true",
                         help="keep every test's work directory (failures' are always kept)")
     args = parser.parse_args()
+    language = LANGUAGES[args.lang]
+    suite = language["name"]
+    global RUNS
+    RUNS = os.path.join(WORK, "run" if args.lang == "c" else "run-c++")
+    args.compiler = args.cxx if args.lang == "c++" else args.cc
     args.plugin = os.path.abspath(args.plugin)
     levels = [level.strip() for level in args.levels.split(",") if level.strip()]
     started = time.monotonic()
 
     if not os.path.isfile(args.plugin):
-        print(f"torture: no plugin at {args.plugin}: run make first")
-        print("torture: 0 passed, 1 failed")
+        print(f"{suite}: no plugin at {args.plugin}: run make first")
+        print(f"{suite}: 0 passed, 1 failed")
         return 1
     try:
-        source_dir = os.path.abspath(args.source) if args.source else extracted_source()
+        source_dir = os.path.abspath(args.source) if args.source else extracted_source(language)
     except (gcc_source.Missing, subprocess.CalledProcessError, OSError) as error:
         print(error)
-        print("torture: 0 passed, 1 failed")
+        print(f"{suite}: 0 passed, 1 failed")
         return 1
     env = dict(os.environ, PKG_CONFIG_PATH=TOP)
     args.libs = subprocess.run(["pkg-config", "--libs", "memprof"], capture_output=True,
                                text=True, env=env, check=True).stdout.split()
 
-    names = [os.path.basename(path) for path in glob.glob(os.path.join(source_dir, "*.c"))]
-    files = sample(names, args.sample)
-    machines = machine_names(args.cc)
-    print(f"torture: {len(files)} of {len(names)} files of {source_dir} "
-          f"(sample {args.sample:g}%), levels {' '.join(levels)}, {args.jobs} jobs", flush=True)
+    names = sorted(os.path.relpath(path, source_dir) for pattern in language["patterns"]
+                   for path in glob.glob(os.path.join(source_dir, pattern)))
+    if language["run_only"]:
+        names = [name for name in names
+                 if DG_DO_RUN.search(open(os.path.join(source_dir, name),
+                                          errors="replace").read())]
+    always = [name for name in args.always.split(",") if name]
+    missing = [name for name in always if name not in names]
+    if missing:
+        print(f"{suite}: --always names files that are not tests: {' '.join(missing)}")
+        print(f"{suite}: 0 passed, 1 failed")
+        return 1
+    files = sorted(set(sample(names, args.sample)) | set(always))
+    machines = machine_names(args.compiler)
+    print(f"{suite}: {len(files)} of {len(names)} files of {source_dir} "
+          f"(sample {args.sample:g}%), levels {', '.join(levels)}, {args.jobs} jobs",
+          flush=True)
 
     shutil.rmtree(RUNS, ignore_errors=True)
     counts = {level: {"ok": 0, "failed": 0, "excluded": 0} for level in levels}
@@ -239,10 +433,16 @@ def main():
 
     def task(name, level):
         source = os.path.join(source_dir, name)
-        if os.path.exists(source[:-2] + ".x"):
+        if os.path.exists(os.path.splitext(source)[0] + ".x"):
             return "excluded", "has a .x file", ""
         try:
-            return test_one(args, source, level, dg_flags(source, machines))
+            if language["run_only"]:
+                choices, why = cxx_test_flags(source, machines)
+                if choices is None:
+                    return "excluded", why, ""
+            else:
+                choices = [dg_flags(source, machines)]
+            return test_one(args, source, name, level, choices)
         except Exception as error:  # a driver bug must not hide the other results
             return "failed", f"driver error {error!r}", ""
 
@@ -261,8 +461,7 @@ def main():
                       + (detail if detail.startswith("\n") or not detail else f": {detail}"),
                       flush=True)
             if outcome != "failed" and not args.keep:
-                shutil.rmtree(os.path.join(RUNS, level.lstrip("-"), name[:-2]),
-                              ignore_errors=True)
+                shutil.rmtree(work_directory(name, level), ignore_errors=True)
 
     if not failures and not args.keep:
         shutil.rmtree(RUNS, ignore_errors=True)
@@ -271,11 +470,11 @@ def main():
         print(f"{level}: {c['ok']} ok, {c['failed']} failed, {c['excluded']} excluded")
         for reason, count in sorted(reasons[level].items()):
             print(f"  excluded at {level}: {count} {reason}")
-    print(f"torture: {time.monotonic() - started:.0f} s"
+    print(f"{suite}: {time.monotonic() - started:.0f} s"
           + (f"; failures kept in {RUNS}" if failures else ""))
     passed = sum(c["ok"] for c in counts.values())
     failed = sum(c["failed"] for c in counts.values())
-    print(f"torture: {passed} passed, {failed} failed")
+    print(f"{suite}: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
 
