@@ -148,6 +148,16 @@ addressable_reference (tree ref)
   return bit_field_container (ref);
 }
 
+/* Global variables whose address only the current function's counting
+   code takes.  The address needs TREE_ADDRESSABLE, but the flag is read
+   by every function compiled after this one: the alias oracle then
+   answers from points-to sets instead of IPA's knowledge of the
+   variable, and optimizes the program differently (a new/delete pair
+   elided around a replaced operator delete that writes a file-local
+   static: g++.dg/eh/delete1.C at -O2).  The flag is cleared again once
+   the function is assembled (restore_addressable).  */
+static vec<tree> globals_made_addressable;
+
 /* The address of the first byte REF accesses, as GIMPLE in SEQ.  */
 static tree
 reference_address (tree ref, gimple_seq *seq)
@@ -155,7 +165,11 @@ reference_address (tree ref, gimple_seq *seq)
   tree object = addressable_reference (ref);
   tree base = get_base_address (object);
   if (base && DECL_P (base) && !TREE_ADDRESSABLE (base))
-    mark_addressable (base);
+    {
+      mark_addressable (base);
+      if (is_global_var (base))
+        globals_made_addressable.safe_push (base);
+    }
   tree address = build_fold_addr_expr (unshare_expr (object));
   if (TREE_CODE (ref) == BIT_FIELD_REF)
     address = fold_build_pointer_plus_hwi (
@@ -272,6 +286,15 @@ load_shadow_base (void)
   gsi_insert_on_edge_immediate (
       single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (cfun)), g);
   return base;
+}
+
+/* See emit.h.  */
+void
+restore_addressable (void *, void *)
+{
+  for (tree decl : globals_made_addressable)
+    TREE_ADDRESSABLE (decl) = 0;
+  globals_made_addressable.truncate (0);
 }
 
 /* ---- The start-up constructor ---- */

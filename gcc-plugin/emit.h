@@ -18,6 +18,11 @@ tree load_shadow_base (void);
    function's shadow-base SSA name (unused in callback mode).  */
 void instrument_access (const memory_access *a, tree base);
 
+/* PLUGIN_ALL_PASSES_END, after a function is assembled: the globals its
+   counting code made addressable are as the program left them, for the
+   functions compiled next.  */
+void restore_addressable (void *gcc_data, void *user_data);
+
 /* PLUGIN_ALL_IPA_PASSES_START: a constructor that starts the runtime and
    checks that it implements this plugin's ABI (not in an LTRANS unit).  */
 void add_module_constructor (void *gcc_data, void *user_data);
