@@ -108,21 +108,23 @@ allocator_fork_release (void)
     spin_unlock (&live_shards[shard].lock);
 }
 
-void
+bool
 allocator_for_each_live (void (*visit) (uintptr_t, uint64_t,
                                         struct depot_context *, uint32_t,
                                         uint32_t, uint32_t, void *),
-                         void *cookie)
+                         void *cookie, unsigned long lock_attempts)
 {
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
-      spin_lock (&live_shards[shard].lock);
+      if (!spin_lock_within (&live_shards[shard].lock, lock_attempts))
+        return false;
       for (struct block_header *h = live_shards[shard].head; h != NULL;
            h = h->next)
         visit ((uintptr_t) h + HEADER_SPACE, h->size, h->context,
                h->alloc_timestamp, h->alloc_cpu, h->weight, cookie);
       spin_unlock (&live_shards[shard].lock);
     }
+  return true;
 }
 
 /* ---- Sampling (sample_interval) ---- */
@@ -330,6 +332,7 @@ allocate (size_t size, size_t alignment, uintptr_t caller_return)
   header->size = size;
   header->check = HEADER_MAGIC ^ user;
   record_allocation (header, user, caller_return);
+  hooks_after_allocation ((void *) user, size);
   return (void *) user;
 }
 
@@ -353,6 +356,7 @@ deallocate (void *pointer)
 
   if (pointer == NULL)
     return;
+  hooks_before_free (pointer);
   header = checked_header (pointer);
   if (UNLIKELY (header == NULL))
     {
@@ -441,6 +445,52 @@ free (void *pointer)
 {
   trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
   deallocate (pointer);
+}
+
+/* C23's sized frees.  A size or alignment other than the block's is
+   undefined behaviour in C23; the block is then freed as free () would
+   free it, and the first such call of each function is reported on the
+   log.  Blocks that are
+   not ours go to glibc's free, as in deallocate.  */
+static void
+check_sized_free (const char *function, void *pointer, size_t size,
+                  size_t alignment, _Atomic bool *reported)
+{
+  struct block_header *header = checked_header (pointer);
+  bool size_wrong, alignment_wrong;
+
+  if (header == NULL)
+    return;
+  size_wrong = header->size != size;
+  alignment_wrong = alignment != 0
+                    && (!is_power_of_two (alignment)
+                        || ((uintptr_t) pointer & (alignment - 1)) != 0);
+  if ((size_wrong || alignment_wrong) && !atomic_exchange (reported, true))
+    log_printf ("%s (%p, ...): the block was allocated with %lu bytes%s, "
+                "not the %s given (undefined in C23); freed as free () "
+                "would, and further such calls are not reported",
+                function, pointer, (unsigned long) header->size,
+                alignment_wrong ? " at another alignment" : "",
+                size_wrong ? "size" : "alignment");
+}
+
+MEMPROF_EXPORT void
+free_sized (void *pointer, size_t size)
+{
+  static _Atomic bool reported;
+  if (pointer != NULL)
+    check_sized_free ("free_sized", pointer, size, 0, &reported);
+  free (pointer);
+}
+
+MEMPROF_EXPORT void
+free_aligned_sized (void *pointer, size_t alignment, size_t size)
+{
+  static _Atomic bool reported;
+  if (pointer != NULL)
+    check_sized_free ("free_aligned_sized", pointer, size, alignment,
+                      &reported);
+  free (pointer);
 }
 
 MEMPROF_EXPORT void *
