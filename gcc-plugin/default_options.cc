@@ -104,9 +104,10 @@ default_options_argument (const char *plugin_name, const char *key,
     return false;
   if (value == NULL)
     {
-      error ("memprof: %<-fplugin-arg-memprof-default-options%> needs the "
-             "options: "
-             "%<-fplugin-arg-memprof-default-options=print_text=1:verbosity=1%>");
+      error (
+          "memprof: %<-fplugin-arg-memprof-default-options%> needs the "
+          "options: "
+          "%<-fplugin-arg-memprof-default-options=print_text=1:verbosity=1%>");
       *ok = false;
       return true;
     }

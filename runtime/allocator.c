@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -453,11 +454,12 @@ free (void *pointer)
    log.  Blocks that are
    not ours go to glibc's free, as in deallocate.  */
 static void
-check_sized_free (const char *function, void *pointer, size_t size,
-                  size_t alignment, _Atomic bool *reported)
+check_sized_free (void *pointer, size_t size, size_t alignment,
+                  _Atomic bool *reported)
 {
   struct block_header *header = checked_header (pointer);
   bool size_wrong, alignment_wrong;
+  char given[64];
 
   if (header == NULL)
     return;
@@ -465,13 +467,19 @@ check_sized_free (const char *function, void *pointer, size_t size,
   alignment_wrong = alignment != 0
                     && (!is_power_of_two (alignment)
                         || ((uintptr_t) pointer & (alignment - 1)) != 0);
-  if ((size_wrong || alignment_wrong) && !atomic_exchange (reported, true))
-    log_printf ("%s (%p, ...): the block was allocated with %lu bytes%s, "
-                "not the %s given (undefined in C23); freed as free () "
-                "would, and further such calls are not reported",
-                function, pointer, (unsigned long) header->size,
-                alignment_wrong ? " at another alignment" : "",
-                size_wrong ? "size" : "alignment");
+  if (!(size_wrong || alignment_wrong) || atomic_exchange (reported, true))
+    return;
+  if (alignment != 0)
+    snprintf (given, sizeof given, "%lu, %lu", (unsigned long) alignment,
+              (unsigned long) size);
+  else
+    snprintf (given, sizeof given, "%lu", (unsigned long) size);
+  log_printf ("%s (%p, %s): the block has %lu bytes%s (undefined in C23); "
+              "freed as free () would free it; further such calls are not "
+              "reported",
+              alignment != 0 ? "free_aligned_sized" : "free_sized", pointer,
+              given, (unsigned long) header->size,
+              alignment_wrong ? " at an address not aligned so" : "");
 }
 
 MEMPROF_EXPORT void
@@ -479,7 +487,7 @@ free_sized (void *pointer, size_t size)
 {
   static _Atomic bool reported;
   if (pointer != NULL)
-    check_sized_free ("free_sized", pointer, size, 0, &reported);
+    check_sized_free (pointer, size, 0, &reported);
   free (pointer);
 }
 
@@ -488,8 +496,7 @@ free_aligned_sized (void *pointer, size_t alignment, size_t size)
 {
   static _Atomic bool reported;
   if (pointer != NULL)
-    check_sized_free ("free_aligned_sized", pointer, size, alignment,
-                      &reported);
+    check_sized_free (pointer, size, alignment, &reported);
   free (pointer);
 }
 

@@ -40,8 +40,8 @@ options_apply_compiled (struct memprof_options *options,
 
   if (__memprof_profile_filename[0] != '\0')
     {
-      size_t length = strnlen (__memprof_profile_filename,
-                               MEMPROF_OPTION_STRING_MAX);
+      size_t length
+          = strnlen (__memprof_profile_filename, MEMPROF_OPTION_STRING_MAX);
       if (length < MEMPROF_OPTION_STRING_MAX)
         memcpy (options->profile_file, __memprof_profile_filename, length + 1);
       else

@@ -100,8 +100,8 @@ log_reopen (void)
 void
 log_write (const char *buffer, size_t length)
 {
-  if (UNLIKELY (atomic_load_explicit (&log_reopen_pending,
-                                      memory_order_relaxed))
+  if (UNLIKELY (
+          atomic_load_explicit (&log_reopen_pending, memory_order_relaxed))
       && atomic_exchange (&log_reopen_pending, false))
     log_configure (runtime_options.log_path);
   while (length > 0)

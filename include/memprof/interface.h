@@ -77,6 +77,27 @@ int memprof_trace_sync (void);
    truncated.  */
 int memprof_trace_reset (void);
 
+/* ---- LLVM's names (sanitizer/memprof_interface.h and
+   sanitizer/allocator_interface.h), for code written for clang's
+   runtime ---- */
+
+/* memprof_dump () and memprof_reset () under LLVM's names.  */
+int __memprof_profile_dump (void);
+void __memprof_profile_reset (void);
+
+/* Options compiled into the program: the runtime's definition is weak and
+   returns ""; a program may define its own.  Read at start-up, before
+   MEMPROF_OPTIONS, which overrides it.  */
+const char *__memprof_default_options (void);
+
+/* Call MALLOC_HOOK after every allocation of the program (pointer and
+   requested size) and FREE_HOOK before every free of a non-null pointer.
+   Returns the pair's slot (1 to 5), or 0 when a hook is null or the five
+   slots are taken.  Hooks cannot be removed.  */
+int __sanitizer_install_malloc_and_free_hooks (
+    void (*malloc_hook) (const volatile void *pointer, size_t size),
+    void (*free_hook) (const volatile void *pointer));
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,27 @@
+/* dump_at_exit=0: the program dumps when it chooses (here once, after 3
+   allocations, with LLVM's name for memprof_dump); nothing is written
+   at exit.  */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <memprof/interface.h>
+
+__attribute__ ((noipa)) static void
+churn (int count)
+{
+  for (int i = 0; i < count; i++)
+    {
+      char *volatile block = malloc (100);
+      block[0] = 1;
+      free (block);
+    }
+}
+
+int
+main (void)
+{
+  churn (3);
+  printf ("dump %d\n", __memprof_profile_dump ());
+  churn (2);
+  return 0;
+}
