@@ -244,7 +244,10 @@ memprof_set_option (const char *key_equals_value)
     {
       bool log_changed
           = strcmp (updated.log_path, runtime_options.log_path) != 0;
-      updated.histogram = runtime_options.histogram; /* fixed at start-up */
+      /* Fixed at start-up.  */
+      updated.histogram = runtime_options.histogram;
+      updated.handle_abort = runtime_options.handle_abort;
+      updated.handle_fatal_signals = runtime_options.handle_fatal_signals;
       runtime_options = updated;
       if (log_changed)
         log_configure (runtime_options.log_path);

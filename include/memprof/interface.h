@@ -25,13 +25,15 @@ int memprof_dump (void);
 /* Forget every allocation context recorded so far (allocations freed
    before this call), and the accesses counted so far to the program's
    global variables.  Allocations live now are still recorded when they
-   are freed.  */
+   are freed.  The log file (log_path) is closed: its next line opens
+   log_path again, as the option is then.  */
 void memprof_reset (void);
 
 /* Set one option as MEMPROF_OPTIONS would ("key=value").  Returns 0 on
    success, -1 (with a line on the runtime's log) when the key is unknown
    or the value is bad, in which case nothing changes.  Options that only
-   matter at start-up (histogram) keep their start-up value.  */
+   matter at start-up (histogram, handle_abort, handle_fatal_signals) keep
+   their start-up value.  */
 int memprof_set_option (const char *key_equals_value);
 
 /* Copy the current value of option NAME, as text, into BUF (at most SIZE

@@ -11,19 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "churn.h"
+
 static char *volatile kept;
 static volatile int *volatile null_pointer;
-
-__attribute__ ((noipa)) static void
-churn (int count)
-{
-  for (int i = 0; i < count; i++)
-    {
-      char *volatile block = malloc (100);
-      block[0] = 1;
-      free (block);
-    }
-}
 
 __attribute__ ((noipa)) static void
 keep (void)

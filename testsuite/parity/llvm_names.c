@@ -7,16 +7,7 @@
 
 #include <sanitizer/memprof_interface.h>
 
-__attribute__ ((noipa)) static void
-churn (int count)
-{
-  for (int i = 0; i < count; i++)
-    {
-      char *volatile block = malloc (100);
-      block[0] = 1;
-      free (block);
-    }
-}
+#include "churn.h"
 
 int
 main (void)

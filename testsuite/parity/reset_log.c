@@ -12,16 +12,7 @@
 
 #include <memprof/interface.h>
 
-__attribute__ ((noipa)) static void
-churn (int count)
-{
-  for (int i = 0; i < count; i++)
-    {
-      char *volatile block = malloc (100);
-      block[0] = 1;
-      free (block);
-    }
-}
+#include "churn.h"
 
 int
 main (int argc, char **argv)
