@@ -28,6 +28,9 @@
      stats                 one line per translation unit on stderr
      instrument=0|1        instrument accesses (default 1; 0 with use=)
      use=FILE ...          profile feedback: see feedback.cc
+     default-options=OPTIONS
+                           runtime options compiled into the program:
+                           see default_options.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.
@@ -42,6 +45,7 @@
      feedback.cc         profile feedback (-fplugin-arg-memprof-use)
      clone.cc            feedback's cloning of allocation wrappers
      globals.cc          feedback's hot and cold global variables
+     default_options.cc  runtime options compiled into the program
      pass.h, plugin.h    pass registration; what the files share  */
 
 #include "gcc-plugin.h"
@@ -58,6 +62,7 @@
 #include "emit.h"
 #include "instrument.h"
 #include "feedback.h"
+#include "default_options.h"
 
 int plugin_is_GPL_compatible;
 
@@ -96,7 +101,8 @@ struct plugin_options plugin_options
 
 static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
-      "stack-analysis=none|basic|full, dump[=details], stats, ";
+      "stack-analysis=none|basic|full, dump[=details], stats, "
+      "default-options=OPTIONS, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -142,6 +148,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
           plugin_options.instrument = instrument;
         }
       else if (feedback_argument (key, value, &ok))
+        ;
+      else if (default_options_argument (info->base_name, key, value, &ok))
         ;
       else if (strcmp (key, "stack-analysis") == 0)
         {
@@ -207,7 +215,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
     plugin_options.instrument = !feedback_enabled ();
   if (feedback_enabled () && !feedback_start (info->base_name))
     return 1;
-  plugin_info.help = concat (plugin_help, "\n", feedback_help, NULL);
+  plugin_info.help
+      = concat (plugin_help, "\n", feedback_help, default_options_help, NULL);
 
   register_callback (info->base_name, PLUGIN_INFO, NULL, &plugin_info);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,19 +111,21 @@ allocator_fork_release (void)
     spin_unlock (&live_shards[shard].lock);
 }
 
-void
-allocator_for_each_live (live_block_visitor visit, void *cookie)
+bool
+allocator_for_each_live (live_block_visitor visit, void *cookie,
+                         unsigned long lock_attempts)
 {
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
-      spin_lock (&live_shards[shard].lock);
+      if (!spin_lock_within (&live_shards[shard].lock, lock_attempts))
+        return false;
       for (struct block_header *h = live_shards[shard].head; h != NULL;
            h = h->next)
         visit ((uintptr_t) h + HEADER_SPACE, h->size, h->context,
                h->alloc_timestamp, h->alloc_cpu, h->weight, cookie);
       spin_unlock (&live_shards[shard].lock);
     }
-  heaps_for_each_live (visit, cookie);
+  return heaps_for_each_live (visit, cookie, lock_attempts);
 }
 
 /* ---- Sampling (sample_interval) ---- */
@@ -360,6 +363,7 @@ allocate (size_t size, size_t alignment, uintptr_t caller_return)
   header->size = size;
   header->check = HEADER_MAGIC ^ user;
   record_allocation (header, user, caller_return);
+  hooks_after_allocation ((void *) user, size);
   return (void *) user;
 }
 
@@ -383,6 +387,7 @@ deallocate (void *pointer)
 
   if (pointer == NULL)
     return;
+  hooks_before_free (pointer);
   header = checked_header (pointer);
   if (UNLIKELY (header == NULL))
     {
@@ -471,6 +476,58 @@ free (void *pointer)
 {
   trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
   deallocate (pointer);
+}
+
+/* C23's sized frees.  A size or alignment other than the block's is
+   undefined behaviour in C23; the block is then freed as free () would
+   free it, and the first such call of each function is reported on the
+   log.  Blocks that are
+   not ours go to glibc's free, as in deallocate.  */
+static void
+check_sized_free (void *pointer, size_t size, size_t alignment,
+                  _Atomic bool *reported)
+{
+  struct block_header *header = checked_header (pointer);
+  bool size_wrong, alignment_wrong;
+  char given[64];
+
+  if (header == NULL)
+    return;
+  size_wrong = header->size != size;
+  alignment_wrong = alignment != 0
+                    && (!is_power_of_two (alignment)
+                        || ((uintptr_t) pointer & (alignment - 1)) != 0);
+  if (!(size_wrong || alignment_wrong) || atomic_exchange (reported, true))
+    return;
+  if (alignment != 0)
+    snprintf (given, sizeof given, "%lu, %lu", (unsigned long) alignment,
+              (unsigned long) size);
+  else
+    snprintf (given, sizeof given, "%lu", (unsigned long) size);
+  log_printf ("%s (%p, %s): the block has %lu bytes%s (undefined in C23); "
+              "freed as free () would free it; further such calls are not "
+              "reported",
+              alignment != 0 ? "free_aligned_sized" : "free_sized", pointer,
+              given, (unsigned long) header->size,
+              alignment_wrong ? " at an address not aligned so" : "");
+}
+
+MEMPROF_EXPORT void
+free_sized (void *pointer, size_t size)
+{
+  static _Atomic bool reported;
+  if (pointer != NULL)
+    check_sized_free (pointer, size, 0, &reported);
+  free (pointer);
+}
+
+MEMPROF_EXPORT void
+free_aligned_sized (void *pointer, size_t alignment, size_t size)
+{
+  static _Atomic bool reported;
+  if (pointer != NULL)
+    check_sized_free (pointer, size, alignment, &reported);
+  free (pointer);
 }
 
 MEMPROF_EXPORT void *

@@ -283,12 +283,14 @@ __memprof_heap_free_all (unsigned heap)
     }
 }
 
-void
-heaps_for_each_live (live_block_visitor visit, void *cookie)
+bool
+heaps_for_each_live (live_block_visitor visit, void *cookie,
+                     unsigned long lock_attempts)
 {
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
-      spin_lock (&live_shards[shard].lock);
+      if (!spin_lock_within (&live_shards[shard].lock, lock_attempts))
+        return false;
       for (size_t slot = 0; slot < live_shards[shard].capacity; slot++)
         {
           const struct heap_block *entry = &live_shards[shard].slots[slot];
@@ -299,6 +301,7 @@ heaps_for_each_live (live_block_visitor visit, void *cookie)
         }
       spin_unlock (&live_shards[shard].lock);
     }
+  return true;
 }
 
 /* fork: no table may be half-changed in the child.  */

@@ -65,6 +65,22 @@ spin_lock (spinlock_t *lock)
     __builtin_ia32_pause ();
 }
 
+/* Take LOCK, giving up after ATTEMPTS tries; 0 waits as spin_lock does.
+   For signal handlers, where the interrupted thread may hold it.  */
+static inline bool
+spin_lock_within (spinlock_t *lock, unsigned long attempts)
+{
+  for (unsigned long tried = 0;
+       atomic_flag_test_and_set_explicit (&lock->flag, memory_order_acquire);
+       tried++)
+    {
+      if (attempts != 0 && tried >= attempts)
+        return false;
+      __builtin_ia32_pause ();
+    }
+  return true;
+}
+
 static inline void
 spin_unlock (spinlock_t *lock)
 {
@@ -80,6 +96,8 @@ void runtime_unmap (void *address, size_t size);
 /* ---- Log (log.c) ---- */
 
 void log_configure (const char *path);
+/* Open log_path again at the next line written.  */
+void log_reopen (void);
 void log_printf (const char *format, ...)
     __attribute__ ((format (printf, 1, 2)));
 /* Write LENGTH bytes of BUFFER to the log as they are.  */
@@ -211,8 +229,10 @@ typedef void (*live_block_visitor) (uintptr_t user, uint64_t size,
 /* Call VISIT for every live recorded allocation (malloc's, then the
    heaps'), with its block's lock held: its address, size, context,
    allocation time and CPU, and the number of allocations it stands for
-   (sampling).  */
-void allocator_for_each_live (live_block_visitor visit, void *cookie);
+   (sampling).  With LOCK_ATTEMPTS not 0, a list lock still busy after
+   that many tries stops the walk: false is returned.  */
+bool allocator_for_each_live (live_block_visitor visit, void *cookie,
+                              unsigned long lock_attempts);
 
 /* A recorded block, as malloc's and the heaps' have it.  USER is
    granule-aligned; the block's counters are the granules_for (SIZE) from
@@ -231,7 +251,9 @@ void allocator_fold_freed (const struct live_block *block);
 
 /* ---- Blocks of the program's own heaps (heaps.c) ---- */
 
-void heaps_for_each_live (live_block_visitor visit, void *cookie);
+/* As allocator_for_each_live, for the heaps' blocks.  */
+bool heaps_for_each_live (live_block_visitor visit, void *cookie,
+                          unsigned long lock_attempts);
 void heaps_fork_prepare (void);
 void heaps_fork_release (void);
 
@@ -278,5 +300,49 @@ bool expand_output_name (const char *pattern, unsigned sequence, char *out,
    that no half-written file ever has the final name); its name goes to
    TEMP.  A descriptor, or -1 with errno.  */
 int open_temporary (const char *final, char *temp, size_t size);
+
+/* ---- Options compiled into the program (compiled_options.c) ---- */
+
+/* clang's name for the profile's path; the runtime's definition is weak
+   and empty (llvm_names.c).  */
+MEMPROF_EXPORT extern char __memprof_profile_filename[];
+/* Apply, in this order, __memprof_profile_filename, the string the
+   plugin embedded and the program's __memprof_default_options (); each
+   problem goes to REPORT.  */
+void options_apply_compiled (struct memprof_options *options,
+                             memprof_option_report_fn report, void *cookie);
+
+/* ---- Malloc and free hooks (hooks.c) ---- */
+
+extern _Atomic int hooks_count;
+/* Register the hooks the program defines by name (at start-up).  */
+void hooks_start (void);
+void hooks_run_malloc (const void *pointer, size_t size);
+void hooks_run_free (const void *pointer);
+
+/* After every allocation the program makes, and before every free.  */
+static inline void
+hooks_after_allocation (const void *pointer, size_t size)
+{
+  if (UNLIKELY (atomic_load_explicit (&hooks_count, memory_order_relaxed)))
+    hooks_run_malloc (pointer, size);
+}
+
+static inline void
+hooks_before_free (const void *pointer)
+{
+  if (UNLIKELY (atomic_load_explicit (&hooks_count, memory_order_relaxed)))
+    hooks_run_free (pointer);
+}
+
+/* ---- Profiles on abort and fatal signals (signals.c) ---- */
+
+/* Install the handlers handle_abort and handle_fatal_signals ask for
+   (from the library's constructor).  */
+void signals_start (void);
+/* Write the profile from a signal handler: as profile_dump, but giving up
+   (with a line on the log) rather than waiting for a lock the
+   interrupted thread may hold.  Returns 0 or -1.  */
+int profile_dump_in_signal (void);
 
 #endif /* MEMPROF_INTERNAL_H */

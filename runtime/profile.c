@@ -28,6 +28,12 @@
 #define SNAPSHOT_SCRATCH_SIZE (4UL << 30)
 #define WRITE_BUFFER_SIZE (64 * 1024)
 #define PATH_BYTES 4096
+/* From a signal handler (profile_dump_in_signal): how long to wait for
+   a dump another thread is writing, and how many tries a spin lock gets
+   before the interrupted thread is taken to hold it.  */
+#define SIGNAL_DUMP_LOCK_TRIES 200
+#define SIGNAL_DUMP_LOCK_PAUSE_NS 5000000L
+#define SIGNAL_SPIN_ATTEMPTS (1UL << 24)
 
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t profile_heap_accesses, profile_live_heap_counters;
@@ -45,6 +51,8 @@ struct snapshot
   uint64_t live_counters; /* accesses of the blocks live at the snapshot */
   struct memprof_extra_global *globals; /* the program's data granules */
   size_t global_count, global_capacity;
+  unsigned long lock_attempts; /* 0: wait for every lock */
+  bool incomplete;             /* a lock stayed busy: no profile */
 };
 
 void
@@ -161,7 +169,12 @@ take_context (struct depot_context *context, void *cookie)
   record->pcs = context->pcs;
   record->histogram = NULL;
   memset (extra, 0, sizeof *extra);
-  spin_lock (&context->lock);
+  if (!spin_lock_within (&context->lock, snapshot->lock_attempts))
+    {
+      snapshot->incomplete = true;
+      record->mib.alloc_count = 0;
+      return;
+    }
   record->mib = context->mib;
   extra->untouched_allocations = context->extra.untouched_allocations;
   extra->touched_bytes = context->extra.touched_bytes;
@@ -472,8 +485,27 @@ write_snapshot (const struct snapshot *snapshot,
   return 0;
 }
 
-int
-profile_dump (enum memprof_extra_reason reason)
+/* Take the dump lock from a signal handler: wait a while for a dump
+   another thread is writing, never for ever (the interrupted thread may
+   be the one writing it).  */
+static bool
+lock_dump_in_signal (void)
+{
+  const struct timespec pause = { 0, SIGNAL_DUMP_LOCK_PAUSE_NS };
+  for (int tries = 0; tries < SIGNAL_DUMP_LOCK_TRIES; tries++)
+    {
+      if (pthread_mutex_trylock (&dump_lock) == 0)
+        return true;
+      nanosleep (&pause, NULL);
+    }
+  return false;
+}
+
+/* Take and write a profile for REASON; IN_SIGNAL from a signal handler:
+   then no lock is waited for without bound, and no text summary (it
+   needs the dynamic loader's lock and stdio's number formatting).  */
+static int
+dump (enum memprof_extra_reason reason, bool in_signal)
 {
   struct snapshot snapshot;
   struct segment_list segments;
@@ -483,9 +515,18 @@ profile_dump (enum memprof_extra_reason reason)
   if (runtime_state != RUNTIME_RUNNING)
     return -1;
   in_runtime++;
-  pthread_mutex_lock (&dump_lock);
+  if (!in_signal)
+    pthread_mutex_lock (&dump_lock);
+  else if (!lock_dump_in_signal ())
+    {
+      log_printf ("another profile was being written when the signal came "
+                  "and did not finish; no profile written for the signal");
+      in_runtime--;
+      return -1;
+    }
 
   memset (&snapshot, 0, sizeof snapshot);
+  snapshot.lock_attempts = in_signal ? SIGNAL_SPIN_ATTEMPTS : 0;
   /* Contexts created while the snapshot is taken are left for the next. */
   snapshot.capacity = depot_context_count () + 1;
   records_bytes = snapshot.capacity * sizeof *snapshot.records;
@@ -520,7 +561,9 @@ profile_dump (enum memprof_extra_reason reason)
       snapshot.now = runtime_now_ms ();
       snapshot.cpu = runtime_current_cpu ();
       depot_for_each (take_context, &snapshot);
-      allocator_for_each_live (take_live_block, &snapshot);
+      if (!allocator_for_each_live (take_live_block, &snapshot,
+                                    snapshot.lock_attempts))
+        snapshot.incomplete = true;
       snapshot.global_count
           = globals_collect (snapshot.globals, snapshot.global_capacity);
       dl_iterate_phdr (collect_segment, &segments);
@@ -528,9 +571,18 @@ profile_dump (enum memprof_extra_reason reason)
       for (size_t i = 0; i < snapshot.count; i++)
         profile_heap_accesses += snapshot.records[i].mib.total_access_count;
       profile_live_heap_counters = snapshot.live_counters;
-      if (reason != MEMPROF_EXTRA_AT_EXIT || runtime_options.write_profile)
+      if (snapshot.incomplete)
+        {
+          log_printf ("the interrupted thread holds a lock of the runtime; "
+                      "no profile written for the signal");
+          result = -1;
+        }
+      else if (reason != MEMPROF_EXTRA_AT_EXIT
+               || (runtime_options.write_profile
+                   && runtime_options.dump_at_exit))
         result = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
-      if (runtime_options.print_text)
+      if (runtime_options.print_text && !in_signal
+          && (reason != MEMPROF_EXTRA_AT_EXIT || runtime_options.dump_at_exit))
         print_text (&snapshot);
     }
 
@@ -547,4 +599,16 @@ profile_dump (enum memprof_extra_reason reason)
   pthread_mutex_unlock (&dump_lock);
   in_runtime--;
   return result;
+}
+
+int
+profile_dump (enum memprof_extra_reason reason)
+{
+  return dump (reason, false);
+}
+
+int
+profile_dump_in_signal (void)
+{
+  return dump (MEMPROF_EXTRA_ON_SIGNAL, true);
 }

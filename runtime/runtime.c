@@ -74,6 +74,7 @@ initialize (void)
 
   in_runtime++;
   options_set_defaults (&runtime_options);
+  options_apply_compiled (&runtime_options, keep_option_problem, NULL);
   /* secure_getenv: a set-user-id program ignores MEMPROF_OPTIONS.  */
   text = secure_getenv ("MEMPROF_OPTIONS");
   options_parse (&runtime_options, text, "MEMPROF_OPTIONS", keep_option_problem,
@@ -100,6 +101,7 @@ initialize (void)
   start_second = now.tv_sec;
   shadow_reserve ();
   stats_start ();
+  hooks_start ();
   trace_initialize ();
   if (runtime_options.verbosity >= 2)
     log_printf ("started: shadow at 0x%lx, %s mode, profile '%s'",
@@ -166,6 +168,7 @@ runtime_constructor (void)
   if (runtime_state == RUNTIME_RUNNING)
     {
       control_start ();
+      signals_start ();
       trace_start_writer ();
     }
 }
@@ -176,8 +179,12 @@ runtime_destructor (void)
   if (runtime_state != RUNTIME_RUNNING)
     return;
   trace_finish ();
-  if ((runtime_options.write_profile && runtime_options.profile)
-      || runtime_options.print_text || runtime_options.stats)
+  /* dump_at_exit=0: neither the profile nor its text at exit (stats=1
+     still takes one, to count).  */
+  if ((runtime_options.dump_at_exit
+       && ((runtime_options.write_profile && runtime_options.profile)
+           || runtime_options.print_text))
+      || runtime_options.stats)
     profile_dump (MEMPROF_EXTRA_AT_EXIT);
   stats_report (profile_heap_accesses, profile_live_heap_counters);
   atomic_store (&runtime_state, RUNTIME_FINISHED);
@@ -214,6 +221,9 @@ memprof_reset (void)
   in_runtime++;
   depot_reset_records ();
   globals_reset ();
+  /* The log is opened again at its next line, from log_path as it is
+     then (a file renamed meanwhile is left alone).  */
+  log_reopen ();
   in_runtime--;
 }
 
@@ -234,7 +244,10 @@ memprof_set_option (const char *key_equals_value)
     {
       bool log_changed
           = strcmp (updated.log_path, runtime_options.log_path) != 0;
-      updated.histogram = runtime_options.histogram; /* fixed at start-up */
+      /* Fixed at start-up.  */
+      updated.histogram = runtime_options.histogram;
+      updated.handle_abort = runtime_options.handle_abort;
+      updated.handle_fatal_signals = runtime_options.handle_fatal_signals;
       runtime_options = updated;
       if (log_changed)
         log_configure (runtime_options.log_path);

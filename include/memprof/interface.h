@@ -25,13 +25,15 @@ int memprof_dump (void);
 /* Forget every allocation context recorded so far (allocations freed
    before this call), and the accesses counted so far to the program's
    global variables.  Allocations live now are still recorded when they
-   are freed.  */
+   are freed.  The log file (log_path) is closed: its next line opens
+   log_path again, as the option is then.  */
 void memprof_reset (void);
 
 /* Set one option as MEMPROF_OPTIONS would ("key=value").  Returns 0 on
    success, -1 (with a line on the runtime's log) when the key is unknown
    or the value is bad, in which case nothing changes.  Options that only
-   matter at start-up (histogram) keep their start-up value.  */
+   matter at start-up (histogram, handle_abort, handle_fatal_signals) keep
+   their start-up value.  */
 int memprof_set_option (const char *key_equals_value);
 
 /* Copy the current value of option NAME, as text, into BUF (at most SIZE
@@ -76,6 +78,27 @@ int memprof_trace_sync (void);
    Returns 0, or -1 when no trace is started or the file could not be
    truncated.  */
 int memprof_trace_reset (void);
+
+/* ---- LLVM's names (sanitizer/memprof_interface.h and
+   sanitizer/allocator_interface.h), for code written for clang's
+   runtime ---- */
+
+/* memprof_dump () and memprof_reset () under LLVM's names.  */
+int __memprof_profile_dump (void);
+void __memprof_profile_reset (void);
+
+/* Options compiled into the program: the runtime's definition is weak and
+   returns ""; a program may define its own.  Read at start-up, before
+   MEMPROF_OPTIONS, which overrides it.  */
+const char *__memprof_default_options (void);
+
+/* Call MALLOC_HOOK after every allocation of the program (pointer and
+   requested size) and FREE_HOOK before every free of a non-null pointer.
+   Returns the pair's slot (1 to 5), or 0 when a hook is null or the five
+   slots are taken.  Hooks cannot be removed.  */
+int __sanitizer_install_malloc_and_free_hooks (
+    void (*malloc_hook) (const volatile void *pointer, size_t size),
+    void (*free_hook) (const volatile void *pointer));
 
 #ifdef __cplusplus
 }
