@@ -122,7 +122,8 @@ build_runtime_decls (void)
                                 size_type_node, NULL_TREE));
   init_decl = runtime_function (
       MEMPROF_INIT_NAME,
-      build_function_type_list (void_type_node, unsigned_type_node, NULL_TREE));
+      build_function_type_list (void_type_node, unsigned_type_node,
+                                unsigned_type_node, NULL_TREE));
 }
 
 /* ---- Counter updates and hook calls ---- */
@@ -276,8 +277,10 @@ load_shadow_base (void)
 
 /* ---- The start-up constructor ---- */
 
-/* Before IPA: a constructor that starts the runtime (idempotent) and
-   checks that it implements this plugin's ABI.  It runs before any
+/* Before IPA: a constructor that starts the runtime (idempotent),
+   checks that it implements this plugin's ABI and tells it the module's
+   mode (histogram, callbacks), so that a run in the wrong mode is
+   followed or refused, never miscounted.  It runs before any
    constructor of default priority.  */
 void
 add_module_constructor (void *, void *)
@@ -290,9 +293,12 @@ add_module_constructor (void *, void *)
       || !plugin_options.instrument)
     return;
   build_runtime_decls ();
+  unsigned mode = (plugin_options.histogram ? MEMPROF_MODE_HISTOGRAM : 0)
+                  | (plugin_options.callbacks ? MEMPROF_MODE_CALLBACKS : 0);
   append_to_statement_list (
-      build_call_expr (init_decl, 1,
-                       build_int_cst (unsigned_type_node, MEMPROF_ABI_VERSION)),
+      build_call_expr (init_decl, 2,
+                       build_int_cst (unsigned_type_node, MEMPROF_ABI_VERSION),
+                       build_int_cst (unsigned_type_node, mode)),
       &body);
   cgraph_build_static_cdtor ('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
 }

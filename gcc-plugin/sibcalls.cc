@@ -19,7 +19,9 @@
    (malloc, realloc, operator new, strdup, and any wrapper that returns
    what an allocation returned, whatever unit defines it), the callee has
    GCC's malloc attribute, or it is one of the allocation functions
-   feedback knows (posix_memalign returns an int).  A call GCC must emit
+   feedback knows (posix_memalign returns an int).  The module
+   constructor's call of __memprof_init keeps its frame too: the runtime
+   names the module by that call's return address.  A call GCC must emit
    as a tail call (gimple_call_must_tail_p) is left alone.  */
 
 #include "gcc-plugin.h"
@@ -30,16 +32,22 @@
 #include "gimple.h"
 #include "gimple-iterator.h"
 
+#include "memprof/abi.h"
 #include "../analysis/feedback.h"
 #include "feedback-internal.h"
 #include "sibcalls.h"
 
-/* Whether CALL may allocate, or return what an allocation returned.  */
+/* Whether CALL may allocate, or return what an allocation returned, or
+   is the init call whose return address names the module.  */
 static bool
 call_may_allocate (gcall *call)
 {
   tree fndecl = gimple_call_fndecl (call);
   if (POINTER_TYPE_P (gimple_call_return_type (call)))
+    return true;
+  if (fndecl != NULL_TREE && DECL_NAME (fndecl) != NULL_TREE
+      && strcmp (IDENTIFIER_POINTER (DECL_NAME (fndecl)), MEMPROF_INIT_NAME)
+             == 0)
     return true;
   if (fndecl != NULL_TREE && DECL_IS_MALLOC (fndecl))
     return true;

@@ -37,7 +37,8 @@ enum runtime_state
 
 extern _Atomic int runtime_state;
 extern struct memprof_options runtime_options;
-extern bool runtime_histogram; /* fixed at start-up */
+/* Set at start-up, and by the first instrumented module (modes.c).  */
+extern bool runtime_histogram;
 
 /* Set while this thread is inside the runtime; allocations made then are
    passed to glibc without being recorded.  */
@@ -45,6 +46,15 @@ extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
 
 void runtime_ensure_initialized (void);
 uint32_t runtime_now_ms (void);
+
+/* ---- The modules' mode (modes.c) ---- */
+
+/* At start-up: note which options MEMPROF_OPTIONS (OPTIONS_TEXT) set.  */
+void modes_start (const char *options_text);
+
+/* An instrumented module's __memprof_init: MODE is its MEMPROF_MODE_ bits,
+   CALLER an address in it.  Follows or refuses it (modes.c).  */
+void modes_register (unsigned mode, const void *caller);
 uint32_t runtime_current_cpu (void);
 
 /* ---- Spin locks (short critical sections only) ---- */

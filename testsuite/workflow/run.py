@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The workflow a user follows, checked as a user runs it (issue 22):
+
+- modes: the instrumented code tells the runtime its mode; a run in the
+  other mode is followed (histogram or not) with exact counts, a mix of
+  modules is refused in one line, access_sample_rate on inline code says
+  it does nothing;
+- shared libraries: a host that makes no malloc call, linked with
+  `pkg-config --libs memprof` under --as-needed, dlopens an instrumented
+  library.
+
+Every program is built with the real gcc and the plugin, linked through
+memprof-uninstalled.pc.  Prints one line per check and ends with
+`workflow: N passed, N failed`."""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
+from report import Report  # noqa: E402
+
+results = Report("workflow")
+args = None
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+def pkg_config(*options):
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    return run(["pkg-config", *options, "memprof"], env=env, check=True).stdout.split()
+
+
+def plugin():
+    return "-fplugin=" + pkg_config("--variable=plugin")[0]
+
+
+def build(label, sources, output, flags=(), link=True, libs=()):
+    """Compile SOURCES (in HERE) into OUTPUT with the plugin first on the
+    command line, then FLAGS; linked with LIBS and the runtime when LINK."""
+    command = [args.cc, "-g", "-O2", plugin(), *flags, *pkg_config("--cflags"),
+               *[os.path.join(HERE, source) for source in sources], "-o", output, *libs]
+    if link:
+        command += pkg_config("--libs")
+    result = run(command)
+    results.check(result.returncode == 0, f"{label}: builds", " ".join(command) + "\n" + result.stderr)
+    return result.returncode == 0
+
+
+def execute(command, directory, options, env_extra=None):
+    env = dict(os.environ, MEMPROF_OPTIONS=options, **(env_extra or {}))
+    return run(command, cwd=directory, env=env)
+
+
+def log_lines(stderr):
+    """The runtime's lines that are not print_text's profile."""
+    return [line for line in stderr.splitlines()
+            if line.startswith("memprof: ") and not re.match(
+                r"memprof: (\t|Recorded|Memory allocation|Stack for|AccessCountHistogram)", line)]
+
+
+# ---- Modes ----
+
+def block_of_400(stderr):
+    """print_text's record of the 400-byte allocation (stdio's buffer has
+    its own)."""
+    for record in stderr.split("Memory allocation stack id"):
+        if "size (ave/min/max) 400.00 / 400 / 400" in record:
+            return record
+    return ""
+
+
+def access_count(stderr):
+    match = re.search(r"access_count \(ave/min/max\): [\d.]+ / (\d+) / (\d+)",
+                      block_of_400(stderr))
+    return int(match.group(2)) if match else None
+
+
+def histogram_of(stderr):
+    match = re.search(r"AccessCountHistogram\[\d+\]: ([\d ]+)", block_of_400(stderr))
+    return [int(value) for value in match.group(1).split()] if match else None
+
+
+def test_modes(work):
+    directory = os.path.join(work, "modes")
+    os.makedirs(directory)
+    builds = {"counter": [], "histogram": ["-fplugin-arg-memprof-histogram"],
+              "callbacks": ["-fplugin-arg-memprof-callbacks"]}
+    for mode, flags in builds.items():
+        binary = os.path.join(directory, "touch-" + mode)
+        if not build(f"touch {mode}", ["touch.c"], binary, flags):
+            continue
+        for option in ("", "histogram=1", "histogram=0"):
+            label = f"touch built in {mode} mode, run with '{option or 'no option'}'"
+            result = execute([binary], directory, f"{option}:write_profile=0:print_text=1")
+            results.check(result.returncode == 3 and result.stdout == "touch done\n",
+                          f"{label}: output and exit status unchanged",
+                          f"{result.returncode} {result.stdout!r}")
+            count = access_count(result.stderr)
+            results.check(count == 2400, f"{label}: exactly 2400 accesses", f"{count}")
+            histogram = histogram_of(result.stderr)
+            if mode == "histogram":
+                results.check(histogram is not None and len(histogram) >= 32 and set(histogram) == {48},
+                              f"{label}: a histogram of 48 per 8 bytes", str(histogram))
+            else:
+                results.check(histogram is None, f"{label}: no histogram", str(histogram))
+            lines = log_lines(result.stderr)
+            contradicts = (option == "histogram=1" and mode != "histogram") or \
+                (option == "histogram=0" and mode == "histogram")
+            if contradicts:
+                results.check(len(lines) == 1 and "overridden" in lines[0]
+                              and binary in lines[0],
+                              f"{label}: one line says the option is overridden and names "
+                              "the module", "\n".join(lines))
+            else:
+                results.check(lines == [], f"{label}: silent", "\n".join(lines))
+        result = execute([binary], directory, "access_sample_rate=16:write_profile=0")
+        lines = log_lines(result.stderr)
+        if mode == "callbacks":
+            results.check(lines == [], "access_sample_rate=16 with callbacks: silent",
+                          "\n".join(lines))
+        else:
+            results.check(len(lines) == 1 and "access_sample_rate=16 does nothing" in lines[0],
+                          f"access_sample_rate=16 on a {mode} (inline) build: one line says "
+                          "it does nothing there", "\n".join(lines))
+
+    # A library built in histogram mode under a program built without it
+    # (and the converse): refused in one line naming both.
+    for library_mode, main_mode in (("histogram", "counter"), ("counter", "histogram")):
+        label = f"{library_mode} library under a {main_mode} program"
+        sub = os.path.join(directory, f"mixed-{library_mode}")
+        os.makedirs(sub)
+        library = os.path.join(sub, "libmixed.so")
+        binary = os.path.join(sub, "mixed")
+        if not build(f"{label}: library", ["mixed_lib.c"], library,
+                     ["-fPIC", "-shared", *builds[library_mode]], link=False):
+            continue
+        if not build(label, ["mixed_main.c"], binary,
+                     builds[main_mode], libs=["-L" + sub, "-lmixed", "-Wl,-rpath," + sub]):
+            continue
+        result = execute([binary], sub, "write_profile=0")
+        lines = log_lines(result.stderr)
+        results.check(result.returncode == 0, f"{label}: exit status unchanged",
+                      str(result.returncode))
+        results.check(len(lines) == 1 and lines[0].startswith("memprof: refused: ")
+                      and binary in lines[0] and library in lines[0],
+                      f"{label}: refused in one line naming both modules", "\n".join(lines))
+
+
+# ---- Shared libraries ----
+
+def test_dlopen_host(work):
+    directory = os.path.join(work, "dlopen")
+    os.makedirs(directory)
+    library = os.path.join(directory, "libplugin.so")
+    if not build("dlopen: instrumented library", ["plugin_lib.c"], library,
+                 ["-fPIC", "-shared"], link=False):
+        return
+    # The host is built as a user builds it, without the plugin, with
+    # --as-needed made explicit (Debian's default).
+    host = os.path.join(directory, "host")
+    command = [args.cc, "-Wl,--as-needed", os.path.join(HERE, "host.c"), "-o", host, "-ldl",
+               *pkg_config("--libs")]
+    result = run(command)
+    if not results.check(result.returncode == 0, "dlopen: host builds", result.stderr):
+        return
+    needed = run(["readelf", "-d", host]).stdout
+    results.check("libmemprof.so" in needed,
+                  "dlopen: --as-needed keeps libmemprof.so NEEDED by a host that makes no "
+                  "malloc call", needed)
+    result = execute([host, library], directory, "profile_file=host.prof")
+    results.check(result.returncode == 0 and result.stdout == "plugin_run: 700\n",
+                  "dlopen: the host loads the instrumented library and runs it",
+                  f"{result.returncode} {result.stdout!r} {result.stderr!r}")
+    results.check(os.path.exists(os.path.join(directory, "host.prof")),
+                  "dlopen: the profile is written")
+
+
+def main():
+    global args
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--llvm-profdata", default="llvm-profdata-19")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="memprof-workflow-")
+    try:
+        test_modes(work)
+        test_dlopen_host(work)
+    finally:
+        if args.keep:
+            print(f"work directory: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return results.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
