@@ -47,6 +47,10 @@ extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
 void runtime_ensure_initialized (void);
 uint32_t runtime_now_ms (void);
 
+/* Once, at the first profile written: one line when llvm-profdata
+   cannot symbolize this program's profiles (linkcheck.c).  */
+void link_check (void);
+
 /* ---- The modules' mode (modes.c) ---- */
 
 /* At start-up: note which options MEMPROF_OPTIONS (OPTIONS_TEXT) set.  */

@@ -448,8 +448,7 @@ write_snapshot (const struct snapshot *snapshot,
     close (fd);
   /* The side file goes into place first: whoever sees the profile sees
      its side file too.  */
-  snprintf (extra_final, sizeof extra_final, "%s%s", final,
-            MEMPROF_EXTRA_SUFFIX);
+  memprof_extra_path (final, extra_final, sizeof extra_final);
   if (error == 0 && runtime_options.write_extra)
     side_file = write_side_file (snapshot, extra_final, writer.written,
                                  writer.hash, reason)
@@ -529,7 +528,12 @@ profile_dump (enum memprof_extra_reason reason)
         profile_heap_accesses += snapshot.records[i].mib.total_access_count;
       profile_live_heap_counters = snapshot.live_counters;
       if (reason != MEMPROF_EXTRA_AT_EXIT || runtime_options.write_profile)
-        result = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
+        {
+          result
+              = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
+          if (result == 0)
+            link_check ();
+        }
       if (runtime_options.print_text)
         print_text (&snapshot);
     }

@@ -5,6 +5,11 @@
   other mode is followed (histogram or not) with exact counts, a mix of
   modules is refused in one line, access_sample_rate on inline code says
   it does nothing;
+- LLVM's workflow: the block of docs/manual.md between the
+  llvm-verbatim markers runs line by line in a shell, globs included;
+  side files are named out of LLVM's globs; LLVM's indexed profile is
+  recognised by memprof and -fplugin-arg-memprof-use=; a binary
+  llvm-profdata cannot symbolize is said in one line;
 - shared libraries: a host that makes no malloc call, linked with
   `pkg-config --libs memprof` under --as-needed, dlopens an instrumented
   library.
@@ -155,6 +160,94 @@ def test_modes(work):
                       f"{label}: refused in one line naming both modules", "\n".join(lines))
 
 
+# ---- LLVM's workflow ----
+
+def manual_block():
+    """The commands between <!-- llvm-verbatim --> and its end marker."""
+    with open(os.path.join(TOP, "docs", "manual.md")) as manual:
+        text = manual.read()
+    match = re.search(r"<!-- llvm-verbatim -->\n(.*?)<!-- /llvm-verbatim -->", text, re.S)
+    if match is None:
+        return []
+    return [line[4:] for line in match.group(1).splitlines() if line.startswith("    ")]
+
+
+def shell_env():
+    return dict(os.environ, PKG_CONFIG_PATH=TOP,
+                PATH=os.path.join(TOP, "analysis") + os.pathsep + os.environ["PATH"])
+
+
+def test_llvm_verbatim(work):
+    directory = os.path.join(work, "llvm")
+    os.makedirs(directory)
+    shutil.copy(os.path.join(HERE, "app.c"), directory)
+    commands = manual_block()
+    results.check(len(commands) >= 6, "docs/manual.md has the llvm-verbatim block",
+                  str(commands))
+    env = shell_env()
+    env.pop("MEMPROF_OPTIONS", None)
+    for command in commands:
+        result = run(["bash", "-c", command], cwd=directory, env=env)
+        results.check(result.returncode == 0, f"verbatim: {command}",
+                      f"status {result.returncode}\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    names = sorted(os.listdir(directory))
+    profiles = [name for name in names if name.startswith("memprof.profraw.")]
+    sides = [name for name in names if name.startswith("memprof.extra.")]
+    results.check(len(profiles) == 2 and sorted(p.replace("profraw", "extra") for p in profiles)
+                  == sides, "each memprof.profraw.<pid> has its memprof.extra.<pid>", str(names))
+    results.check(any(re.fullmatch(r"default_\d+\.extra", name) for name in names),
+                  "default_<pid>.profraw has its default_<pid>.extra", str(names))
+    show = run(["bash", "-c", "memprof show --format=json --binary=./app memprof.profraw.*"],
+               cwd=directory, env=env)
+    results.check(show.returncode == 0 and '"make_buffer"' in show.stdout
+                  and '"xmalloc"' in show.stdout,
+                  "memprof reads the profiles with their side files; xmalloc and make_buffer "
+                  "are frames at -O2", show.stderr + show.stdout[:1500])
+
+    # LLVM's indexed profile, made by the block above.
+    indexed = os.path.join(directory, "memprof.memprofdata")
+    if not results.check(os.path.exists(indexed), "llvm-profdata wrote memprof.memprofdata"):
+        return
+    shown = run([os.path.join(TOP, "analysis", "memprof"), "show", indexed])
+    results.check(shown.returncode != 0 and "an LLVM indexed profile" in shown.stderr
+                  and "memprof merge --binary=" in shown.stderr
+                  and len(shown.stderr.strip().splitlines()) == 1,
+                  "memprof show on a .memprofdata: one line says what it is and which "
+                  "command makes a profile it reads", shown.stderr)
+    used = run([args.cc, "-c", plugin(), "-fplugin-arg-memprof-use=" + indexed,
+                os.path.join(HERE, "app.c"), "-o", os.path.join(directory, "use.o")])
+    results.check(used.returncode != 0 and "an LLVM indexed profile" in used.stderr
+                  and "memprof merge --binary=" in used.stderr,
+                  "-fplugin-arg-memprof-use= on a .memprofdata says what it is",
+                  used.stderr)
+
+
+def test_link_check(work):
+    directory = os.path.join(work, "linkcheck")
+    os.makedirs(directory)
+    cases = [("build id", [], None),
+             ("no build id", ["-Wl,--build-id=none"], "has no GNU build ID"),
+             ("two executable segments", ["-no-pie", "-Wl,--section-start=.othertext=0x2000000",
+                                          "-DOTHER_TEXT"], "has 2 executable segments")]
+    for label, flags, expected in cases:
+        binary = os.path.join(directory, label.replace(" ", "-"))
+        if not build(f"link check, {label}", ["app.c"], binary, flags):
+            continue
+        result = execute([binary], directory, "profile_file=" + binary + ".profraw")
+        lines = log_lines(result.stderr)
+        show = run([args.llvm_profdata, "show", "--memory", binary + ".profraw",
+                    "--profiled-binary", binary])
+        if expected is None:
+            results.check(lines == [] and show.returncode == 0,
+                          f"link check, {label}: silent, and llvm-profdata symbolizes it",
+                          "\n".join(lines) + show.stderr)
+        else:
+            results.check(len(lines) == 1 and expected in lines[0] and "-Wl," in lines[0],
+                          f"link check, {label}: one line with the fix", "\n".join(lines))
+            results.check(show.returncode != 0,
+                          f"link check, {label}: llvm-profdata indeed refuses it", show.stdout[:300])
+
+
 # ---- Shared libraries ----
 
 def test_dlopen_host(work):
@@ -194,6 +287,8 @@ def main():
     work = tempfile.mkdtemp(prefix="memprof-workflow-")
     try:
         test_modes(work)
+        test_llvm_verbatim(work)
+        test_link_check(work)
         test_dlopen_host(work)
     finally:
         if args.keep:
