@@ -47,6 +47,22 @@ extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
 void runtime_ensure_initialized (void);
 uint32_t runtime_now_ms (void);
 
+/* ---- Segments of the modules (profile.c, modules.c) ---- */
+
+/* The most executable segments a profile lists.  */
+#define SEGMENTS_MAX 1024
+
+struct memprof_raw_segment;
+
+/* The executable segments of the loaded modules, at most MAX of them,
+   into SEGMENTS; returns how many.  */
+size_t segments_collect (struct memprof_raw_segment *segments, size_t max);
+
+/* Append to SEGMENTS (COUNT of them, room for MAX) the kept segments of
+   modules dlclose'd since, that no loaded segment covers.  */
+void modules_add_unloaded (struct memprof_raw_segment *segments, size_t *count,
+                           size_t max);
+
 /* Once, at the first profile written: one line when llvm-profdata
    cannot symbolize this program's profiles (linkcheck.c).  */
 void link_check (void);

@@ -22,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Executable segments of loaded objects recorded in a profile.  */
-#define SEGMENTS_MAX 1024
 /* Room for the histograms of one snapshot (reserved, committed as used). */
 #define SNAPSHOT_SCRATCH_SIZE (4UL << 30)
 #define WRITE_BUFFER_SIZE (64 * 1024)
@@ -71,7 +69,7 @@ profile_fork_child (void)
 struct segment_list
 {
   struct memprof_raw_segment *segments;
-  size_t count;
+  size_t count, max;
 };
 
 static void
@@ -116,7 +114,7 @@ collect_segment (struct dl_phdr_info *info, size_t size, void *cookie)
       const ElfW (Phdr) *phdr = &info->dlpi_phdr[i];
       struct memprof_raw_segment *segment;
       if (phdr->p_type != PT_LOAD || !(phdr->p_flags & PF_X)
-          || list->count == SEGMENTS_MAX)
+          || list->count == list->max)
         continue;
       segment = &list->segments[list->count++];
       memset (segment, 0, sizeof *segment);
@@ -126,6 +124,15 @@ collect_segment (struct dl_phdr_info *info, size_t size, void *cookie)
       find_build_id (info, segment);
     }
   return 0;
+}
+
+/* See internal.h.  */
+size_t
+segments_collect (struct memprof_raw_segment *segments, size_t max)
+{
+  struct segment_list list = { segments, 0, max };
+  dl_iterate_phdr (collect_segment, &list);
+  return list.count;
 }
 
 /* ---- Snapshot ---- */
@@ -496,6 +503,7 @@ profile_dump (enum memprof_extra_reason reason)
       = runtime_histogram ? runtime_map (SNAPSHOT_SCRATCH_SIZE) : NULL;
   segments.segments = runtime_map (segments_bytes);
   segments.count = 0;
+  segments.max = SEGMENTS_MAX;
   if (runtime_options.write_extra)
     {
       /* Reserved for every granule of the program's data, committed only
@@ -522,7 +530,8 @@ profile_dump (enum memprof_extra_reason reason)
       allocator_for_each_live (take_live_block, &snapshot);
       snapshot.global_count
           = globals_collect (snapshot.globals, snapshot.global_capacity);
-      dl_iterate_phdr (collect_segment, &segments);
+      segments.count = segments_collect (segments.segments, SEGMENTS_MAX);
+      modules_add_unloaded (segments.segments, &segments.count, SEGMENTS_MAX);
       profile_heap_accesses = 0;
       for (size_t i = 0; i < snapshot.count; i++)
         profile_heap_accesses += snapshot.records[i].mib.total_access_count;

@@ -276,6 +276,35 @@ def test_dlopen_host(work):
     results.check(os.path.exists(os.path.join(directory, "host.prof")),
                   "dlopen: the profile is written")
 
+    # dlclose before exit: the library's frames still symbolize, with
+    # --binary naming the library (its segments are kept at dlclose).
+    closer = os.path.join(directory, "host_dlclose")
+    result = run([args.cc, "-g", os.path.join(HERE, "host_dlclose.c"), "-o", closer, "-ldl",
+                  *pkg_config("--libs")])
+    if not results.check(result.returncode == 0, "dlclose: host builds", result.stderr):
+        return
+    result = execute([closer, library], directory, "profile_file=closed.profraw")
+    results.check(result.returncode == 0 and result.stdout == "byte: 7\n",
+                  "dlclose: the host runs", f"{result.returncode} {result.stdout!r}")
+    raw = os.path.join(directory, "closed.profraw")
+    shown = run([os.path.join(TOP, "analysis", "memprof"), "show", "--format=json",
+                 "--binary=" + library, raw])
+    results.check(shown.returncode == 0 and '"plugin_make"' in shown.stdout,
+                  "dlclose: the frames of a library closed before exit symbolize with "
+                  "--binary=libplugin.so", shown.stderr + shown.stdout[:1000])
+    segments = run([args.llvm_profdata, "show", "--memory", raw, "--profiled-binary", closer])
+    results.check(segments.returncode == 0 and library_segment_listed(segments.stdout, library),
+                  "dlclose: the profile's segment table lists the closed library's build ID",
+                  segments.stderr + segments.stdout[:1500])
+
+
+def library_segment_listed(yaml, library):
+    """Whether llvm-profdata's YAML lists a segment with LIBRARY's build
+    ID."""
+    notes = run(["readelf", "-n", library]).stdout
+    match = re.search(r"Build ID: ([0-9a-f]+)", notes)
+    return match is not None and match.group(1).upper() in yaml.upper()
+
 
 def main():
     global args
