@@ -75,6 +75,10 @@ void modes_start (const char *options_text);
 /* An instrumented module's __memprof_init: MODE is its MEMPROF_MODE_ bits,
    CALLER an address in it.  Follows or refuses it (modes.c).  */
 void modes_register (unsigned mode, const void *caller);
+
+/* At exit: one line when the program was compiled with -flto and the
+   plugin but linked without it.  */
+void modes_check_at_exit (void);
 uint32_t runtime_current_cpu (void);
 
 /* ---- Spin locks (short critical sections only) ---- */

@@ -22,6 +22,7 @@
 #include "internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,23 @@ ignore_problem (void *cookie, const char *line)
 {
   (void) cookie;
   (void) line;
+}
+
+/* Defined (weak) by units compiled with -flto and the plugin.  */
+extern char __memprof_lto_unit __attribute__ ((weak));
+
+/* See internal.h.  */
+void
+modes_check_at_exit (void)
+{
+  if (&__memprof_lto_unit != NULL && atomic_load (&established_mode) == -1)
+    log_printf ("%s was compiled with -flto and -fplugin=memprof.so but "
+                "linked without the plugin: with -flto the code is "
+                "instrumented at link time, so nothing was, and the profile "
+                "has no access counts; give the link command "
+                "-fplugin=memprof.so and the same -fplugin-arg-memprof-... "
+                "arguments",
+                program_invocation_name);
 }
 
 /* See internal.h.  */

@@ -181,6 +181,7 @@ runtime_destructor (void)
       || runtime_options.print_text || runtime_options.stats)
     profile_dump (MEMPROF_EXTRA_AT_EXIT);
   stats_report (profile_heap_accesses, profile_live_heap_counters);
+  modes_check_at_exit ();
   atomic_store (&runtime_state, RUNTIME_FINISHED);
 }
 

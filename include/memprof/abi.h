@@ -64,6 +64,10 @@
 #define MEMPROF_HISTOGRAM_LOAD_NAME "__memprof_histogram_load"
 #define MEMPROF_HISTOGRAM_STORE_NAME "__memprof_histogram_store"
 #define MEMPROF_INIT_NAME "__memprof_init"
+/* A weak byte each unit compiled with -flto and the plugin defines: the
+   runtime finds it in a program none of whose modules called
+   __memprof_init, which was then linked without -fplugin=memprof.so.  */
+#define MEMPROF_LTO_UNIT_NAME "__memprof_lto_unit"
 
 #ifdef __cplusplus
 extern "C" {

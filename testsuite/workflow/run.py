@@ -298,6 +298,36 @@ def test_dlopen_host(work):
                   segments.stderr + segments.stdout[:1500])
 
 
+def test_lto_link_without_plugin(work):
+    """-flto: compiled with the plugin, linked with and without it."""
+    directory = os.path.join(work, "lto")
+    os.makedirs(directory)
+    objects = []
+    for source in ("touch.c", "mixed_lib.c"):
+        obj = os.path.join(directory, source.replace(".c", ".o"))
+        if not build(f"lto: {source} compiles", [source], obj, ["-flto", "-c"], link=False):
+            return
+        objects.append(obj)
+    for label, flags, expect_line in (("linked with the plugin", [plugin()], False),
+                                      ("linked without the plugin", [], True)):
+        binary = os.path.join(directory, label.replace(" ", "-"))
+        result = run([args.cc, "-flto", "-O2", *flags, *objects, "-o", binary,
+                      *pkg_config("--libs")])
+        if not results.check(result.returncode == 0, f"lto: {label}: links", result.stderr):
+            continue
+        result = execute([binary], directory, "print_text=1:write_profile=0")
+        lines = log_lines(result.stderr)
+        results.check(result.returncode == 3 and result.stdout == "touch done\n",
+                      f"lto: {label}: output and exit status unchanged", str(result.returncode))
+        if expect_line:
+            results.check(len(lines) == 1 and "linked without the plugin" in lines[0]
+                          and "-fplugin=memprof.so" in lines[0],
+                          f"lto: {label}: one line says so and what to add", "\n".join(lines))
+        else:
+            results.check(lines == [] and access_count(result.stderr) == 2400,
+                          f"lto: {label}: silent, 2400 accesses", "\n".join(lines))
+
+
 def library_segment_listed(yaml, library):
     """Whether llvm-profdata's YAML lists a segment with LIBRARY's build
     ID."""
@@ -318,6 +348,7 @@ def main():
         test_modes(work)
         test_llvm_verbatim(work)
         test_link_check(work)
+        test_lto_link_without_plugin(work)
         test_dlopen_host(work)
     finally:
         if args.keep:
