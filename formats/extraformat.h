@@ -13,6 +13,8 @@
 #define MEMPROF_EXTRAFORMAT_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 /* "\x89MPXTRA\n" on disk.  */
 #define MEMPROF_EXTRA_MAGIC 0x0a41525458504d89ULL
@@ -20,6 +22,34 @@
 /* The first version, without globals: still read.  */
 #define MEMPROF_EXTRA_VERSION_1 1
 #define MEMPROF_EXTRA_SUFFIX ".extra"
+
+/* The side file's name for the profile PROFILE, so that no glob LLVM's
+   documentation gives for raw profiles (memprof.profraw.*, *.profraw,
+   default_%p.profraw) matches it: the last "profraw" of the file name
+   becomes "extra" (memprof.profraw.1234 -> memprof.extra.1234,
+   default_1234.profraw -> default_1234.extra); a name without "profraw"
+   gets ".extra" appended (app.prof -> app.prof.extra).  Profiles written
+   before this rule have PROFILE.extra (MEMPROF_EXTRA_SUFFIX), which
+   readers still look for.  Writes at most SIZE bytes to OUT; returns the
+   length, or -1 when it does not fit.  Allocates nothing.  */
+static inline int
+memprof_extra_path (const char *profile, char *out, size_t size)
+{
+  const char *slash = strrchr (profile, '/');
+  const char *name = slash != NULL ? slash + 1 : profile;
+  const char *last = NULL;
+  int length;
+
+  for (const char *at = strstr (name, "profraw"); at != NULL;
+       at = strstr (at + 1, "profraw"))
+    last = at;
+  if (last != NULL)
+    length = snprintf (out, size, "%.*sextra%s", (int) (last - profile),
+                       profile, last + strlen ("profraw"));
+  else
+    length = snprintf (out, size, "%s%s", profile, MEMPROF_EXTRA_SUFFIX);
+  return length >= 0 && (size_t) length < size ? length : -1;
+}
 
 /* Why the profile was written.  */
 enum memprof_extra_reason

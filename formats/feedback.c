@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "globals.h"
+#include "llvmindexed.h"
 #include "mibfields.h"
 #include "mprof.h"
 #include "profile.h"
@@ -464,6 +465,8 @@ feedback_load_buffer (struct feedback *feedback, const uint8_t *data,
       profile_free (&profile);
       return result;
     }
+  if (llvm_indexed_profile_explain (data, size, name, error, error_size))
+    return -1;
   struct yaml y = { name,  (const char *) data, (const char *) data + size, 0,
                     error, error_size };
   return from_yaml (feedback, &y);

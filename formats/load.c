@@ -8,6 +8,7 @@
 #include "extraformat.h"
 #include "feedback.h"
 #include "globals.h"
+#include "llvmindexed.h"
 #include "mprof.h"
 #include "profile.h"
 #include "rawreader.h"
@@ -280,6 +281,8 @@ profile_load_buffer (struct profile *profile, const uint8_t *data, size_t size,
     return mprof_read (profile, data, size, name, error, error_size);
   if (size >= 15 && memcmp (data, "MemprofProfile:", 15) == 0)
     return load_yaml (profile, data, size, name, error, error_size);
+  if (llvm_indexed_profile_explain (data, size, name, error, error_size))
+    return -1;
   if (magic != MEMPROF_RAW_MAGIC && size >= sizeof magic)
     {
       snprintf (error, error_size,
@@ -307,6 +310,58 @@ profile_load_buffer (struct profile *profile, const uint8_t *data, size_t size,
   return result;
 }
 
+/* The side file of the profile PATH: its name today
+   (memprof_extra_path: memprof.profraw.N -> memprof.extra.N), or, when
+   only that exists, the name older runtimes gave it, PATH.extra.  */
+static char *
+side_file_of (const char *path)
+{
+  size_t size = strlen (path) + sizeof MEMPROF_EXTRA_SUFFIX;
+  char *current = xmalloc (size);
+  if (memprof_extra_path (path, current, size) >= 0
+      && access (current, F_OK) == 0)
+    return current;
+  char *old = xasprintf ("%s%s", path, MEMPROF_EXTRA_SUFFIX);
+  if (access (old, F_OK) == 0)
+    {
+      free (current);
+      return old;
+    }
+  free (old);
+  return current;
+}
+
+/* Whether the side file PATH has its profile next to it, under either
+   naming: NAME.extra of NAME, or the "extra" of its file name that was
+   "profraw".  */
+static bool
+side_file_has_profile (const char *path)
+{
+  size_t length = strlen (path), suffix = strlen (MEMPROF_EXTRA_SUFFIX);
+  bool found = false;
+  if (length > suffix
+      && strcmp (path + length - suffix, MEMPROF_EXTRA_SUFFIX) == 0)
+    {
+      char *profile_path = xasprintf ("%.*s", (int) (length - suffix), path);
+      found = access (profile_path, F_OK) == 0;
+      free (profile_path);
+    }
+  const char *slash = strrchr (path, '/');
+  const char *name = slash != NULL ? slash + 1 : path;
+  const char *last = NULL;
+  for (const char *at = strstr (name, "extra"); at != NULL;
+       at = strstr (at + 1, "extra"))
+    last = at;
+  if (!found && last != NULL)
+    {
+      char *profile_path = xasprintf ("%.*sprofraw%s", (int) (last - path),
+                                      path, last + strlen ("extra"));
+      found = access (profile_path, F_OK) == 0;
+      free (profile_path);
+    }
+  return found;
+}
+
 int
 profile_load (struct profile *profile, const char *path, char *error,
               size_t error_size)
@@ -322,20 +377,15 @@ profile_load (struct profile *profile, const char *path, char *error,
     memcpy (&magic, file.data, sizeof magic);
   if (magic == MEMPROF_EXTRA_MAGIC)
     {
-      /* A side file named among the inputs (memprof.profraw.* names them
-         all): it is read with its profile, never alone.  */
-      size_t length = strlen (path), suffix = strlen (MEMPROF_EXTRA_SUFFIX);
-      char *profile_path = xstrdup (path);
-      if (length > suffix
-          && strcmp (path + length - suffix, MEMPROF_EXTRA_SUFFIX) == 0)
-        profile_path[length - suffix] = '\0';
-      if (strcmp (profile_path, path) == 0 || access (profile_path, F_OK) != 0)
+      /* A side file named among the inputs (a glob such as *.extra, or
+         one of the old PROFILE.extra names): it is read with its profile,
+         never alone.  */
+      if (!side_file_has_profile (path))
         warn ("warning: %s: a side file without its profile: ignored", path);
-      free (profile_path);
       unmap_file (&file);
       return 0;
     }
-  char *side_path = xasprintf ("%s%s", path, MEMPROF_EXTRA_SUFFIX);
+  char *side_path = side_file_of (path);
   bool has_side
       = magic == MEMPROF_RAW_MAGIC
         && map_file (side_path, &side, side_error, sizeof side_error) == 0;

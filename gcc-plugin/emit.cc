@@ -122,7 +122,8 @@ build_runtime_decls (void)
                                 size_type_node, NULL_TREE));
   init_decl = runtime_function (
       MEMPROF_INIT_NAME,
-      build_function_type_list (void_type_node, unsigned_type_node, NULL_TREE));
+      build_function_type_list (void_type_node, unsigned_type_node,
+                                unsigned_type_node, NULL_TREE));
 }
 
 /* ---- Counter updates and hook calls ---- */
@@ -299,17 +300,47 @@ restore_addressable (void *, void *)
 
 /* ---- The start-up constructor ---- */
 
-/* A constructor that starts the runtime (idempotent) and checks that it
-   implements this plugin's ABI.  It runs before any constructor of
-   default priority.  */
+/* Compiling for -flto: the pass and the constructor run in lto1 at link
+   time, and only when the link command loads the plugin too.  Leave a
+   weak byte in the unit's bytecode that any link emits, so that the
+   runtime can tell a program linked without the plugin (nothing
+   instrumented, no __memprof_init) from one never built with it.  */
+static void
+add_lto_unit_marker (void)
+{
+  /* Top-level asm: streamed with the bytecode and emitted by whatever
+     compiles it at link time, where a variable nothing refers to would
+     be dropped.  .ifndef keeps one copy when lto1 puts several units in
+     one partition, a COMDAT group one for the whole program.  */
+  static const char marker[]
+      = "\t.ifndef " MEMPROF_LTO_UNIT_NAME "\n"
+        "\t.pushsection .data." MEMPROF_LTO_UNIT_NAME
+        ",\"awG\",@progbits," MEMPROF_LTO_UNIT_NAME ",comdat\n"
+        "\t.weak " MEMPROF_LTO_UNIT_NAME "\n"
+        "\t.type " MEMPROF_LTO_UNIT_NAME ", @object\n"
+        "\t.size " MEMPROF_LTO_UNIT_NAME ", 1\n" MEMPROF_LTO_UNIT_NAME ":\n"
+        "\t.byte 1\n"
+        "\t.popsection\n"
+        "\t.endif";
+  symtab->finalize_toplevel_asm (build_string (strlen (marker), marker));
+}
+
+/* A constructor that starts the runtime (idempotent), checks that it
+   implements this plugin's ABI and tells it the module's mode
+   (histogram, callbacks), so that a run in the wrong mode is followed or
+   refused, never miscounted.  It runs before any constructor of default
+   priority.  */
 static void
 build_module_constructor (void)
 {
   tree body = NULL_TREE;
   build_runtime_decls ();
+  unsigned mode = (plugin_options.histogram ? MEMPROF_MODE_HISTOGRAM : 0)
+                  | (plugin_options.callbacks ? MEMPROF_MODE_CALLBACKS : 0);
   append_to_statement_list (
-      build_call_expr (init_decl, 1,
-                       build_int_cst (unsigned_type_node, MEMPROF_ABI_VERSION)),
+      build_call_expr (init_decl, 2,
+                       build_int_cst (unsigned_type_node, MEMPROF_ABI_VERSION),
+                       build_int_cst (unsigned_type_node, mode)),
       &body);
   cgraph_build_static_cdtor ('I', body, MAX_RESERVED_INIT_PRIORITY - 1);
 }
@@ -324,9 +355,13 @@ add_module_constructor (void *, void *)
      callback with it.  A constructor added here would go through
      free_lang_data, which it does not survive.  An LTRANS unit gets its
      constructor after IPA (add_ltrans_module_constructor).  */
-  if (seen_error () || (flag_generate_lto && !in_lto_p) || flag_ltrans
-      || !plugin_options.instrument)
+  if (seen_error () || flag_ltrans || !plugin_options.instrument)
     return;
+  if (flag_generate_lto && !in_lto_p)
+    {
+      add_lto_unit_marker ();
+      return;
+    }
   build_module_constructor ();
 }
 

@@ -30,6 +30,7 @@
 #include "emit.h"
 #include "feedback.h"
 #include "instrument.h"
+#include "sibcalls.h"
 
 static const char *const verdict_names[VERDICT_COUNT]
     = { "instrumented",         "stack: local variable",
@@ -151,6 +152,11 @@ instrument_function (void)
   if (function_is_runtime ())
     return 0;
   build_runtime_decls ();
+  unsigned kept_frames = keep_allocation_frames ();
+  if (dump_file && kept_frames > 0)
+    fprintf (dump_file,
+             ";; memprof: %u tail call(s) that may allocate kept as calls\n",
+             kept_frames);
   collect_accesses (&accesses, &counts);
 
   /* Decide everything before changing anything: the analysis reads the

@@ -38,6 +38,7 @@
    The files:
      memprof.cc          this entry: the options and plugin_init
      instrument.cc       the instrumentation pass, its dump and stats
+     sibcalls.cc         no sibling call where an allocation loses a frame
      accesses.cc         finding the memory references of a function
      stack_analysis.cc   the proof that an access is on the stack
      emit.cc             the runtime's declarations, counter updates, hooks

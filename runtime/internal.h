@@ -37,7 +37,8 @@ enum runtime_state
 
 extern _Atomic int runtime_state;
 extern struct memprof_options runtime_options;
-extern bool runtime_histogram; /* fixed at start-up */
+/* Set at start-up, and by the first instrumented module (modes.c).  */
+extern bool runtime_histogram;
 
 /* Set while this thread is inside the runtime; allocations made then are
    passed to glibc without being recorded.  */
@@ -45,6 +46,39 @@ extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
 
 void runtime_ensure_initialized (void);
 uint32_t runtime_now_ms (void);
+
+/* ---- Segments of the modules (profile.c, modules.c) ---- */
+
+/* The most executable segments a profile lists.  */
+#define SEGMENTS_MAX 1024
+
+struct memprof_raw_segment;
+
+/* The executable segments of the loaded modules, at most MAX of them,
+   into SEGMENTS; returns how many.  */
+size_t segments_collect (struct memprof_raw_segment *segments, size_t max);
+
+/* Append to SEGMENTS (COUNT of them, room for MAX) the kept segments of
+   modules dlclose'd since, that no loaded segment covers.  */
+void modules_add_unloaded (struct memprof_raw_segment *segments, size_t *count,
+                           size_t max);
+
+/* Once, at the first profile written: one line when llvm-profdata
+   cannot symbolize this program's profiles (linkcheck.c).  */
+void link_check (void);
+
+/* ---- The modules' mode (modes.c) ---- */
+
+/* At start-up: note which options MEMPROF_OPTIONS (OPTIONS_TEXT) set.  */
+void modes_start (const char *options_text);
+
+/* An instrumented module's __memprof_init: MODE is its MEMPROF_MODE_ bits,
+   CALLER an address in it.  Follows or refuses it (modes.c).  */
+void modes_register (unsigned mode, const void *caller);
+
+/* At exit: one line when the program was compiled with -flto and the
+   plugin but linked without it.  */
+void modes_check_at_exit (void);
 uint32_t runtime_current_cpu (void);
 
 /* ---- Spin locks (short critical sections only) ---- */

@@ -22,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Executable segments of loaded objects recorded in a profile.  */
-#define SEGMENTS_MAX 1024
 /* Room for the histograms of one snapshot (reserved, committed as used). */
 #define SNAPSHOT_SCRATCH_SIZE (4UL << 30)
 #define WRITE_BUFFER_SIZE (64 * 1024)
@@ -79,7 +77,7 @@ profile_fork_child (void)
 struct segment_list
 {
   struct memprof_raw_segment *segments;
-  size_t count;
+  size_t count, max;
 };
 
 static void
@@ -124,7 +122,7 @@ collect_segment (struct dl_phdr_info *info, size_t size, void *cookie)
       const ElfW (Phdr) *phdr = &info->dlpi_phdr[i];
       struct memprof_raw_segment *segment;
       if (phdr->p_type != PT_LOAD || !(phdr->p_flags & PF_X)
-          || list->count == SEGMENTS_MAX)
+          || list->count == list->max)
         continue;
       segment = &list->segments[list->count++];
       memset (segment, 0, sizeof *segment);
@@ -134,6 +132,15 @@ collect_segment (struct dl_phdr_info *info, size_t size, void *cookie)
       find_build_id (info, segment);
     }
   return 0;
+}
+
+/* See internal.h.  */
+size_t
+segments_collect (struct memprof_raw_segment *segments, size_t max)
+{
+  struct segment_list list = { segments, 0, max };
+  dl_iterate_phdr (collect_segment, &list);
+  return list.count;
 }
 
 /* ---- Snapshot ---- */
@@ -461,8 +468,7 @@ write_snapshot (const struct snapshot *snapshot,
     close (fd);
   /* The side file goes into place first: whoever sees the profile sees
      its side file too.  */
-  snprintf (extra_final, sizeof extra_final, "%s%s", final,
-            MEMPROF_EXTRA_SUFFIX);
+  memprof_extra_path (final, extra_final, sizeof extra_final);
   if (error == 0 && runtime_options.write_extra)
     side_file = write_side_file (snapshot, extra_final, writer.written,
                                  writer.hash, reason)
@@ -538,6 +544,7 @@ dump (enum memprof_extra_reason reason, bool in_signal)
       = runtime_histogram ? runtime_map (SNAPSHOT_SCRATCH_SIZE) : NULL;
   segments.segments = runtime_map (segments_bytes);
   segments.count = 0;
+  segments.max = SEGMENTS_MAX;
   if (runtime_options.write_extra)
     {
       /* Reserved for every granule of the program's data, committed only
@@ -566,7 +573,8 @@ dump (enum memprof_extra_reason reason, bool in_signal)
         snapshot.incomplete = true;
       snapshot.global_count
           = globals_collect (snapshot.globals, snapshot.global_capacity);
-      dl_iterate_phdr (collect_segment, &segments);
+      segments.count = segments_collect (segments.segments, SEGMENTS_MAX);
+      modules_add_unloaded (segments.segments, &segments.count, SEGMENTS_MAX);
       profile_heap_accesses = 0;
       for (size_t i = 0; i < snapshot.count; i++)
         profile_heap_accesses += snapshot.records[i].mib.total_access_count;
@@ -580,7 +588,12 @@ dump (enum memprof_extra_reason reason, bool in_signal)
       else if (reason != MEMPROF_EXTRA_AT_EXIT
                || (runtime_options.write_profile
                    && runtime_options.dump_at_exit))
-        result = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
+        {
+          result
+              = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
+          if (result == 0 && !in_signal)
+            link_check ();
+        }
       if (runtime_options.print_text && !in_signal
           && (reason != MEMPROF_EXTRA_AT_EXIT || runtime_options.dump_at_exit))
         print_text (&snapshot);

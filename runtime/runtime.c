@@ -96,6 +96,7 @@ initialize (void)
   if (runtime_options.help)
     print_options_help ();
   runtime_histogram = runtime_options.histogram;
+  modes_start (text);
 
   clock_gettime (CLOCK_MONOTONIC, &now);
   start_second = now.tv_sec;
@@ -187,21 +188,27 @@ runtime_destructor (void)
       || runtime_options.stats)
     profile_dump (MEMPROF_EXTRA_AT_EXIT);
   stats_report (profile_heap_accesses, profile_live_heap_counters);
+  modes_check_at_exit ();
   atomic_store (&runtime_state, RUNTIME_FINISHED);
 }
 
 /* ---- For instrumented code ---- */
 
 MEMPROF_EXPORT void
-__memprof_init (unsigned abi_version)
+__memprof_init (unsigned abi_version, unsigned mode)
 {
   static _Atomic bool mismatch_reported;
   runtime_ensure_initialized ();
-  if (abi_version != MEMPROF_ABI_VERSION
-      && !atomic_exchange (&mismatch_reported, true))
-    log_printf ("a module was instrumented for ABI version %u but this runtime "
-                "implements version %u; rebuild it with the matching plugin",
-                abi_version, MEMPROF_ABI_VERSION);
+  if (abi_version != MEMPROF_ABI_VERSION)
+    {
+      if (!atomic_exchange (&mismatch_reported, true))
+        log_printf (
+            "a module was instrumented for ABI version %u but this runtime "
+            "implements version %u; rebuild it with the matching plugin",
+            abi_version, MEMPROF_ABI_VERSION);
+      return;
+    }
+  modes_register (mode, __builtin_return_address (0));
 }
 
 /* ---- The public API (memprof/interface.h) ---- */

@@ -29,8 +29,16 @@
 #include <stdint.h>
 
 /* Bumped whenever anything below changes meaning.  Instrumented modules
-   call __memprof_init with the version they were built for.  */
-#define MEMPROF_ABI_VERSION 1
+   call __memprof_init with the version they were built for and their
+   mode.  Version 2 added the mode argument.  */
+#define MEMPROF_ABI_VERSION 2
+
+/* The mode of an instrumented module, as bits of __memprof_init's second
+   argument: which shadow layout its inline code writes (histogram or
+   counter) and whether it counts through the hooks (callbacks).  The
+   runtime follows the modules' layout, or refuses a mix in one line.  */
+#define MEMPROF_MODE_HISTOGRAM 1u
+#define MEMPROF_MODE_CALLBACKS 2u
 
 /* Default mode: 64-byte granule, 8-byte counter.  */
 #define MEMPROF_GRANULE_SHIFT 6
@@ -56,6 +64,10 @@
 #define MEMPROF_HISTOGRAM_LOAD_NAME "__memprof_histogram_load"
 #define MEMPROF_HISTOGRAM_STORE_NAME "__memprof_histogram_store"
 #define MEMPROF_INIT_NAME "__memprof_init"
+/* A weak byte each unit compiled with -flto and the plugin defines: the
+   runtime finds it in a program none of whose modules called
+   __memprof_init, which was then linked without -fplugin=memprof.so.  */
+#define MEMPROF_LTO_UNIT_NAME "__memprof_lto_unit"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,8 +78,9 @@ extern "C" {
 extern uintptr_t __memprof_shadow_base;
 
 /* Idempotent; instrumented modules call it from their constructor with
-   MEMPROF_ABI_VERSION.  A mismatch is reported once on stderr.  */
-void __memprof_init (unsigned abi_version);
+   MEMPROF_ABI_VERSION and their MEMPROF_MODE_ bits.  A version mismatch
+   is reported once on stderr; so is a mode the runtime cannot follow.  */
+void __memprof_init (unsigned abi_version, unsigned mode);
 
 /* Callback mode: the same counts as the inline code, through a call.  */
 void __memprof_load (const void *addr);

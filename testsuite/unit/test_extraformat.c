@@ -245,6 +245,38 @@ START_TEST (test_side_file_reports_failed_write)
 }
 END_TEST
 
+/* The side file's name: out of LLVM's globs (memprof.profraw.*,
+   *.profraw), and PROFILE.extra for other names.  */
+static const struct
+{
+  const char *profile, *side;
+} side_names[] = {
+  { "memprof.profraw.1234", "memprof.extra.1234" },
+  { "/tmp/run/memprof.profraw.77", "/tmp/run/memprof.extra.77" },
+  { "default_1234.profraw", "default_1234.extra" },
+  { "app.profraw.1.profraw.2", "app.profraw.1.extra.2" },
+  { "profraw.d/run.prof", "profraw.d/run.prof.extra" },
+  { "run.prof", "run.prof.extra" },
+};
+
+START_TEST (test_side_file_name)
+{
+  char out[64];
+  ck_assert_int_eq (
+      memprof_extra_path (side_names[_i].profile, out, sizeof out),
+      (int) strlen (side_names[_i].side));
+  ck_assert_str_eq (out, side_names[_i].side);
+}
+END_TEST
+
+START_TEST (test_side_file_name_too_long)
+{
+  char out[8];
+  ck_assert_int_eq (
+      memprof_extra_path ("memprof.profraw.1234", out, sizeof out), -1);
+}
+END_TEST
+
 Suite *
 extraformat_suite (void)
 {
@@ -261,6 +293,9 @@ extraformat_suite (void)
   tcase_add_test (writer, test_side_file_layout);
   tcase_add_test (writer, test_side_file_of_an_empty_profile);
   tcase_add_test (writer, test_side_file_reports_failed_write);
+  tcase_add_loop_test (writer, test_side_file_name, 0,
+                       sizeof side_names / sizeof side_names[0]);
+  tcase_add_test (writer, test_side_file_name_too_long);
   suite_add_tcase (suite, writer);
   return suite;
 }
