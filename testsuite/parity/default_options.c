@@ -26,9 +26,8 @@ void other_unit (void);
 int
 main (void)
 {
-  static const char *const names[]
-      = { "profile_file", "max_stack_depth", "access_sample_rate",
-          "sample_interval" };
+  static const char *const names[] = { "profile_file", "max_stack_depth",
+                                       "dump_interval_s", "sample_interval" };
   char value[1024];
 
   other_unit ();

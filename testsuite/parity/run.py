@@ -215,32 +215,32 @@ def test_reset_log(work):
 def test_default_options(work):
     directory = workdir(work, "default_options")
     sources = ["default_options.c", "default_options_other.c"]
-    embed = "-fplugin-arg-memprof-default-options=max_stack_depth=9:access_sample_rate=5"
+    embed = "-fplugin-arg-memprof-default-options=max_stack_depth=9:dump_interval_s=5000"
     program = '-DPROGRAM_DEFAULTS="max_stack_depth=7:sample_interval=3"'
     default = "profile_file=memprof.profraw.%p"
     cases = (
         ("no compiled options", [], "", False,
-         f"{default} max_stack_depth=30 access_sample_rate=1 sample_interval=0"),
+         f"{default} max_stack_depth=30 dump_interval_s=0 sample_interval=0"),
         ("the program's __memprof_default_options", [program], "", False,
-         f"{default} max_stack_depth=7 access_sample_rate=1 sample_interval=3"),
+         f"{default} max_stack_depth=7 dump_interval_s=0 sample_interval=3"),
         ("the plugin's default-options", [embed], "", False,
-         f"{default} max_stack_depth=9 access_sample_rate=5 sample_interval=0"),
+         f"{default} max_stack_depth=9 dump_interval_s=5000 sample_interval=0"),
         ("the plugin's under -fvisibility=hidden", [embed, "-fvisibility=hidden"], "", False,
-         f"{default} max_stack_depth=9 access_sample_rate=5 sample_interval=0"),
+         f"{default} max_stack_depth=9 dump_interval_s=5000 sample_interval=0"),
         ("both: the program's overrides the plugin's key by key", [embed, program], "", False,
-         f"{default} max_stack_depth=7 access_sample_rate=5 sample_interval=3"),
+         f"{default} max_stack_depth=7 dump_interval_s=5000 sample_interval=3"),
         ("both, static", [embed, program], "", True,
-         f"{default} max_stack_depth=7 access_sample_rate=5 sample_interval=3"),
+         f"{default} max_stack_depth=7 dump_interval_s=5000 sample_interval=3"),
         ("both, then MEMPROF_OPTIONS overrides them", [embed, program],
          "max_stack_depth=4:sample_interval=0", False,
-         f"{default} max_stack_depth=4 access_sample_rate=5 sample_interval=0"),
+         f"{default} max_stack_depth=4 dump_interval_s=5000 sample_interval=0"),
         ("clang's __memprof_profile_filename", ['-DPROFILE_FILENAME="fromvar.prof"'], "", False,
-         "profile_file=fromvar.prof max_stack_depth=30 access_sample_rate=1 sample_interval=0"),
+         "profile_file=fromvar.prof max_stack_depth=30 dump_interval_s=0 sample_interval=0"),
         ("__memprof_profile_filename, static", ['-DPROFILE_FILENAME="fromvar.prof"'], "", True,
-         "profile_file=fromvar.prof max_stack_depth=30 access_sample_rate=1 sample_interval=0"),
+         "profile_file=fromvar.prof max_stack_depth=30 dump_interval_s=0 sample_interval=0"),
         ("__memprof_profile_filename under MEMPROF_OPTIONS", ['-DPROFILE_FILENAME="fromvar.prof"'],
          "profile_file=env.prof", False,
-         "profile_file=env.prof max_stack_depth=30 access_sample_rate=1 sample_interval=0"),
+         "profile_file=env.prof max_stack_depth=30 dump_interval_s=0 sample_interval=0"),
     )
     for number, (label, extra, options, static, expected) in enumerate(cases):
         binary = build(label, sources, directory, f"d{number}", extra=extra, static=static)
