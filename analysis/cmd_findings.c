@@ -155,13 +155,21 @@ cmd_findings (int argc, char **argv)
   for (size_t c = 0; c < profile->context_count; c++)
     {
       struct finding found[FINDING_COUNT];
-      int n = findings_of (&profile->contexts[c], has_accesses, &thresholds,
+      size_t hidden_here = 0;
+      int n = findings_shown_of (&profile->contexts[c], has_accesses,
+                                 session.include_system, &thresholds, found,
+                                 &hidden_here);
+      if (hidden_here > 0)
+        {
+          /* Only the kinds asked for count as hidden.  */
+          n = findings_of (&profile->contexts[c], has_accesses, &thresholds,
                            found);
-      bool system = profile->contexts[c].origin & CONTEXT_FROM_SYSTEM;
+          for (int i = 0; i < n; i++)
+            hidden += wanted[found[i].kind];
+          n = 0;
+        }
       for (int i = 0; i < n; i++)
-        if (wanted[found[i].kind] && system && !session.include_system)
-          hidden++;
-        else if (wanted[found[i].kind])
+        if (wanted[found[i].kind])
           {
             all[count].finding = found[i];
             all[count++].context = (uint32_t) c;

@@ -174,6 +174,18 @@ finding_kind_name (enum finding_kind kind)
 }
 
 int
+findings_shown_of (const struct profile_context *context, bool has_accesses,
+                   bool include_system, const struct finding_thresholds *t,
+                   struct finding *out, size_t *hidden)
+{
+  int count = findings_of (context, has_accesses, t, out);
+  if (include_system || !(context->origin & CONTEXT_FROM_SYSTEM))
+    return count;
+  *hidden += (size_t) count;
+  return 0;
+}
+
+int
 findings_of (const struct profile_context *context, bool has_accesses,
              const struct finding_thresholds *t, struct finding *out)
 {

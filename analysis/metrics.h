@@ -101,4 +101,12 @@ int findings_of (const struct profile_context *context, bool has_accesses,
                  const struct finding_thresholds *thresholds,
                  struct finding *out);
 
+/* findings_of, but none for a context the system allocated for itself
+   (origin.h's CONTEXT_FROM_SYSTEM) unless INCLUDE_SYSTEM: those are
+   added to *HIDDEN instead.  */
+int findings_shown_of (const struct profile_context *context, bool has_accesses,
+                       bool include_system,
+                       const struct finding_thresholds *thresholds,
+                       struct finding *out, size_t *hidden);
+
 #endif /* MEMPROF_ANALYSIS_METRICS_H */

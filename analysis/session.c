@@ -387,8 +387,14 @@ session_print_frames (struct session *session,
   size_t n = session_frames (session, context, false, &frames, &capacity);
   size_t site = session_site (frames, n);
   if (site > 0)
-    printf ("%s[%zu system frame%s folded: %s ...]\n", indent, site,
-            site == 1 ? "" : "s", frames[0].name);
+    {
+      /* The innermost folded function, its name cut short: C++ library
+         names run over a screen.  */
+      int length = (int) strcspn (frames[0].name, "(");
+      printf ("%s[%zu system frame%s folded: %.*s%s]\n", indent, site,
+              site == 1 ? "" : "s", length > 60 ? 57 : length, frames[0].name,
+              length > 60 ? "... ..." : " ...");
+    }
   size_t shown = limit == 0 || limit > n - site ? n - site : limit;
   for (size_t i = site; i < site + shown; i++)
     printf ("%s%s%s\n", indent,
