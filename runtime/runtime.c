@@ -190,6 +190,8 @@ __memprof_init (unsigned abi_version)
 {
   static _Atomic bool mismatch_reported;
   runtime_ensure_initialized ();
+  if (interceptors_note_modules != NULL)
+    interceptors_note_modules ();
   if (abi_version != MEMPROF_ABI_VERSION
       && !atomic_exchange (&mismatch_reported, true))
     log_printf ("a module was instrumented for ABI version %u but this runtime "

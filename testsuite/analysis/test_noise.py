@@ -17,6 +17,14 @@ no waste figures that mean nothing (issue 22, the analysis's part).
   the detail panel folds the STL's frames above the site in a <details>
   that opens to show them, the findings leave the system's out and say
   so, and --include-system puts them back;
+- the runtime's interceptors of mem* and str*: the std::string
+  libstdc++.so fills counts exactly what its memset and memcpy touched
+  (nothing with count_library_accesses=0), the vector's counts are the
+  same with and without them (the plugin's range calls are not counted
+  twice); noise_strings.c: strlen of a 101-byte heap string from
+  instrumented code adds exactly 13 counts, an instrumented memcpy of 4096
+  bytes counts 512, once; preloaded into a program built without the
+  plugin, nothing is counted;
 - --focus, --ignore and --suppressions keep and drop contexts, and a bad
   expression is an error naming the file and line;
 - noise_sampled.c built without the plugin and preloaded: every waste is
@@ -226,6 +234,58 @@ def test_report_page(binary, profile):
             browser.close()
 
 
+def accesses_by_site(binary, profile):
+    data = json.loads(analysis.memprof("show", "--format=json", "--top=0",
+                                       "--binary=" + binary, profile).stdout)
+    found = {}
+    for record in data["records"]:
+        found.setdefault(site_function(record), []).append((record["bytes"],
+                                                            record["accesses"]))
+    return {site: sorted(values) for site, values in found.items()}
+
+
+def test_interceptors(binary, profile):
+    off = analysis.profile_of(binary, "off.profraw", "count_library_accesses=0")
+    on, without = accesses_by_site(binary, profile), accesses_by_site(binary, off)
+    # append (256 Ki, 'x'): memset of 262144 bytes, then, grown for "end",
+    # copied out by memcpy (32768 + 32768); the new block: 262144 bytes
+    # copied in and 3 appended (32768 + 1).
+    results.check(on.get("library_string") == [(262145, 65536), (524289, 32769)],
+                  "interceptors: the string libstdc++.so fills counts what its memset "
+                  "and memcpy touched", str(on.get("library_string")))
+    results.check(without.get("library_string") == [(262145, 0), (524289, 0)],
+                  "count_library_accesses=0: nothing counted for it",
+                  str(without.get("library_string")))
+    results.check(on.get("fill_records") == without.get("fill_records")
+                  and on.get("fill_records")[0][1] > 0,
+                  "interceptors: the vector's counts (the plugin's range calls) are not "
+                  "counted twice", f"{on.get('fill_records')} {without.get('fill_records')}")
+
+    work = os.path.join(WORK, "strings")
+    os.makedirs(work, exist_ok=True)
+    source = os.path.join(HERE, "noise_strings.c")
+    strings = analysis.build(source, os.path.join(work, "strings"))
+    on = accesses_by_site(strings, analysis.profile_of(strings, "on.profraw"))
+    off = accesses_by_site(strings, analysis.profile_of(strings, "off.profraw",
+                                                        "count_library_accesses=0"))
+    results.check(on.get("string_site") == [(128, 114)] and off.get("string_site") == [(128, 101)],
+                  "interceptors: strlen from instrumented code counts the 13 steps it read",
+                  f"on {on.get('string_site')}, off {off.get('string_site')}")
+    results.check(on.get("copy_site") == [(4096, 512)] and off.get("copy_site") == [(4096, 512)],
+                  "interceptors: an instrumented memcpy is counted once, by the plugin",
+                  f"on {on.get('copy_site')}, off {off.get('copy_site')}")
+    plain = os.path.join(work, "plain")
+    subprocess.run(["gcc", "-O0", "-g", source, "-o", plain], check=True)
+    env = dict(os.environ, LD_PRELOAD=os.path.join(TOP, "runtime", "libmemprof.so"),
+               MEMPROF_OPTIONS="profile_file=plain.profraw")
+    ran = subprocess.run([plain], cwd=work, env=env, capture_output=True)
+    preloaded = accesses_by_site(plain, os.path.join(work, "plain.profraw"))
+    results.check(ran.returncode == 0 and preloaded.get("string_site") == [(128, 0)]
+                  and preloaded.get("copy_site") == [(4096, 0)],
+                  "interceptors: nothing counted in a program without instrumented code",
+                  str(preloaded))
+
+
 def test_patterns(binary, profile):
     def sites_of(*options):
         data = json.loads(analysis.memprof("show", "--format=json", "--top=0", *options,
@@ -329,6 +389,7 @@ def main():
                             os.path.join(WORK, "noise_program"), opt="-O2")
     profile = analysis.profile_of(binary, "noise.profraw")
     for name, test, args in (("noise", test_cxx_noise, (binary, profile)),
+                             ("interceptors", test_interceptors, (binary, profile)),
                              ("patterns", test_patterns, (binary, profile)),
                              ("report", test_report_page, (binary, profile)),
                              ("waste", test_waste_unknown, ())):
