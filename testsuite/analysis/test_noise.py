@@ -17,6 +17,8 @@ no waste figures that mean nothing (issue 22, the analysis's part).
   the detail panel folds the STL's frames above the site in a <details>
   that opens to show them, the findings leave the system's out and say
   so, and --include-system puts them back;
+- `make demo`'s examples (examples/*.c, *.cc, built as the demo builds
+  them): every finding is about the examples' own code;
 - the runtime's interceptors of mem* and str*: the std::string
   libstdc++.so fills counts exactly what its memset and memcpy touched
   (nothing with count_library_accesses=0), the vector's counts are the
@@ -244,6 +246,25 @@ def accesses_by_site(binary, profile):
     return {site: sorted(values) for site, values in found.items()}
 
 
+def test_demo_examples():
+    examples = os.path.join(TOP, "examples")
+    sys.path.insert(0, examples)
+    import demo
+    work = os.path.join(WORK, "demo")
+    os.makedirs(work, exist_ok=True)
+    for source, _ in demo.EXAMPLES:
+        binary = analysis.build(os.path.join(examples, source),
+                                os.path.join(work, source.split(".")[0]), opt="-O2")
+        profile = analysis.profile_of(binary, "demo.profraw")
+        data = json.loads(analysis.memprof("findings", "--format=json", "--binary=" + binary,
+                                           profile).stdout)
+        sites = [f["frames"][f.get("site", 0)] for f in data["findings"]]
+        results.check(sites and all(os.path.join(examples, source) + ":" in site
+                                    for site in sites),
+                      f"make demo: every finding of {source} is about its own code",
+                      "\n".join(sites))
+
+
 def test_interceptors(binary, profile):
     off = analysis.profile_of(binary, "off.profraw", "count_library_accesses=0")
     on, without = accesses_by_site(binary, profile), accesses_by_site(binary, off)
@@ -390,6 +411,7 @@ def main():
     profile = analysis.profile_of(binary, "noise.profraw")
     for name, test, args in (("noise", test_cxx_noise, (binary, profile)),
                              ("interceptors", test_interceptors, (binary, profile)),
+                             ("demo", test_demo_examples, ()),
                              ("patterns", test_patterns, (binary, profile)),
                              ("report", test_report_page, (binary, profile)),
                              ("waste", test_waste_unknown, ())):
