@@ -278,7 +278,7 @@ def test_interceptors(binary, profile):
                   "count_library_accesses=0: nothing counted for it",
                   str(without.get("library_string")))
     results.check(on.get("fill_records") == without.get("fill_records")
-                  and on.get("fill_records")[0][1] > 0,
+                  and (on.get("fill_records") or [(0, 0)])[0][1] > 0,
                   "interceptors: the vector's counts (the plugin's range calls) are not "
                   "counted twice", f"{on.get('fill_records')} {without.get('fill_records')}")
 
