@@ -58,6 +58,16 @@ starts_with (const char *text, const char *prefix)
   return strncmp (text, prefix, strlen (prefix)) == 0;
 }
 
+/* Does TEXT start with one of the COUNT PREFIXES?  */
+static bool
+starts_with_any (const char *text, const char *const *prefixes, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    if (starts_with (text, prefixes[i]))
+      return true;
+  return false;
+}
+
 const char *
 origin_module_file_name (const struct profile *profile, uint32_t module)
 {
@@ -78,23 +88,17 @@ origin_module_is_user (const struct profile *profile, uint32_t module)
   if (profile->modules[module].path == 0)
     return false;
   const char *path = profile_string (profile, profile->modules[module].path);
-  for (size_t i = 0; i < sizeof system_library_directories
-                             / sizeof system_library_directories[0];
-       i++)
-    if (starts_with (path, system_library_directories[i]))
-      return false;
-  return true;
+  return !starts_with_any (path, system_library_directories,
+                           sizeof system_library_directories
+                               / sizeof system_library_directories[0]);
 }
 
 bool
 origin_file_is_system (const char *file)
 {
-  for (size_t i = 0; i < sizeof system_header_directories
-                             / sizeof system_header_directories[0];
-       i++)
-    if (starts_with (file, system_header_directories[i]))
-      return true;
-  return false;
+  return starts_with_any (file, system_header_directories,
+                          sizeof system_header_directories
+                              / sizeof system_header_directories[0]);
 }
 
 /* Is MODULE the C library or the dynamic linker?  */

@@ -273,6 +273,19 @@ copy (copy_fn real, void *to, const void *from, size_t size)
   return real ? real (to, from, size) : plain_move (to, from, size);
 }
 
+/* SIZE bytes at FIRST and at SECOND (a copy's destination and source,
+   a comparison's operands) touched by a call from CALLER.  */
+static inline void
+count_two_ranges (const void *caller, bool counted_by_plugin, const void *first,
+                  const void *second, size_t size)
+{
+  if (counts_call (caller, counted_by_plugin))
+    {
+      count_range (first, size);
+      count_range (second, size);
+    }
+}
+
 static inline size_t
 length_of (const char *text)
 {
@@ -284,11 +297,7 @@ MEMPROF_EXPORT void *
 memcpy (void *to, const void *from, size_t size)
 {
   void *result = copy (real_memcpy (), to, from, size);
-  if (counts_call (__builtin_return_address (0), true))
-    {
-      count_range (to, size);
-      count_range (from, size);
-    }
+  count_two_ranges (__builtin_return_address (0), true, to, from, size);
   return result;
 }
 
@@ -296,11 +305,7 @@ MEMPROF_EXPORT void *
 memmove (void *to, const void *from, size_t size)
 {
   void *result = copy (real_memmove (), to, from, size);
-  if (counts_call (__builtin_return_address (0), true))
-    {
-      count_range (to, size);
-      count_range (from, size);
-    }
+  count_two_ranges (__builtin_return_address (0), true, to, from, size);
   return result;
 }
 
@@ -310,11 +315,7 @@ mempcpy (void *to, const void *from, size_t size)
   copy_fn real = real_mempcpy ();
   void *result = real ? real (to, from, size)
                       : (char *) plain_move (to, from, size) + size;
-  if (counts_call (__builtin_return_address (0), true))
-    {
-      count_range (to, size);
-      count_range (from, size);
-    }
+  count_two_ranges (__builtin_return_address (0), true, to, from, size);
   return result;
 }
 
@@ -337,11 +338,7 @@ memcmp (const void *a, const void *b, size_t size)
 {
   const unsigned char *x = a, *y = b;
   size_t read = compared_bytes (x, y, size, false);
-  if (counts_call (__builtin_return_address (0), false))
-    {
-      count_range (a, read);
-      count_range (b, read);
-    }
+  count_two_ranges (__builtin_return_address (0), false, a, b, read);
   return read == 0 ? 0 : (int) x[read - 1] - (int) y[read - 1];
 }
 
@@ -388,11 +385,7 @@ strcmp (const char *a, const char *b)
 {
   size_t read = compared_bytes ((const unsigned char *) a,
                                 (const unsigned char *) b, (size_t) -1, true);
-  if (counts_call (__builtin_return_address (0), false))
-    {
-      count_range (a, read);
-      count_range (b, read);
-    }
+  count_two_ranges (__builtin_return_address (0), false, a, b, read);
   return (int) (unsigned char) a[read - 1] - (int) (unsigned char) b[read - 1];
 }
 
@@ -401,11 +394,7 @@ strncmp (const char *a, const char *b, size_t limit)
 {
   size_t read = compared_bytes ((const unsigned char *) a,
                                 (const unsigned char *) b, limit, true);
-  if (counts_call (__builtin_return_address (0), false))
-    {
-      count_range (a, read);
-      count_range (b, read);
-    }
+  count_two_ranges (__builtin_return_address (0), false, a, b, read);
   if (read == 0)
     return 0;
   return (int) (unsigned char) a[read - 1] - (int) (unsigned char) b[read - 1];
@@ -416,11 +405,7 @@ strcpy (char *to, const char *from)
 {
   size_t size = length_of (from) + 1;
   copy (real_memcpy (), to, from, size);
-  if (counts_call (__builtin_return_address (0), false))
-    {
-      count_range (to, size);
-      count_range (from, size);
-    }
+  count_two_ranges (__builtin_return_address (0), false, to, from, size);
   return to;
 }
 
@@ -429,11 +414,7 @@ stpcpy (char *to, const char *from)
 {
   size_t size = length_of (from) + 1;
   copy (real_memcpy (), to, from, size);
-  if (counts_call (__builtin_return_address (0), false))
-    {
-      count_range (to, size);
-      count_range (from, size);
-    }
+  count_two_ranges (__builtin_return_address (0), false, to, from, size);
   return to + size - 1;
 }
 
