@@ -221,6 +221,9 @@ resolve (const char *name, void *volatile *slot)
 typedef void *(*copy_fn) (void *, const void *, size_t);
 typedef void *(*set_fn) (void *, int, size_t);
 typedef void *(*find_fn) (const void *, int, size_t);
+typedef int (*compare_fn) (const void *, const void *, size_t);
+typedef int (*string_compare_fn) (const char *, const char *);
+typedef int (*bounded_string_compare_fn) (const char *, const char *, size_t);
 typedef size_t (*length_fn) (const char *);
 typedef size_t (*bounded_length_fn) (const char *, size_t);
 
@@ -228,6 +231,9 @@ REAL (memcpy, copy_fn)
 REAL (memmove, copy_fn)
 REAL (mempcpy, copy_fn)
 REAL (memset, set_fn)
+REAL (memcmp, compare_fn)
+REAL (strcmp, string_compare_fn)
+REAL (strncmp, bounded_string_compare_fn)
 REAL (memchr, find_fn)
 REAL (strlen, length_fn)
 REAL (strnlen, bounded_length_fn)
@@ -333,13 +339,44 @@ memset (void *to, int value, size_t size)
   return to;
 }
 
+/* The comparisons: the result is the C library's own (its sign is all
+   the standard promises, and programs must see what they saw before); the
+   bytes read are counted apart, only when the call counts.  */
+static int
+compare (int (*real) (const void *, const void *, size_t), const void *caller,
+         const unsigned char *a, const unsigned char *b, size_t limit,
+         bool strings)
+{
+  size_t read = 0;
+  bool counted = counts_call (caller, false);
+  if (counted || real == NULL)
+    read = compared_bytes (a, b, limit, strings);
+  if (counted)
+    count_two_ranges (caller, false, a, b, read);
+  if (real != NULL)
+    return real (a, b, limit);
+  return read == 0 ? 0 : (int) a[read - 1] - (int) b[read - 1];
+}
+
+/* strcmp and strncmp as compare_fn, for compare.  */
+static int
+real_strcmp_as_compare (const void *a, const void *b, size_t limit)
+{
+  (void) limit;
+  return real_strcmp () (a, b);
+}
+
+static int
+real_strncmp_as_compare (const void *a, const void *b, size_t limit)
+{
+  return real_strncmp () (a, b, limit);
+}
+
 MEMPROF_EXPORT int
 memcmp (const void *a, const void *b, size_t size)
 {
-  const unsigned char *x = a, *y = b;
-  size_t read = compared_bytes (x, y, size, false);
-  count_two_ranges (__builtin_return_address (0), false, a, b, read);
-  return read == 0 ? 0 : (int) x[read - 1] - (int) y[read - 1];
+  return compare (real_memcmp (), __builtin_return_address (0), a, b, size,
+                  false);
 }
 
 PLAIN MEMPROF_EXPORT void *
@@ -383,21 +420,17 @@ strnlen (const char *text, size_t limit)
 MEMPROF_EXPORT int
 strcmp (const char *a, const char *b)
 {
-  size_t read = compared_bytes ((const unsigned char *) a,
-                                (const unsigned char *) b, (size_t) -1, true);
-  count_two_ranges (__builtin_return_address (0), false, a, b, read);
-  return (int) (unsigned char) a[read - 1] - (int) (unsigned char) b[read - 1];
+  return compare (real_strcmp () ? real_strcmp_as_compare : NULL,
+                  __builtin_return_address (0), (const unsigned char *) a,
+                  (const unsigned char *) b, (size_t) -1, true);
 }
 
 MEMPROF_EXPORT int
 strncmp (const char *a, const char *b, size_t limit)
 {
-  size_t read = compared_bytes ((const unsigned char *) a,
-                                (const unsigned char *) b, limit, true);
-  count_two_ranges (__builtin_return_address (0), false, a, b, read);
-  if (read == 0)
-    return 0;
-  return (int) (unsigned char) a[read - 1] - (int) (unsigned char) b[read - 1];
+  return compare (real_strncmp () ? real_strncmp_as_compare : NULL,
+                  __builtin_return_address (0), (const unsigned char *) a,
+                  (const unsigned char *) b, limit, true);
 }
 
 MEMPROF_EXPORT char *

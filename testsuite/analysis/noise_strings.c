@@ -2,9 +2,14 @@
    str* and mem* functions, with known counts (one count per 8 bytes of a
    range, as __memprof_range_access counts):
    - string_site: 101 bytes stored by instrumented code (101 counts), then
-     strlen reads them, NUL included: 13 counts more when intercepted;
+     strlen reads them, NUL included: 13 counts more when intercepted, and
+     the four comparisons with its copy read 71 bytes each: 4 x 9 more;
+   - its copy (strdup, in main): 1 store, the four comparisons (4 x 9) and
+     strnlen's 50 bytes (7): 44 when intercepted, 1 when not;
    - copy_site: 4096 bytes written by memcpy called from instrumented code:
-     512 counts, by the plugin's range call only, never twice.  */
+     512 counts, by the plugin's range call only, never twice.
+   It prints what the comparisons return, which must be what the C
+   library returns without the runtime.  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +37,12 @@ main (int argc, char **argv)
     text[i] = 'a';
   text[100] = '\0';
   size_t length = strlen (text);
+  char *other = strdup (text);
+  other[70] = 'b';
+  printf ("%d %d %d %d %zu\n", memcmp (text, other, 100),
+          memcmp (other, text, 80), strcmp (text, other),
+          strncmp (other, text, 90), strnlen (other, 50));
+  free (other);
   free (text);
 
   size_t size = 4095 + (size_t) argc; /* not a constant: a real call */

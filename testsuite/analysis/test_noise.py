@@ -24,9 +24,10 @@ no waste figures that mean nothing (issue 22, the analysis's part).
   (nothing with count_library_accesses=0), the vector's counts are the
   same with and without them (the plugin's range calls are not counted
   twice); noise_strings.c: strlen of a 101-byte heap string from
-  instrumented code adds exactly 13 counts, an instrumented memcpy of 4096
-  bytes counts 512, once; preloaded into a program built without the
-  plugin, nothing is counted;
+  instrumented code adds exactly 13 counts, each comparison exactly the
+  steps to the first difference, an instrumented memcpy of 4096 bytes
+  counts 512, once; the comparisons return what the C library returns;
+  preloaded into a program built without the plugin, nothing is counted;
 - --focus, --ignore and --suppressions keep and drop contexts, and a bad
   expression is an error naming the file and line;
 - noise_sampled.c built without the plugin and preloaded: every waste is
@@ -289,14 +290,23 @@ def test_interceptors(binary, profile):
     on = accesses_by_site(strings, analysis.profile_of(strings, "on.profraw"))
     off = accesses_by_site(strings, analysis.profile_of(strings, "off.profraw",
                                                         "count_library_accesses=0"))
-    results.check(on.get("string_site") == [(128, 114)] and off.get("string_site") == [(128, 101)],
-                  "interceptors: strlen from instrumented code counts the 13 steps it read",
-                  f"on {on.get('string_site')}, off {off.get('string_site')}")
+    results.check(on.get("string_site") == [(128, 150)] and off.get("string_site") == [(128, 101)]
+                  and (101, 44) in on.get("main", []) and (101, 1) in off.get("main", []),
+                  "interceptors: strlen, strnlen, memcmp, strcmp, strncmp from instrumented "
+                  "code count the 8-byte steps they read",
+                  f"on {on.get('string_site')} {on.get('main')}, "
+                  f"off {off.get('string_site')} {off.get('main')}")
     results.check(on.get("copy_site") == [(4096, 512)] and off.get("copy_site") == [(4096, 512)],
                   "interceptors: an instrumented memcpy is counted once, by the plugin",
                   f"on {on.get('copy_site')}, off {off.get('copy_site')}")
     plain = os.path.join(work, "plain")
-    subprocess.run(["gcc", "-O0", "-g", source, "-o", plain], check=True)
+    subprocess.run(["gcc", "-O0", "-g", "-fno-builtin", source, "-o", plain], check=True)
+    alone = subprocess.run([plain], cwd=work, capture_output=True, text=True)
+    profiled = subprocess.run([strings], cwd=work, capture_output=True, text=True,
+                              env=dict(os.environ, MEMPROF_OPTIONS="profile_file=again.profraw"))
+    results.check(alone.stdout == profiled.stdout and alone.returncode == profiled.returncode == 0,
+                  "interceptors: the comparisons return what the C library returns",
+                  f"alone {alone.stdout!r}, profiled {profiled.stdout!r}")
     env = dict(os.environ, LD_PRELOAD=os.path.join(TOP, "runtime", "libmemprof.so"),
                MEMPROF_OPTIONS="profile_file=plain.profraw")
     ran = subprocess.run([plain], cwd=work, env=env, capture_output=True)
