@@ -88,7 +88,10 @@ struct memprof_extra_record
   uint64_t live_allocations;      /* still live when written (folded in
                                      from the live blocks) */
   uint64_t live_bytes;            /* their requested bytes */
-  uint64_t reserved;
+  uint64_t access_sample_rate;    /* 0 or 1: every access counted; N: one
+                                     in N counted N times (option
+                                     access_sample_rate), so an allocation
+                                     with no count may have been accessed */
 } __attribute__ ((packed));
 
 /* Version 2: one per 64-byte granule of the program's data (its PT_LOAD

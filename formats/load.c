@@ -156,6 +156,7 @@ load_raw_profile (const struct raw_read_profile *raw, void *cookie)
             {
               extra.untouched_allocations = found->untouched_allocations;
               extra.touched_bytes = found->touched_bytes;
+              extra.access_sample_rate = found->access_sample_rate;
               /* Live at exit is leaked; live at any other dump is not.  */
               if (load->side.reason == MEMPROF_EXTRA_AT_EXIT)
                 {

@@ -342,7 +342,11 @@ serialize (const struct profile *profile, struct buffer *out)
           = &profile->contexts[c.context_order[i]];
       const uint32_t *locations = profile_context_locations (profile, context);
       put_u32 (out, context->location_count);
-      put_u32 (out, context->has_extra ? 1 : 0);
+      /* Flag 2: accesses were counted one in N (the rate itself is not
+         kept: only that a count of 0 does not mean untouched).  */
+      put_u32 (out, context->has_extra
+                        ? 1 | (context->extra.access_sample_rate > 1 ? 2 : 0)
+                        : 0);
       for (uint32_t j = 0; j < context->location_count; j++)
         put_u32 (out, c.location_rank[locations[j]]);
       if (context->location_count % 2 != 0)
@@ -752,7 +756,7 @@ read_contexts (struct reader *r, struct profile *profile, struct incoming *in)
       uint32_t location_count = get_u32 (r);
       uint32_t flags = get_u32 (r);
       uint64_t padded = (uint64_t) location_count + (location_count % 2);
-      if (!left (r, padded, 4) || flags > 1)
+      if (!left (r, padded, 4) || flags > 3 || flags == 2)
         {
           free (locations);
           return bad (r, at,
@@ -823,6 +827,7 @@ read_contexts (struct reader *r, struct profile *profile, struct incoming *in)
       extra.touched_bytes = get_u64 (r);
       extra.live_allocations = get_u64 (r);
       extra.live_bytes = get_u64 (r);
+      extra.access_sample_rate = flags & 2 ? 2 : 0;
       profile_add_context (profile, locations, location_count, &mib, histogram,
                            flags & 1 ? &extra : NULL);
       free (aligned);

@@ -347,6 +347,34 @@ profile_add_context (struct profile *profile, const uint32_t *locations,
       context->extra.touched_bytes += extra->touched_bytes;
       context->extra.live_allocations += extra->live_allocations;
       context->extra.live_bytes += extra->live_bytes;
+      if (extra->access_sample_rate > context->extra.access_sample_rate)
+        context->extra.access_sample_rate = extra->access_sample_rate;
+    }
+}
+
+void
+profile_keep_contexts (struct profile *profile, const bool *keep)
+{
+  size_t kept = 0;
+  for (size_t i = 0; i < profile->context_count; i++)
+    if (keep[i])
+      profile->contexts[kept++] = profile->contexts[i];
+    else
+      free (profile->contexts[i].histogram);
+  profile->context_count = kept;
+  /* The index maps keys to positions: make it anew.  */
+  index_table_free (&profile->context_index);
+  for (size_t i = 0; i < kept; i++)
+    {
+      const struct profile_context *context = &profile->contexts[i];
+      struct context_key key = { profile_context_locations (profile, context),
+                                 context->location_count };
+      index_table_reserve (&profile->context_index, i, context_hash, profile);
+      *index_table_slot (
+          &profile->context_index,
+          hash_bytes (key.locations, key.count * sizeof *key.locations),
+          context_equals, profile, &key)
+          = (uint32_t) i + 1;
     }
 }
 

@@ -76,6 +76,8 @@ struct profile_extra
   uint64_t live_allocations;      /* still live when a profile was written
                                      at exit: leaked */
   uint64_t live_bytes;
+  uint64_t access_sample_rate; /* the largest of the inputs': > 1 when
+                                  accesses were counted one in N */
 };
 
 struct profile_context
@@ -86,6 +88,7 @@ struct profile_context
   uint64_t *histogram; /* mib.access_histogram_size values, or NULL */
   struct profile_extra extra;
   uint32_t has_extra; /* every profile folded in had a side file */
+  uint32_t origin;    /* CONTEXT_* flags of origin.h, set once symbolized */
 };
 
 /* Accesses to one 64-byte granule of a module's data (the side file's
@@ -207,6 +210,10 @@ void profile_add_context (struct profile *profile, const uint32_t *locations,
                           const struct memprof_mib *mib,
                           const uint64_t *histogram,
                           const struct profile_extra *extra);
+
+/* Keep the contexts whose KEEP[index] is true, in their order, and drop
+   the others (their locations stay, unused).  */
+void profile_keep_contexts (struct profile *profile, const bool *keep);
 
 /* The locations of CONTEXT, leaf first.  */
 static inline const uint32_t *

@@ -45,6 +45,10 @@ extern bool runtime_histogram;
 extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
 
 void runtime_ensure_initialized (void);
+/* interceptors.c (the shared runtime only; NULL in the static one):
+   look at the modules loaded since the last call, for the instrumented
+   ones.  */
+void interceptors_note_modules (void) __attribute__ ((weak));
 uint32_t runtime_now_ms (void);
 
 /* ---- Segments of the modules (profile.c, modules.c) ---- */

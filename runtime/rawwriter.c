@@ -189,7 +189,6 @@ raw_extra_write (struct raw_writer *writer, struct memprof_extra_header header,
       if (records[i].mib.alloc_count == 0)
         continue;
       extra.stack_id = records[i].id;
-      extra.reserved = 0;
       raw_writer_put (writer, &extra, sizeof extra);
     }
   raw_writer_put (writer, globals, global_count * sizeof *globals);

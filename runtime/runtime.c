@@ -199,6 +199,8 @@ __memprof_init (unsigned abi_version, unsigned mode)
 {
   static _Atomic bool mismatch_reported;
   runtime_ensure_initialized ();
+  if (interceptors_note_modules != NULL)
+    interceptors_note_modules ();
   if (abi_version != MEMPROF_ABI_VERSION)
     {
       if (!atomic_exchange (&mismatch_reported, true))

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "emit.h"
 #include "metrics.h"
+#include "origin.h"
 #include "session.h"
 #include "util.h"
 
@@ -25,6 +26,15 @@ static const char usage[]
       "  --binary=FILE             symbolize with FILE's DWARF\n"
       "  --no-libraries            do not look for the program's shared "
       "libraries\n"
+      "  --include-system          also what the C/C++ runtime, system "
+      "libraries\n"
+      "                            and start-up allocate for themselves "
+      "(hidden)\n"
+      "  --focus=REGEX             only contexts with a frame matching "
+      "REGEX\n"
+      "  --ignore=REGEX            no context with a frame matching REGEX\n"
+      "  --suppressions=FILE       no context with a frame matching a line "
+      "of FILE\n"
       "  --kind=KIND[,KIND...]     only these kinds\n"
       "  --top=N                   the first N findings (default all)\n"
       "  --format=text|json        (default text)\n"
@@ -139,14 +149,25 @@ cmd_findings (int argc, char **argv)
   struct profile *profile = &session.profile;
   bool has_accesses = metrics_profile_has_accesses (profile);
 
-  size_t count = 0;
+  size_t count = 0, hidden = 0;
   struct found *all
       = xmalloc (profile->context_count * FINDING_COUNT * sizeof *all + 1);
   for (size_t c = 0; c < profile->context_count; c++)
     {
       struct finding found[FINDING_COUNT];
-      int n = findings_of (&profile->contexts[c], has_accesses, &thresholds,
+      size_t hidden_here = 0;
+      int n = findings_shown_of (&profile->contexts[c], has_accesses,
+                                 session.include_system, &thresholds, found,
+                                 &hidden_here);
+      if (hidden_here > 0)
+        {
+          /* Only the kinds asked for count as hidden.  */
+          n = findings_of (&profile->contexts[c], has_accesses, &thresholds,
                            found);
+          for (int i = 0; i < n; i++)
+            hidden += wanted[found[i].kind];
+          n = 0;
+        }
       for (int i = 0; i < n; i++)
         if (wanted[found[i].kind])
           {
@@ -162,9 +183,10 @@ cmd_findings (int argc, char **argv)
   char line[1024], bytes[32];
   if (json)
     printf ("{\n  \"has_accesses\": %s,\n  \"has_side_file\": %s,\n"
+            "  \"hidden_system_findings\": %zu,\n"
             "  \"findings\": [",
             has_accesses ? "true" : "false",
-            profile->inputs_with_extra > 0 ? "true" : "false");
+            profile->inputs_with_extra > 0 ? "true" : "false", hidden);
   else
     {
       printf ("%zu finding%s in %zu contexts", count, count == 1 ? "" : "s",
@@ -172,6 +194,11 @@ cmd_findings (int argc, char **argv)
       if (shown < count)
         printf (" (the first %zu)", shown);
       printf (".\n");
+      if (hidden > 0)
+        printf ("%zu finding%s about what the C/C++ runtime, system "
+                "libraries or start-up allocate for themselves hidden; "
+                "--include-system to show them.\n",
+                hidden, hidden == 1 ? "" : "s");
       if (!has_accesses)
         printf ("No access counts (the program was not built with the "
                 "plugin): never-touched and over-reserved cannot be told.\n");
@@ -198,7 +225,9 @@ cmd_findings (int argc, char **argv)
               emit_json_string (
                   stdout, session_frame_text (&frames[f], line, sizeof line));
             }
-          printf ("]}");
+          /* The first frame in the user's code: the allocation site.  */
+          printf ("], \"site\": %zu, \"system\": %s}", session_site (frames, n),
+                  context->origin & CONTEXT_FROM_SYSTEM ? "true" : "false");
         }
       else
         {

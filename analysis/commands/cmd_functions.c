@@ -4,7 +4,10 @@
    per call.
 
    A context counts for the function that called the allocator: its leaf
-   frame, frame 0 after inlining is expanded (exclusive, the default); or,
+   frame, frame 0 after inlining is expanded, or rather its first frame in
+   the user's code (session_site: frames of the C++ library inlined from
+   system headers and frames of system libraries are not anyone's
+   function to fix) (exclusive, the default); or,
    with --inclusive, for every distinct function of its stack, so that a
    function's row holds what it and its callees allocated and main's row
    holds everything.  */
@@ -27,7 +30,11 @@ static const char usage[]
       "the bytes (TotalSize) and the bytes per call.  A context counts for "
       "the\n"
       "function that called the allocator (its leaf frame, after "
-      "inlining).\n"
+      "inlining), or\n"
+      "rather its first frame in the user's code: the C++ library's "
+      "frames\n"
+      "inlined from system headers and system libraries' frames are "
+      "skipped.\n"
       "\n"
       "  --binary=FILE        symbolize with FILE's DWARF (the profiled "
       "program;\n"
@@ -174,6 +181,9 @@ static size_t
 allocation_site (const struct view_frame *frames, size_t n,
                  bool skip_unsymbolized)
 {
+  size_t site = session_site (frames, n);
+  if (site > 0)
+    return site;
   if (skip_unsymbolized)
     for (size_t i = 0; i < n; i++)
       if (frames[i].debug_info)

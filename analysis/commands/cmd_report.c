@@ -13,7 +13,7 @@
    The data's shape (the page's script reads nothing else):
      title, inputs [paths], profiles (merged), profilesWithExtra,
      hasAccesses, histogramGranule, binaries [paths],
-     unsymbolizedLocations, mibFields [LLVM names], findingKinds [names],
+     unsymbolizedLocations, hiddenSystemFindings, mibFields [LLVM names], findingKinds [names],
      strings [text],
      locations [[[name, file, line, column, flags], ...]]: each call-stack
        location's frames, innermost first; name and file index strings;
@@ -24,7 +24,11 @@
        data cannot tell), stack [locations, leaf first], mib [values in
        mibFields' order], extra [untouched allocations, touched bytes,
        live allocations, live bytes] or null, histogram [values] or null,
-       findings [[kind, bytes, text], ...]}.  */
+       findings [[kind, bytes, text], ...], siteFrame: the index, in
+       the stack's frames, of the first one in the user's code (0 when
+       none is; the frames before it are folded), system: allocated by
+       the system for itself (its findings are left out unless
+       --include-system, and counted in hiddenSystemFindings)}.  */
 
 #include <inttypes.h>
 #include <math.h>
@@ -34,6 +38,7 @@
 #include "commands.h"
 #include "metrics.h"
 #include "mibfields.h"
+#include "origin.h"
 #include "report_template.h"
 #include "session.h"
 #include "util.h"
@@ -62,6 +67,17 @@ static const char usage[]
       "addresses\n"
       "  --no-libraries            do not look for the program's shared "
       "libraries\n"
+      "  --include-system          also the findings about what the C/C++ "
+      "runtime,\n"
+      "                            system libraries and start-up allocate "
+      "for\n"
+      "                            themselves (hidden by default)\n"
+      "  --focus=REGEX, --ignore=REGEX, --suppressions=FILE\n"
+      "                            only the contexts with a frame matching "
+      "a\n"
+      "                            --focus REGEX, none with a frame "
+      "matching an\n"
+      "                            --ignore REGEX or a line of FILE\n"
       "  --title=TEXT              the page's title (default \"Memory "
       "profile:\n"
       "                            NAME\", NAME the first profile's file "
@@ -90,6 +106,7 @@ struct report
   char **inputs;
   int input_count;
   bool has_accesses;
+  size_t hidden_system_findings; /* left out: see origin.h */
   struct view_frame *frames;
   size_t frame_capacity;
   /* Profile string index -> index in the data's strings, and back.  */
@@ -283,9 +300,14 @@ append_context (struct report *report, struct buffer *out,
   else
     buffer_printf (out, "null");
 
+  bool system = context->origin & CONTEXT_FROM_SYSTEM;
+  buffer_printf (out, ",\n \"siteFrame\":%zu,\"system\":%s",
+                 session_site (report->frames, count),
+                 system ? "true" : "false");
   struct finding findings[FINDING_COUNT];
-  int found = findings_of (context, report->has_accesses, &finding_defaults,
-                           findings);
+  int found = findings_shown_of (
+      context, report->has_accesses, report->session.include_system,
+      &finding_defaults, findings, &report->hidden_system_findings);
   buffer_printf (out, ",\n \"findings\":[");
   for (int i = 0; i < found; i++)
     {
@@ -345,10 +367,12 @@ append_data (struct report *report, struct buffer *out)
   buffer_printf (out,
                  "],\n\"profiles\":%" PRIu64 ",\"profilesWithExtra\":%" PRIu64
                  ",\"hasAccesses\":%s,\"histogramGranule\":%" PRIu32
-                 ",\"unsymbolizedLocations\":%zu,\n\"mibFields\":[",
+                 ",\"unsymbolizedLocations\":%zu,\"hiddenSystemFindings\":%zu"
+                 ",\n\"mibFields\":[",
                  profile->inputs, profile->inputs_with_extra,
                  report->has_accesses ? "true" : "false",
-                 profile->histogram_granule, unsymbolized_locations (report));
+                 profile->histogram_granule, unsymbolized_locations (report),
+                 report->hidden_system_findings);
   for (size_t f = 0; f < mib_field_count; f++)
     {
       buffer_printf (out, "%s", f ? "," : "");

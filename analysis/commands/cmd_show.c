@@ -11,6 +11,7 @@
 #include "metrics.h"
 #include "mibfields.h"
 #include "session.h"
+#include "origin.h"
 #include "show_globals.h"
 #include "util.h"
 
@@ -24,6 +25,14 @@ static const char usage[]
       "                    shared libraries too, each with --binary)\n"
       "  --no-libraries    do not look for the program's shared "
       "libraries\n"
+      "  --include-system  also the findings about what the C/C++ runtime, "
+      "system\n"
+      "                    libraries and start-up allocate for themselves\n"
+      "  --focus=REGEX     only contexts with a frame matching REGEX (its "
+      "function\n"
+      "                    or file); --ignore=REGEX: none with one; "
+      "--suppressions=\n"
+      "                    FILE: none with a frame matching a line of FILE\n"
       "  --sort=KEY        bytes|allocs|accesses|density|lifetime|waste "
       "(default bytes;\n"
       "                    YAML keeps the profile's order unless given)\n"
@@ -64,6 +73,8 @@ struct show
   enum format format;
   bool globals; /* --globals */
   bool has_accesses;
+  size_t hidden_system_findings;
+  bool unknown_waste_shown;
   struct view_frame *frame_buffer;
   size_t frame_capacity;
 };
@@ -107,13 +118,26 @@ print_text (struct show *show, const uint32_t *order, size_t count)
               m.accesses, m.density, m.lifetime_ms,
               m.waste_known ? format_bytes (m.waste, waste, sizeof waste)
                             : "?");
-      int found = findings_of (context, show->has_accesses, &finding_defaults,
-                               findings);
+      show->unknown_waste_shown |= !m.waste_known;
+      int found = findings_shown_of (
+          context, show->has_accesses, show->session.include_system,
+          &finding_defaults, findings, &show->hidden_system_findings);
       for (int i = 0; i < found; i++)
         printf ("     ! %s\n", findings[i].text);
       session_print_frames (&show->session, context, "       ",
                             (size_t) show->frames, true);
     }
+  if (show->unknown_waste_shown)
+    printf (
+        "\nwaste ?: untouched bytes cannot be told: no access counts, "
+        "accesses\ncounted one in N (access_sample_rate), or allocated by "
+        "library code the\nplugin did not instrument (docs/analysis.md).\n");
+  if (show->hidden_system_findings > 0)
+    printf ("%s%zu finding%s about what the C/C++ runtime, system libraries "
+            "or start-up\nallocate for themselves hidden; --include-system "
+            "to show them.\n",
+            show->unknown_waste_shown ? "" : "\n", show->hidden_system_findings,
+            show->hidden_system_findings == 1 ? "" : "s");
 }
 
 /* ---- JSON ---- */
@@ -177,8 +201,9 @@ print_json (struct show *show, const uint32_t *order, size_t count)
       else
         printf ("null");
       printf (",\n     \"findings\": [");
-      int found = findings_of (context, show->has_accesses, &finding_defaults,
-                               findings);
+      int found = findings_shown_of (
+          context, show->has_accesses, show->session.include_system,
+          &finding_defaults, findings, &show->hidden_system_findings);
       for (int i = 0; i < found; i++)
         {
           printf (
@@ -195,7 +220,10 @@ print_json (struct show *show, const uint32_t *order, size_t count)
           printf ("%s\n       ", i ? "," : "");
           print_json_frame (&show->frame_buffer[i]);
         }
-      printf ("]}");
+      /* SITE: the index of the first frame in the user's code.  */
+      printf ("],\n     \"site\": %zu, \"system\": %s}",
+              session_site (show->frame_buffer, n),
+              context->origin & CONTEXT_FROM_SYSTEM ? "true" : "false");
     }
   printf ("\n  ]\n}\n");
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "origin.h"
 #include "util.h"
 
 const struct finding_thresholds finding_defaults = {
@@ -33,6 +34,14 @@ const char *
 sort_key_name (enum sort_key key)
 {
   return sort_keys[key];
+}
+
+bool
+metrics_untouched_known (const struct profile_context *context,
+                         bool has_accesses)
+{
+  return has_accesses && context->extra.access_sample_rate <= 1
+         && !(context->origin & CONTEXT_UNCOUNTED_CALLER);
 }
 
 bool
@@ -70,6 +79,8 @@ metrics_of (const struct profile_context *context, bool has_accesses,
   m->mean_size = m->bytes / count;
   m->lifetime_density
       = (double) mib->total_lifetime_access_density / count / 100.0;
+  if (!metrics_untouched_known (context, has_accesses))
+    return;
   if (context->has_extra)
     {
       double touched = (double) context->extra.touched_bytes;
@@ -81,7 +92,7 @@ metrics_of (const struct profile_context *context, bool has_accesses,
       m->waste = m->bytes * histogram_untouched_share (context);
       m->waste_known = true;
     }
-  else if (mib->total_access_count == 0 && has_accesses)
+  else if (mib->total_access_count == 0)
     {
       m->waste = m->bytes;
       m->waste_known = true;
@@ -113,12 +124,15 @@ struct ranked
 {
   double value, bytes;
   uint32_t index;
+  bool unknown; /* the value cannot be told: ranked after every known one */
 };
 
 static int
 compare_ranked (const void *a, const void *b)
 {
   const struct ranked *x = a, *y = b;
+  if (x->unknown != y->unknown)
+    return x->unknown ? 1 : -1;
   if (x->value != y->value)
     return x->value > y->value ? -1 : 1;
   if (x->bytes != y->bytes)
@@ -139,6 +153,7 @@ metrics_rank (const struct profile *profile, enum sort_key key)
       const struct profile_context *context = &profile->contexts[i];
       metrics_of (context, has_accesses, &m);
       ranked[i].value = metric_value (&m, key);
+      ranked[i].unknown = key == SORT_WASTE && !m.waste_known;
       ranked[i].bytes = m.bytes;
       ranked[i].index = (uint32_t) i;
     }
@@ -159,6 +174,18 @@ finding_kind_name (enum finding_kind kind)
 }
 
 int
+findings_shown_of (const struct profile_context *context, bool has_accesses,
+                   bool include_system, const struct finding_thresholds *t,
+                   struct finding *out, size_t *hidden)
+{
+  int count = findings_of (context, has_accesses, t, out);
+  if (include_system || !(context->origin & CONTEXT_FROM_SYSTEM))
+    return count;
+  *hidden += (size_t) count;
+  return 0;
+}
+
+int
 findings_of (const struct profile_context *context, bool has_accesses,
              const struct finding_thresholds *t, struct finding *out)
 {
@@ -169,7 +196,9 @@ findings_of (const struct profile_context *context, bool has_accesses,
 
   metrics_of (context, has_accesses, &m);
   double untouched_allocs = 0;
-  if (has_accesses)
+  /* Untouched is only told when every access could be counted.  */
+  bool untouched_known = metrics_untouched_known (context, has_accesses);
+  if (untouched_known)
     {
       if (mib->total_access_count == 0)
         untouched_allocs = m.allocs;
@@ -194,7 +223,7 @@ findings_of (const struct profile_context *context, bool has_accesses,
                   untouched_allocs, m.allocs,
                   format_bytes (f->bytes, size, sizeof size));
     }
-  else if (has_accesses && !context->has_extra && mib->min_access_count == 0)
+  else if (untouched_known && !context->has_extra && mib->min_access_count == 0)
     {
       struct finding *f = &out[count++];
       f->kind = FINDING_NEVER_TOUCHED;
@@ -207,7 +236,7 @@ findings_of (const struct profile_context *context, bool has_accesses,
 
   /* Over-reserved: of the allocations that were touched, most of the
      bytes were not.  */
-  if (has_accesses && m.waste_known && untouched_allocs < m.allocs)
+  if (untouched_known && m.waste_known && untouched_allocs < m.allocs)
     {
       double touched_allocs_bytes = m.bytes - untouched_allocs * m.mean_size;
       double unused = m.waste - untouched_allocs * m.mean_size;

@@ -24,7 +24,8 @@ struct metrics
      per byte per second (TotalLifetimeAccessDensity / AllocCount / 100).  */
   double lifetime_density;
   double waste;     /* bytes never touched, as far as the data tells */
-  bool waste_known; /* the profile can tell untouched bytes */
+  bool waste_known; /* untouched bytes can be told (metrics_untouched_known)
+                       and the profile has the data: else WASTE is 0 */
 };
 
 enum sort_key
@@ -50,6 +51,15 @@ void metrics_of (const struct profile_context *context, bool has_accesses,
 /* The indices of PROFILE's contexts ranked by KEY, largest first (ties
    by bytes, then by index); the caller frees it.  */
 uint32_t *metrics_rank (const struct profile *profile, enum sort_key key);
+
+/* Can CONTEXT's untouched allocations and bytes be told: HAS_ACCESSES
+   (its profile counted accesses), every access counted (no
+   access_sample_rate), and its allocation called from the user's code
+   (origin.h: code the plugin did not instrument may access it)?  When
+   not, its waste is unknown and it has no never-touched or
+   over-reserved finding.  */
+bool metrics_untouched_known (const struct profile_context *context,
+                              bool has_accesses);
 
 /* Does PROFILE hold access counts at all (was its program instrumented)?
    Without them no context can be called untouched.  */
@@ -90,5 +100,13 @@ const char *finding_kind_name (enum finding_kind kind);
 int findings_of (const struct profile_context *context, bool has_accesses,
                  const struct finding_thresholds *thresholds,
                  struct finding *out);
+
+/* findings_of, but none for a context the system allocated for itself
+   (origin.h's CONTEXT_FROM_SYSTEM) unless INCLUDE_SYSTEM: those are
+   added to *HIDDEN instead.  */
+int findings_shown_of (const struct profile_context *context, bool has_accesses,
+                       bool include_system,
+                       const struct finding_thresholds *thresholds,
+                       struct finding *out, size_t *hidden);
 
 #endif /* MEMPROF_ANALYSIS_METRICS_H */

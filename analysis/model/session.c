@@ -9,6 +9,8 @@
 
 #include "datasymbols.h"
 #include "libraries.h"
+#include "origin.h"
+#include "patterns.h"
 #include "symbolize.h"
 #include "util.h"
 
@@ -29,6 +31,7 @@ session_free (struct session *session)
     free (session->demangled[i]);
   free (session->demangled);
   free (session->binaries);
+  patterns_free (&session->patterns);
   profile_free (&session->profile);
 }
 
@@ -44,6 +47,13 @@ session_option (struct session *session, int argc, char **argv, int *index)
       session->no_libraries = true;
       return true;
     }
+  else if (strcmp (arg, "--include-system") == 0)
+    {
+      session->include_system = true;
+      return true;
+    }
+  else if (patterns_option (&session->patterns, argc, argv, index))
+    return true;
   else if (strcmp (arg, "--binary") == 0)
     {
       if (*index + 1 >= argc)
@@ -204,6 +214,8 @@ session_symbolize (struct session *session)
     session_symbolize_with (session, session->binaries[b], true);
   for (size_t b = 0; b < session->binary_count; b++)
     session_symbolize_libraries (session, session->binaries[b]);
+  origin_mark (&session->profile, session_location_is_runtime);
+  patterns_apply (&session->patterns, session);
 }
 
 const char *
@@ -247,6 +259,29 @@ is_allocation_entry_point (const char *name)
   return false;
 }
 
+bool
+session_location_is_runtime (const struct profile *profile, uint32_t location,
+                             bool leaf)
+{
+  const struct profile_location *where = &profile->locations[location];
+  if (where->frame_count == 0)
+    return false;
+  const struct profile_frame *first = &profile->frames[where->first_frame];
+  return profile_is_llvm_runtime_file (profile_string (profile, first->file))
+         || (leaf && (first->flags & PROFILE_FRAME_NO_DEBUG_INFO)
+             && is_allocation_entry_point (
+                 profile_string (profile, first->function)));
+}
+
+size_t
+session_site (const struct view_frame *frames, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    if (frames[i].user)
+      return i;
+  return 0;
+}
+
 size_t
 session_frames (struct session *session, const struct profile_context *context,
                 bool llvm_only, struct view_frame **frames, size_t *capacity)
@@ -264,13 +299,9 @@ session_frames (struct session *session, const struct profile_context *context,
       /* The frames of LLVM's runtime (clang's profiles) are never
          anyone's allocation site: its source files, and, at the top of
          the stack, its entry points built without debug information.  */
-      if (first != NULL
-          && (profile_is_llvm_runtime_file (
-                  profile_string (profile, first->file))
-              || (count == 0 && (first->flags & PROFILE_FRAME_NO_DEBUG_INFO)
-                  && is_allocation_entry_point (
-                      profile_string (profile, first->function)))))
+      if (session_location_is_runtime (profile, locations[i], count == 0))
         continue;
+      bool user_module = origin_module_is_user (profile, location->module);
       if (llvm_only && !profile_location_is_llvm_frame (profile, locations[i]))
         continue;
       uint32_t n = location->frame_count ? location->frame_count : 1;
@@ -285,13 +316,20 @@ session_frames (struct session *session, const struct profile_context *context,
           memset (view, 0, sizeof *view);
           view->address = location->address;
           view->file = "";
+          view->user = user_module;
           if (first == NULL)
             {
               /* Unsymbolized: its address, in its module if it has one
-                 (named by the start of its build id).  */
+                 (named by its file when known, else by the start of its
+                 build id).  */
               char name[96];
+              const char *module_file
+                  = origin_module_file_name (profile, location->module);
               if (location->module == PROFILE_NO_MODULE)
                 snprintf (name, sizeof name, "0x%llx",
+                          (unsigned long long) location->address);
+              else if (module_file != NULL)
+                snprintf (name, sizeof name, "%s+0x%llx", module_file,
                           (unsigned long long) location->address);
               else
                 {
@@ -315,6 +353,7 @@ session_frames (struct session *session, const struct profile_context *context,
           view->inlined = frame->flags & PROFILE_FRAME_INLINED;
           view->debug_info = !(frame->flags & PROFILE_FRAME_NO_DEBUG_INFO);
           view->guid = frame->guid;
+          view->user = user_module && !origin_file_is_system (view->file);
         }
     }
   return count;
@@ -346,13 +385,23 @@ session_print_frames (struct session *session,
   size_t capacity = 0;
   char line[1024];
   size_t n = session_frames (session, context, false, &frames, &capacity);
-  size_t shown = limit == 0 || limit > n ? n : limit;
-  for (size_t i = 0; i < shown; i++)
+  size_t site = session_site (frames, n);
+  if (site > 0)
+    {
+      /* The innermost folded function, its name cut short: C++ library
+         names run over a screen.  */
+      int length = (int) strcspn (frames[0].name, "(");
+      printf ("%s[%zu system frame%s folded: %.*s%s]\n", indent, site,
+              site == 1 ? "" : "s", length > 60 ? 57 : length, frames[0].name,
+              length > 60 ? "... ..." : " ...");
+    }
+  size_t shown = limit == 0 || limit > n - site ? n - site : limit;
+  for (size_t i = site; i < site + shown; i++)
     printf ("%s%s%s\n", indent,
             session_frame_text (&frames[i], line, sizeof line),
             mark_inlined && frames[i].inlined ? " [inlined]" : "");
-  if (shown < n)
-    printf ("%s... %zu more frame%s\n", indent, n - shown,
-            n - shown == 1 ? "" : "s");
+  if (site + shown < n)
+    printf ("%s... %zu more frame%s\n", indent, n - site - shown,
+            n - site - shown == 1 ? "" : "s");
   free (frames);
 }

@@ -7,17 +7,28 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <regex.h>
 #include <stdint.h>
 
 #include "profile.h"
+
+/* Contexts kept or dropped by the regular expressions of --focus,
+   --ignore and --suppressions (origin.h).  */
+struct session_patterns
+{
+  regex_t *focus, *ignore;
+  size_t focus_count, ignore_count;
+};
 
 struct session
 {
   struct profile profile;
   const char **binaries; /* from --binary */
   size_t binary_count;
-  bool no_libraries; /* --no-libraries */
-  char **demangled;  /* per string, made on first use */
+  bool no_libraries;   /* --no-libraries */
+  bool include_system; /* --include-system: findings of CONTEXT_FROM_SYSTEM */
+  struct session_patterns patterns;
+  char **demangled; /* per string, made on first use */
   size_t demangled_count;
 };
 
@@ -25,8 +36,9 @@ void session_init (struct session *session);
 void session_free (struct session *session);
 
 /* Handle ARGV[*INDEX] if it is an option every subcommand that reads
-   profiles takes (--binary FILE, --binary=FILE, --no-libraries); advance
-   *INDEX past it.  Returns true when it was one.  */
+   profiles takes (--binary FILE, --binary=FILE, --no-libraries,
+   --include-system, --focus=REGEX, --ignore=REGEX, --suppressions=FILE);
+   advance *INDEX past it.  Returns true when it was one.  */
 bool session_option (struct session *session, int argc, char **argv,
                      int *index);
 
@@ -41,7 +53,9 @@ void session_load (struct session *session, char **paths, int count,
    their DWARF, and then those of the shared libraries they load, found
    as the dynamic linker finds them, when their build ids are modules of
    the profile (unless --no-libraries).  A binary whose build id is no
-   module of the profile: a message with both build ids, exit status 2.  */
+   module of the profile: a message with both build ids, exit status 2.
+   Then mark each context's origin (origin.h) and keep only the contexts
+   that --focus, --ignore and --suppressions let through (patterns.h).  */
 void session_symbolize (struct session *session);
 
 /* The libraries' part of that, for PROGRAM.  */
@@ -67,6 +81,8 @@ struct view_frame
   uint32_t line_offset; /* line - the function's first line, as LLVM */
   bool inlined;         /* into the next frame */
   bool debug_info;      /* false: from the symbol table or unsymbolized */
+  bool user;            /* in the user's own code (origin.h): a user's
+                           module, not inlined from a system header */
   uint64_t guid;
   uint64_t address; /* of its location (module-relative) */
 };
@@ -81,12 +97,23 @@ size_t session_frames (struct session *session,
                        const struct profile_context *context, bool llvm_only,
                        struct view_frame **frames, size_t *capacity);
 
+/* Is LOCATION the profiler runtime's own (clang's runtime: its source
+   files, or, as the stack's LEAF, its entry points without debug
+   information)?  Such frames are never anyone's allocation site.  */
+bool session_location_is_runtime (const struct profile *profile,
+                                  uint32_t location, bool leaf);
+
+/* The allocation site of a context whose COUNT frames are FRAMES: the
+   index of its first frame in the user's code, or 0 when none is.  */
+size_t session_site (const struct view_frame *frames, size_t count);
+
 /* "name (file:line:column)" of FRAME into OUT.  */
 char *session_frame_text (const struct view_frame *frame, char *out,
                           size_t size);
 
-/* Print CONTEXT's frames on stdout, one a line after INDENT: at most
-   LIMIT (0: all), then how many more there are.  */
+/* Print CONTEXT's frames on stdout, one a line after INDENT, from its
+   site (session_site; a line says how many system frames above it are
+   folded): at most LIMIT (0: all), then how many more there are.  */
 void session_print_frames (struct session *session,
                            const struct profile_context *context,
                            const char *indent, size_t limit, bool mark_inlined);

@@ -16,6 +16,8 @@ MEMPROF_OPTIONS=profile_file=..., then checks:
     --width, --title, no external references;
   - --help of both, and that bad options and bad input exit with 2.
 
+The exclusive table charges strdup's context to copy, its first frame in
+the program's code, not to the C library's frame that called malloc.
 The C library's own frames (above main, and strdup's) are unsymbolized
 addresses whose values depend on the machine: the test reads them from
 the output once and then expects them exactly.
@@ -147,14 +149,13 @@ def row(name, calls, bytes_, contexts, debug_info=True, function=None,
 
 
 def exclusive_rows(libc_strdup, skip_unsymbolized):
-    rows = [row("g", 1, 1000, 1), row("f", 6, 600, 2), row("h", 2, 500, 2),
+    # strdup's context counts for copy, its first frame in the program's
+    # code, with or without --skip-unsymbolized: the C library's frame
+    # (libc_strdup) is not the user's function.
+    return [row("g", 1, 1000, 1), row("f", 6, 600, 2), row("h", 2, 500, 2),
             row("recurse", 1, 64, 1),
-            row("ns::make()", 1, 48, 1, function="_ZN2ns4makeEv")]
-    if skip_unsymbolized:
-        rows.append(row("copy", 1, 32, 1))
-    else:
-        rows.append(row(libc_strdup, 1, 32, 1, debug_info=False))
-    return rows
+            row("ns::make()", 1, 48, 1, function="_ZN2ns4makeEv"),
+            row("copy", 1, 32, 1)]
 
 
 def inclusive_rows(libc_strdup, prefix, skip_unsymbolized):
@@ -268,7 +269,7 @@ def test_functions_text(libc_strdup):
                 ("h", "2", "22.3%", "500 B", "250 B", SOURCE),
                 ("recurse", "1", "2.9%", "64 B", "64 B", SOURCE),
                 ("ns::make()", "1", "2.1%", "48 B", "48 B", SOURCE),
-                (libc_strdup, "1", "1.4%", "32 B", "32 B", None),
+                ("copy", "1", "1.4%", "32 B", "32 B", SOURCE),
                 ("total", "12", "100.0%", "2.2 KiB", "187 B", None)]
     start = lines.index(header[0]) + 1 if header else 0
     body = lines[start:]
@@ -307,9 +308,10 @@ def expected_stacks(prefix, libc_strdup, metric):
                   "ns::make()": 48, "recurse;recurse;recurse": 64},
         "allocs": {"copy;" + libc_strdup: 1, "g": 1, "g;f": 6, "h": 2,
                    "ns::make()": 1, "recurse;recurse;recurse": 1},
-        # h, recurse and strdup's bytes are never touched.
-        "waste": {"copy;" + libc_strdup: 32, "h": 500,
-                  "recurse;recurse;recurse": 64},
+        # h's and recurse's bytes are never touched; strdup's waste is
+        # unknown (the C library's strdup wrote them, uninstrumented: see
+        # docs/analysis.md, "What is left out and why"), so not drawn.
+        "waste": {"h": 500, "recurse;recurse;recurse": 64},
         # f's and recurse's allocations are kept.
         "live": {"g;f": 600, "recurse;recurse;recurse": 64},
     }[metric]
@@ -673,10 +675,12 @@ def main():
     build_and_run_program()
     lines_of = source_lines()
 
-    # The frames the C library adds: strdup's allocation site, and the
-    # frames above main (the same in every stack).
-    exclusive = functions_json()["functions"]
-    unsymbolized = [r["name"] for r in exclusive if not r["debug_info"]]
+    # The frames the C library adds: strdup's allocation site (the one
+    # unsymbolized frame of one context), and the frames above main (the
+    # same in every stack).
+    inclusive = functions_json("--inclusive")["functions"]
+    unsymbolized = [r["name"] for r in inclusive
+                    if not r["debug_info"] and r["contexts"] == 1]
     check(len(unsymbolized) == 1 and re.match(
         r"^(\[[0-9a-f]{8}\]\+)?0x[0-9a-f]+$", unsymbolized[0]),
         "strdup's allocation site is one unsymbolized frame", str(unsymbolized))

@@ -278,7 +278,7 @@ EXTRA_HEADER_FIELDS = ("magic", "version", "header_size", "profile_size", "profi
                        "record_count", "granule_size", "reason", "timestamp_ms", "global_count")
 EXTRA_RECORD = struct.Struct("<6Q")
 EXTRA_RECORD_FIELDS = ("stack_id", "untouched_allocations", "touched_bytes",
-                       "live_allocations", "live_bytes", "reserved")
+                       "live_allocations", "live_bytes", "access_sample_rate")
 EXTRA_GLOBAL = struct.Struct("<2Q")
 EXTRA_REASONS = {"exit": 0, "api": 1, "signal": 2, "interval": 3}
 
@@ -394,14 +394,14 @@ def check_side_file(label, profile_path, reason, granule=64):
                   f"{label}: one side-file record per MIB of the profile",
                   f"{sorted(ids)} vs {sorted(mibs)}")
     outside = [record for record in records if record["stack_id"] not in mibs
-               or record["reserved"] != 0
+               or record["access_sample_rate"] < 1
                or record["untouched_allocations"] > mibs[record["stack_id"]]["AllocCount"]
                or record["live_allocations"] > mibs[record["stack_id"]]["AllocCount"]
                or record["touched_bytes"] > mibs[record["stack_id"]]["TotalSize"]
                or record["live_bytes"] > mibs[record["stack_id"]]["TotalSize"]]
     results.check(not outside, f"{label}: every side-file record within its MIB (untouched "
                   "and live allocations at most AllocCount, touched and live bytes at most "
-                  "TotalSize)", str(outside))
+                  "TotalSize, the access sample rate at least 1)", str(outside))
     if reason in ("exit", "api"):
         # Written by the program's only thread: nothing was freed after
         # the dump began (a runtime thread's dump may see later frees).

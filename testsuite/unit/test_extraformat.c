@@ -143,7 +143,7 @@ build_sample (void)
       if (i != 1) /* record 22: alloc_count 0, not in the profile */
         mib_init_one (&sample_records[i].mib, 100, 1, 0, 1, 0, 0);
       sample_extras[i].stack_id = 0xbad; /* replaced by the record's id */
-      sample_extras[i].reserved = 0xbad; /* written as 0 */
+      sample_extras[i].access_sample_rate = 10 * i + 5; /* written as is */
       sample_extras[i].untouched_allocations = 10 * i + 1;
       sample_extras[i].touched_bytes = 10 * i + 2;
       sample_extras[i].live_allocations = 10 * i + 3;
@@ -196,7 +196,7 @@ START_TEST (test_side_file_layout)
       ck_assert_uint_eq (get_u64 (bytes, at + 16), 10 * i + 2);
       ck_assert_uint_eq (get_u64 (bytes, at + 24), 10 * i + 3);
       ck_assert_uint_eq (get_u64 (bytes, at + 32), 10 * i + 4);
-      ck_assert_uint_eq (get_u64 (bytes, at + 40), 0);
+      ck_assert_uint_eq (get_u64 (bytes, at + 40), 10 * i + 5);
     }
   ck_assert_uint_eq (get_u64 (bytes, 208), 0x4040);
   ck_assert_uint_eq (get_u64 (bytes, 216), 7);

@@ -1,0 +1,498 @@
+/* Interceptors of the C library's mem* and str* functions, as the
+   sanitizers have: a memcpy or a strlen that code the plugin did not
+   instrument makes on the heap (libstdc++.so filling a std::string, a
+   third-party library copying a buffer) counts its ranges in the shadow,
+   one count per 8 bytes as __memprof_range_access counts them.
+
+   What counts, exactly once:
+   - memcpy, memmove, mempcpy and memset count only when called from
+     outside the instrumented modules: the plugin already turns those
+     calls of instrumented code into a range call (gcc-plugin/accesses.cc),
+     so counting them here too would count them twice.  A module is
+     instrumented when its dynamic symbols name __memprof_init (its
+     constructors call it); each call of __memprof_init looks at the
+     modules loaded since the last one and records the executable
+     segments of the instrumented ones;
+   - the other functions (memcmp, memchr, strlen, strcmp, strcpy...) count
+     from every caller: the plugin counts none of them;
+   - the runtime's own calls never count (calls from libmemprof.so's own
+     code), and nothing counts before an instrumented module has called
+     __memprof_init: an uninstrumented program run with LD_PRELOAD keeps
+     having no access counts at all, which `memprof` reports as such.
+   The bytes counted are those the function's result shows it read or
+   wrote (a strcmp to the first difference, a strlen to the NUL included),
+   as LLVM's runtime counts them.
+
+   What is not seen: calls made inside the C library itself (its internal
+   calls do not go through the dynamic linker), inlined or vectorized
+   copies in uninstrumented code, and calls through a function pointer in
+   instrumented code.  Only the shared runtime (libmemprof.so) has these
+   interceptors: a static link does not interpose another library's
+   calls.  Option count_library_accesses=0 turns them off.  */
+
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+/* Executable segments of instrumented modules, and of the runtime.  */
+#define MAX_CODE_RANGES 256
+
+struct code_range
+{
+  uintptr_t start, end;
+};
+
+static struct code_range instrumented_code[MAX_CODE_RANGES];
+static _Atomic size_t instrumented_code_count;
+static spinlock_t modules_lock;
+/* The load addresses of the modules already looked at.  */
+static uintptr_t examined_modules[MAX_CODE_RANGES];
+static size_t examined_module_count;
+
+static struct code_range runtime_code[8];
+static _Atomic size_t runtime_code_count;
+
+/* The runtime's own module: the one that holds this function.  */
+static bool
+is_runtime_module (const struct dl_phdr_info *info)
+{
+  uintptr_t own = (uintptr_t) &interceptors_note_modules;
+  for (size_t i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *segment = &info->dlpi_phdr[i];
+      uintptr_t start = info->dlpi_addr + segment->p_vaddr;
+      if (segment->p_type == PT_LOAD && own >= start
+          && own < start + segment->p_memsz)
+        return true;
+    }
+  return false;
+}
+
+/* Does the module name __memprof_init in its dynamic string table: was it
+   built with the plugin (its constructors call it)?  The constructor's
+   call is often a tail call, so its return address does not tell the
+   module.  */
+static bool
+is_instrumented_module (const struct dl_phdr_info *info)
+{
+  static const char name[] = MEMPROF_INIT_NAME;
+  for (size_t i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *segment = &info->dlpi_phdr[i];
+      if (segment->p_type != PT_DYNAMIC)
+        continue;
+      const ElfW (Dyn) *dynamic
+          = (const ElfW (Dyn) *) (info->dlpi_addr + segment->p_vaddr);
+      uintptr_t strings = 0, size = 0;
+      for (; dynamic->d_tag != DT_NULL; dynamic++)
+        if (dynamic->d_tag == DT_STRTAB)
+          strings = dynamic->d_un.d_ptr;
+        else if (dynamic->d_tag == DT_STRSZ)
+          size = dynamic->d_un.d_val;
+      /* The dynamic linker relocates DT_STRTAB in place on x86-64; the
+         vDSO's is left as the file has it.  */
+      if (strings != 0 && strings < info->dlpi_addr)
+        strings += info->dlpi_addr;
+      return strings != 0
+             && memmem ((const void *) strings, size, name, sizeof name)
+                    != NULL;
+    }
+  return false;
+}
+
+static void
+add_code_ranges (const struct dl_phdr_info *info, struct code_range *ranges,
+                 size_t capacity, _Atomic size_t *count)
+{
+  size_t used = atomic_load (count);
+  for (size_t i = 0; i < info->dlpi_phnum && used < capacity; i++)
+    {
+      const ElfW (Phdr) *segment = &info->dlpi_phdr[i];
+      if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_X))
+        continue;
+      ranges[used].start = info->dlpi_addr + segment->p_vaddr;
+      ranges[used].end = ranges[used].start + segment->p_memsz;
+      used++;
+    }
+  atomic_store (count, used);
+}
+
+static int
+examine_module (struct dl_phdr_info *info, size_t size, void *data)
+{
+  (void) size;
+  (void) data;
+  for (size_t i = 0; i < examined_module_count; i++)
+    if (examined_modules[i] == info->dlpi_addr)
+      return 0;
+  if (examined_module_count == MAX_CODE_RANGES)
+    return 1;
+  examined_modules[examined_module_count++] = info->dlpi_addr;
+  bool runtime = is_runtime_module (info);
+  if (runtime)
+    add_code_ranges (info, runtime_code,
+                     sizeof runtime_code / sizeof runtime_code[0],
+                     &runtime_code_count);
+  else if (is_instrumented_module (info))
+    {
+      add_code_ranges (info, instrumented_code, MAX_CODE_RANGES,
+                       &instrumented_code_count);
+      if (runtime_options.verbosity >= 2)
+        log_printf ("interceptors: %s is instrumented: its mem* calls are "
+                    "counted by the plugin, not here",
+                    info->dlpi_name[0] ? info->dlpi_name : "the program");
+    }
+  return 0;
+}
+
+void
+interceptors_note_modules (void)
+{
+  spin_lock (&modules_lock);
+  dl_iterate_phdr (examine_module, NULL);
+  spin_unlock (&modules_lock);
+}
+
+static bool
+in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
+{
+  for (size_t i = 0; i < count; i++)
+    if (address >= ranges[i].start && address < ranges[i].end)
+      return true;
+  return false;
+}
+
+/* Does a call from CALLER count?  RANGES_COUNTED_BY_PLUGIN: the function
+   is one the plugin counts in instrumented code.  */
+static inline bool
+counts_call (const void *caller, bool ranges_counted_by_plugin)
+{
+  size_t instrumented
+      = atomic_load_explicit (&instrumented_code_count, memory_order_acquire);
+  if (instrumented == 0 || !runtime_options.count_library_accesses)
+    return false;
+  uintptr_t address = (uintptr_t) caller;
+  if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
+    return false;
+  return !ranges_counted_by_plugin
+         || !in_ranges (instrumented_code, instrumented, address);
+}
+
+static inline void
+count_range (const void *address, size_t size)
+{
+  if (size > 0)
+    __memprof_range_access (address, size);
+}
+
+/* ---- The C library's functions ---- */
+
+/* Looked up on first use; until then (and while dlsym itself calls one
+   of them) the plain loops below stand in.  They must stay loops: GCC
+   would otherwise turn them into calls of the very functions they stand
+   in for.  */
+#define PLAIN __attribute__ ((optimize ("no-tree-loop-distribute-patterns")))
+
+static __thread int resolving __attribute__ ((tls_model ("initial-exec")));
+
+static void *
+resolve (const char *name, void *volatile *slot)
+{
+  void *found = *slot;
+  if (found != NULL || resolving)
+    return found;
+  resolving++;
+  found = dlsym (RTLD_NEXT, name);
+  resolving--;
+  *slot = found;
+  return found;
+}
+
+#define REAL(name, type)                                                       \
+  static void *volatile real_##name##_slot;                                    \
+  static inline type real_##name (void)                                        \
+  {                                                                            \
+    return (type) resolve (#name, &real_##name##_slot);                        \
+  }
+
+typedef void *(*copy_fn) (void *, const void *, size_t);
+typedef void *(*set_fn) (void *, int, size_t);
+typedef void *(*find_fn) (const void *, int, size_t);
+typedef int (*compare_fn) (const void *, const void *, size_t);
+typedef int (*string_compare_fn) (const char *, const char *);
+typedef int (*bounded_string_compare_fn) (const char *, const char *, size_t);
+typedef size_t (*length_fn) (const char *);
+typedef size_t (*bounded_length_fn) (const char *, size_t);
+
+REAL (memcpy, copy_fn)
+REAL (memmove, copy_fn)
+REAL (mempcpy, copy_fn)
+REAL (memset, set_fn)
+REAL (memcmp, compare_fn)
+REAL (strcmp, string_compare_fn)
+REAL (strncmp, bounded_string_compare_fn)
+REAL (memchr, find_fn)
+REAL (strlen, length_fn)
+REAL (strnlen, bounded_length_fn)
+
+PLAIN static void *
+plain_move (void *to, const void *from, size_t size)
+{
+  unsigned char *d = to;
+  const unsigned char *s = from;
+  if (d < s)
+    for (size_t i = 0; i < size; i++)
+      d[i] = s[i];
+  else
+    for (size_t i = size; i > 0; i--)
+      d[i - 1] = s[i - 1];
+  return to;
+}
+
+PLAIN static size_t
+plain_length (const char *text, size_t limit)
+{
+  size_t length = 0;
+  while (length < limit && text[length] != '\0')
+    length++;
+  return length;
+}
+
+/* The bytes of A and B a comparison of at most LIMIT bytes reads: to the
+   first difference (or NUL, for strings), included.  */
+PLAIN static size_t
+compared_bytes (const unsigned char *a, const unsigned char *b, size_t limit,
+                bool strings)
+{
+  size_t i = 0;
+  while (i < limit && a[i] == b[i] && !(strings && a[i] == '\0'))
+    i++;
+  return i < limit ? i + 1 : limit;
+}
+
+static inline void *
+copy (copy_fn real, void *to, const void *from, size_t size)
+{
+  return real ? real (to, from, size) : plain_move (to, from, size);
+}
+
+/* SIZE bytes at FIRST and at SECOND (a copy's destination and source,
+   a comparison's operands) touched by a call from CALLER.  */
+static inline void
+count_two_ranges (const void *caller, bool counted_by_plugin, const void *first,
+                  const void *second, size_t size)
+{
+  if (counts_call (caller, counted_by_plugin))
+    {
+      count_range (first, size);
+      count_range (second, size);
+    }
+}
+
+static inline size_t
+length_of (const char *text)
+{
+  length_fn real = real_strlen ();
+  return real ? real (text) : plain_length (text, (size_t) -1);
+}
+
+MEMPROF_EXPORT void *
+memcpy (void *to, const void *from, size_t size)
+{
+  void *result = copy (real_memcpy (), to, from, size);
+  count_two_ranges (__builtin_return_address (0), true, to, from, size);
+  return result;
+}
+
+MEMPROF_EXPORT void *
+memmove (void *to, const void *from, size_t size)
+{
+  void *result = copy (real_memmove (), to, from, size);
+  count_two_ranges (__builtin_return_address (0), true, to, from, size);
+  return result;
+}
+
+MEMPROF_EXPORT void *
+mempcpy (void *to, const void *from, size_t size)
+{
+  copy_fn real = real_mempcpy ();
+  void *result = real ? real (to, from, size)
+                      : (char *) plain_move (to, from, size) + size;
+  count_two_ranges (__builtin_return_address (0), true, to, from, size);
+  return result;
+}
+
+PLAIN MEMPROF_EXPORT void *
+memset (void *to, int value, size_t size)
+{
+  set_fn real = real_memset ();
+  if (real != NULL)
+    real (to, value, size);
+  else
+    for (size_t i = 0; i < size; i++)
+      ((unsigned char *) to)[i] = (unsigned char) value;
+  if (counts_call (__builtin_return_address (0), true))
+    count_range (to, size);
+  return to;
+}
+
+/* The comparisons: the result is the C library's own (its sign is all
+   the standard promises, and programs must see what they saw before); the
+   bytes read are counted apart, only when the call counts.  */
+static int
+compare (int (*real) (const void *, const void *, size_t), const void *caller,
+         const unsigned char *a, const unsigned char *b, size_t limit,
+         bool strings)
+{
+  size_t read = 0;
+  bool counted = counts_call (caller, false);
+  if (counted || real == NULL)
+    read = compared_bytes (a, b, limit, strings);
+  if (counted)
+    count_two_ranges (caller, false, a, b, read);
+  if (real != NULL)
+    return real (a, b, limit);
+  return read == 0 ? 0 : (int) a[read - 1] - (int) b[read - 1];
+}
+
+/* strcmp and strncmp as compare_fn, for compare.  */
+static int
+real_strcmp_as_compare (const void *a, const void *b, size_t limit)
+{
+  (void) limit;
+  return real_strcmp () (a, b);
+}
+
+static int
+real_strncmp_as_compare (const void *a, const void *b, size_t limit)
+{
+  return real_strncmp () (a, b, limit);
+}
+
+MEMPROF_EXPORT int
+memcmp (const void *a, const void *b, size_t size)
+{
+  return compare (real_memcmp (), __builtin_return_address (0), a, b, size,
+                  false);
+}
+
+PLAIN MEMPROF_EXPORT void *
+memchr (const void *where, int value, size_t size)
+{
+  find_fn real = real_memchr ();
+  void *result = NULL;
+  if (real != NULL)
+    result = real (where, value, size);
+  else
+    for (size_t i = 0; i < size && result == NULL; i++)
+      if (((const unsigned char *) where)[i] == (unsigned char) value)
+        result = (void *) ((const unsigned char *) where + i);
+  if (counts_call (__builtin_return_address (0), false))
+    count_range (
+        where, result
+                   ? (size_t) ((const char *) result - (const char *) where) + 1
+                   : size);
+  return result;
+}
+
+MEMPROF_EXPORT size_t
+strlen (const char *text)
+{
+  size_t length = length_of (text);
+  if (counts_call (__builtin_return_address (0), false))
+    count_range (text, length + 1);
+  return length;
+}
+
+MEMPROF_EXPORT size_t
+strnlen (const char *text, size_t limit)
+{
+  bounded_length_fn real = real_strnlen ();
+  size_t length = real ? real (text, limit) : plain_length (text, limit);
+  if (counts_call (__builtin_return_address (0), false))
+    count_range (text, length < limit ? length + 1 : limit);
+  return length;
+}
+
+MEMPROF_EXPORT int
+strcmp (const char *a, const char *b)
+{
+  return compare (real_strcmp () ? real_strcmp_as_compare : NULL,
+                  __builtin_return_address (0), (const unsigned char *) a,
+                  (const unsigned char *) b, (size_t) -1, true);
+}
+
+MEMPROF_EXPORT int
+strncmp (const char *a, const char *b, size_t limit)
+{
+  return compare (real_strncmp () ? real_strncmp_as_compare : NULL,
+                  __builtin_return_address (0), (const unsigned char *) a,
+                  (const unsigned char *) b, limit, true);
+}
+
+MEMPROF_EXPORT char *
+strcpy (char *to, const char *from)
+{
+  size_t size = length_of (from) + 1;
+  copy (real_memcpy (), to, from, size);
+  count_two_ranges (__builtin_return_address (0), false, to, from, size);
+  return to;
+}
+
+MEMPROF_EXPORT char *
+stpcpy (char *to, const char *from)
+{
+  size_t size = length_of (from) + 1;
+  copy (real_memcpy (), to, from, size);
+  count_two_ranges (__builtin_return_address (0), false, to, from, size);
+  return to + size - 1;
+}
+
+MEMPROF_EXPORT char *
+strcat (char *to, const char *from)
+{
+  size_t at = length_of (to), size = length_of (from) + 1;
+  copy (real_memcpy (), to + at, from, size);
+  if (counts_call (__builtin_return_address (0), false))
+    {
+      count_range (to, at + size);
+      count_range (from, size);
+    }
+  return to;
+}
+
+PLAIN MEMPROF_EXPORT char *
+strchr (const char *text, int value)
+{
+  size_t length = length_of (text);
+  const char *found = NULL;
+  if ((char) value == '\0')
+    found = text + length;
+  else
+    {
+      find_fn real = real_memchr ();
+      found = real ? real (text, value, length) : NULL;
+      for (size_t i = 0; real == NULL && i < length && found == NULL; i++)
+        if (text[i] == (char) value)
+          found = text + i;
+    }
+  if (counts_call (__builtin_return_address (0), false))
+    count_range (text, found ? (size_t) (found - text) + 1 : length + 1);
+  return (char *) found;
+}
+
+PLAIN MEMPROF_EXPORT char *
+strrchr (const char *text, int value)
+{
+  size_t length = length_of (text);
+  const char *found = NULL;
+  for (size_t i = 0; i <= length; i++)
+    if (text[i] == (char) value)
+      found = text + i;
+  if (counts_call (__builtin_return_address (0), false))
+    count_range (text, length + 1);
+  return (char *) found;
+}
