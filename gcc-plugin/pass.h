@@ -19,4 +19,17 @@ register_pass_after (const char *plugin_name, opt_pass *pass,
   register_callback (plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
 }
 
+/* Insert PASS before the INSTANCE-th pass named REFERENCE.  */
+static inline void
+register_pass_before (const char *plugin_name, opt_pass *pass,
+                      const char *reference, int instance)
+{
+  struct register_pass_info info;
+  info.pass = pass;
+  info.reference_pass_name = reference;
+  info.ref_pass_instance_number = instance;
+  info.pos_op = PASS_POS_INSERT_BEFORE;
+  register_callback (plugin_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &info);
+}
+
 #endif /* MEMPROF_PLUGIN_PASS_H */

@@ -66,14 +66,13 @@
 
 #include "plugin.h"
 #include "stack_analysis.h"
+#include "stack_params.h"
 
 /* The bound on pointer-chain walks (LLVM's getUnderlyingObject uses 6).  */
 #define POINTER_WALK_DEPTH 32
 
-/* Is DECL storage of the current frame?  An automatic variable, a
-   parameter, or the result slot -- unless the result is returned in
-   memory, whose storage is the caller's (possibly heap).  */
-static bool
+/* See stack_analysis.h.  */
+bool
 decl_is_frame_storage (tree decl)
 {
   /* A result returned in memory is written where the caller says: with
@@ -143,8 +142,13 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
   /* A name met again on a PHI cycle adds no new origin.  */
   if (visited->add (pointer))
     return SKIP_POINTER_TO_STACK;
+  /* The incoming value of a parameter: stack when every call passes an
+     address in the callers' frames (stack_params.cc).  */
   if (SSA_NAME_IS_DEFAULT_DEF (pointer))
-    return INSTRUMENT;
+    return SSA_NAME_VAR (pointer) != NULL_TREE
+                   && parameter_is_callers_frame (SSA_NAME_VAR (pointer))
+               ? SKIP_CALLERS_FRAMES
+               : INSTRUMENT;
   def = SSA_NAME_DEF_STMT (pointer);
 
   if (gphi *phi = dyn_cast<gphi *> (def))
@@ -329,27 +333,55 @@ frame_decl_uids (void)
 }
 
 /* GCC's points-to solution for POINTER (computed at -O1 and above): stack
-   when it names only variables of this frame.  Heap objects are fake
-   variables that are not frame decls, so a pointer that may reach the
+   when it names only variables of this frame (rule 4), or only automatic
+   variables of any function of the unit (rule 6).  Heap objects are fake
+   variables that are never frame decls, so a pointer that may reach the
    heap never passes; neither does one that may point anywhere, to
    globals, or to escaped memory.  */
-static bool
-points_only_to_frame (tree pointer, bitmap *frame_uids)
+static enum verdict
+points_to_verdict (tree pointer, bitmap *frame_uids)
 {
   struct ptr_info_def *info;
   struct pt_solution *pt;
 
   if (TREE_CODE (pointer) != SSA_NAME
       || (info = SSA_NAME_PTR_INFO (pointer)) == NULL)
-    return false;
+    return INSTRUMENT;
   pt = &info->pt;
   if (pt->anything || pt->nonlocal || pt->escaped || pt->ipa_escaped
       || pt->vars_contains_nonlocal || pt->vars_contains_escaped_heap
       || pt->vars == NULL || bitmap_empty_p (pt->vars))
-    return false;
+    return INSTRUMENT;
   if (*frame_uids == NULL)
     *frame_uids = frame_decl_uids ();
-  return !bitmap_intersect_compl_p (pt->vars, *frame_uids);
+  if (!bitmap_intersect_compl_p (pt->vars, *frame_uids))
+    return SKIP_POINTS_TO_STACK;
+  bitmap automatic = unit_automatic_variables ();
+  if (automatic == NULL || !plugin_options.other_frames)
+    return INSTRUMENT;
+  bitmap_head others;
+  bitmap_initialize (&others, &bitmap_default_obstack);
+  bitmap_and_compl (&others, pt->vars, *frame_uids);
+  bool only_automatic = !bitmap_intersect_compl_p (&others, automatic);
+  bitmap_clear (&others);
+  return only_automatic ? SKIP_POINTS_TO_OTHER_FRAMES : INSTRUMENT;
+}
+
+/* See stack_analysis.h.  */
+bool
+argument_is_stack (tree value)
+{
+  hash_set<tree> visited;
+  bitmap frame_uids = NULL;
+  bool stack = address_proof (value, &visited, 0) != INSTRUMENT;
+  if (!stack)
+    {
+      STRIP_NOPS (value);
+      stack = points_to_verdict (value, &frame_uids) != INSTRUMENT;
+    }
+  if (frame_uids)
+    BITMAP_FREE (frame_uids);
+  return stack;
 }
 
 /* See stack_analysis.h.  */
@@ -395,7 +427,5 @@ stack_verdict (tree ref, tree address, enum stack_analysis level,
   enum verdict verdict = address_proof (pointer, &visited, 0);
   if (verdict != INSTRUMENT)
     return verdict;
-  if (points_only_to_frame (pointer, frame_uids))
-    return SKIP_POINTS_TO_STACK;
-  return INSTRUMENT;
+  return points_to_verdict (pointer, frame_uids);
 }
