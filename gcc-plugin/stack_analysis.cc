@@ -114,6 +114,19 @@ address_proof (tree address, hash_set<tree> *visited, int depth)
   return INSTRUMENT;
 }
 
+/* What VALUE, one origin of a pointer where several meet (a PHI, a
+   conditional, an argument, a returned value), is known to point into.  A
+   null pointer constant is no heap memory and spoils no proof: C makes
+   arithmetic on it undefined, and dereferencing it never reaches a heap
+   block.  */
+static enum verdict
+origin_proof (tree value, hash_set<tree> *visited, int depth)
+{
+  if (integer_zerop (value))
+    return SKIP_LOCAL_VARIABLE;
+  return address_proof (value, visited, depth);
+}
+
 /* Combine the proofs of two origins of one pointer: stack only when both
    are; the reason reported is the weaker one.  */
 static enum verdict
@@ -159,8 +172,8 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
       for (unsigned i = 0; i < gimple_phi_num_args (phi); i++)
         {
           result
-              = both_stack (result, address_proof (gimple_phi_arg_def (phi, i),
-                                                   visited, depth + 1));
+              = both_stack (result, origin_proof (gimple_phi_arg_def (phi, i),
+                                                  visited, depth + 1));
           if (result == INSTRUMENT)
             return INSTRUMENT;
         }
@@ -180,6 +193,11 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
                                address_proof (gimple_call_arg (def, index),
                                               visited, depth + 1));
         }
+      /* A function of this unit that returns only stack addresses
+         (stack_params.cc).  */
+      tree callee = gimple_call_fndecl (def);
+      if (callee != NULL_TREE && function_returns_stack (callee))
+        return SKIP_CALLERS_FRAMES;
       return INSTRUMENT;
     }
   if (!is_gimple_assign (def))
@@ -204,8 +222,8 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
       }
     case COND_EXPR:
       return both_stack (
-          address_proof (gimple_assign_rhs2 (def), visited, depth + 1),
-          address_proof (gimple_assign_rhs3 (def), visited, depth + 1));
+          origin_proof (gimple_assign_rhs2 (def), visited, depth + 1),
+          origin_proof (gimple_assign_rhs3 (def), visited, depth + 1));
     default:
       return INSTRUMENT;
     }
@@ -373,7 +391,7 @@ argument_is_stack (tree value)
 {
   hash_set<tree> visited;
   bitmap frame_uids = NULL;
-  bool stack = address_proof (value, &visited, 0) != INSTRUMENT;
+  bool stack = origin_proof (value, &visited, 0) != INSTRUMENT;
   if (!stack)
     {
       STRIP_NOPS (value);

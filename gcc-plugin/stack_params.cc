@@ -42,6 +42,7 @@
 #include "basic-block.h"
 #include "gimple.h"
 #include "ssa.h"
+#include "tree-cfg.h"
 #include "cgraph.h"
 #include "bitmap.h"
 #include "attribs.h"
@@ -56,6 +57,7 @@
    released before any function is expanded.  */
 static bitmap_obstack proofs_obstack;
 static bitmap proven_parameters;   /* DECL_UIDs */
+static bitmap proven_returns;      /* DECL_UIDs of functions */
 static bitmap automatic_variables; /* DECL_PT_UIDs */
 
 /* See stack_params.h.  */
@@ -64,6 +66,14 @@ parameter_is_callers_frame (tree parm)
 {
   return proven_parameters != NULL && TREE_CODE (parm) == PARM_DECL
          && bitmap_bit_p (proven_parameters, DECL_UID (parm));
+}
+
+/* See stack_params.h.  */
+bool
+function_returns_stack (tree fndecl)
+{
+  return proven_returns != NULL
+         && bitmap_bit_p (proven_returns, DECL_UID (fndecl));
 }
 
 /* See stack_params.h.  */
@@ -130,6 +140,31 @@ withdraw_unproven (cgraph_node *node)
   return changed;
 }
 
+/* Take away the proof that NODE returns only stack addresses if one of
+   its returns is not proven.  True when it was taken away.  */
+static bool
+withdraw_unproven_return (cgraph_node *node)
+{
+  basic_block bb;
+  bool proven = true;
+
+  if (!bitmap_bit_p (proven_returns, DECL_UID (node->decl)))
+    return false;
+  push_cfun (DECL_STRUCT_FUNCTION (node->decl));
+  FOR_EACH_BB_FN (bb, cfun)
+  {
+    greturn *ret = safe_dyn_cast<greturn *> (last_stmt (bb));
+    if (ret
+        && (gimple_return_retval (ret) == NULL_TREE
+            || !argument_is_stack (gimple_return_retval (ret))))
+      proven = false;
+  }
+  pop_cfun ();
+  if (!proven)
+    bitmap_clear_bit (proven_returns, DECL_UID (node->decl));
+  return !proven;
+}
+
 /* Record the frame storage of every function: rule 6's universe.  */
 static void
 collect_automatic_variables (cgraph_node *node)
@@ -171,6 +206,7 @@ prove_parameters (void)
   bitmap_obstack_initialize (&proofs_obstack);
   proven_parameters = BITMAP_ALLOC (&proofs_obstack);
   automatic_variables = BITMAP_ALLOC (&proofs_obstack);
+  proven_returns = BITMAP_ALLOC (&proofs_obstack);
 
   /* Apply inlining and the other IPA transforms to every body first: the
      call edges then name the calls as they will be compiled.  */
@@ -194,6 +230,11 @@ prove_parameters (void)
           bitmap_set_bit (proven_parameters, DECL_UID (parm));
           any = true;
         }
+    if (POINTER_TYPE_P (TREE_TYPE (TREE_TYPE (node->decl))))
+      {
+        bitmap_set_bit (proven_returns, DECL_UID (node->decl));
+        any = true;
+      }
     if (any)
       candidates.safe_push (node);
   }
@@ -202,7 +243,10 @@ prove_parameters (void)
       changed = false;
       rounds++;
       for (cgraph_node *candidate : candidates)
-        changed |= withdraw_unproven (candidate);
+        {
+          changed |= withdraw_unproven (candidate);
+          changed |= withdraw_unproven_return (candidate);
+        }
     }
   while (changed);
 
@@ -213,6 +257,10 @@ prove_parameters (void)
                "fixed point in %u rounds\n",
                candidates.length (), rounds);
       dump_proven ();
+      FOR_EACH_FUNCTION_WITH_GIMPLE_BODY (node)
+      if (function_returns_stack (node->decl))
+        fprintf (dump_file, ";; memprof: %s returns stack addresses\n",
+                 node->dump_name ());
     }
   return 0;
 }

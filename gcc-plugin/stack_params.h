@@ -13,6 +13,10 @@ opt_pass *make_stack_params_pass (gcc::context *context);
    everything before the pass ran or when it did not.  */
 bool parameter_is_callers_frame (tree parm);
 
+/* Does the function FNDECL return, from every call, only a stack address
+   (or a null pointer)?  */
+bool function_returns_stack (tree fndecl);
+
 /* The DECL_PT_UIDs of the automatic storage of every function of the
    unit (as the pass found them), or NULL when the pass did not run.  */
 bitmap unit_automatic_variables (void);
