@@ -44,13 +44,44 @@
       Sound as GCC's alias analysis is: its optimisers rely on the same
       sets.
 
+   Where several origins of a pointer meet (a PHI, a conditional, a call
+   argument, a returned value), a null pointer constant spoils no proof
+   (origin_proof): it is no heap memory, and C makes arithmetic on it
+   undefined.
+
+   Across frames (at -O1 and above, unless other-frames=0):
+
+   5. Callers' frames.  The chain reaches the incoming value of a pointer
+      parameter that stack_params.cc proved: the function's callers are
+      all known (static or made local by -flto; not address-taken,
+      exported, aliased or noipa) and every call passes an argument these
+      rules prove stack in the caller -- a fixed point over the call graph,
+      recursion included.  Or the chain reaches the result of a call to a
+      function proven, the same way, to return only such addresses.
+      Sound: a caller's frame outlives its callee's, and by induction on
+      the call stack every value that reaches a proven parameter was
+      derived from an address in a live frame.
+
+   6. Points-to, other frames.  GCC's points-to set names only automatic
+      variables of any function of the unit (-fipa-pta computes such sets
+      for pointers into callers' frames).  Sound: an automatic variable is
+      never heap memory while it lives, and a pointer to one after its
+      frame died still points into the stack.
+
+   Rules 1 to 6 assume that stacks are not heap blocks.  Code that runs on
+   stacks it allocated itself (makecontext fibers, coroutine stacks) breaks
+   that: its frames are in a heap block.  other-frames=0 turns rules 5 and
+   6 off (accesses through pointers a fiber passes down are counted);
+   stack-analysis=none counts every access, the fiber's own locals too.
+
    stack-analysis=basic applies rules 1 and 2 only to the reference
    itself (no chains, no points-to); stack-analysis=none proves nothing.
 
-   What it gives up: a pointer parameter that receives only stack
-   addresses from its callers is not proven (the analysis sees one
-   function at a time); nor is a stack pointer stored to memory and loaded
-   back.  */
+   What it gives up: a parameter of a function whose callers are not all
+   known (exported without -flto, address-taken, called through a
+   pointer), and at -O0 every parameter (it lives in memory there); a
+   stack pointer stored to memory and loaded back, unless GCC's points-to
+   set of the loaded pointer (rules 4 and 6) says where it points.  */
 
 #include "gcc-plugin.h"
 
@@ -367,13 +398,18 @@ points_to_verdict (tree pointer, bitmap *frame_uids)
     return INSTRUMENT;
   pt = &info->pt;
   if (pt->anything || pt->nonlocal || pt->escaped || pt->ipa_escaped
-      || pt->vars_contains_nonlocal || pt->vars_contains_escaped_heap
-      || pt->vars == NULL || bitmap_empty_p (pt->vars))
+      || pt->vars_contains_escaped_heap || pt->vars == NULL
+      || bitmap_empty_p (pt->vars))
     return INSTRUMENT;
   if (*frame_uids == NULL)
     *frame_uids = frame_decl_uids ();
-  if (!bitmap_intersect_compl_p (pt->vars, *frame_uids))
+  if (!pt->vars_contains_nonlocal
+      && !bitmap_intersect_compl_p (pt->vars, *frame_uids))
     return SKIP_POINTS_TO_STACK;
+  /* Under -fipa-pta the set may name other functions' automatic
+     variables, which it flags as "nonlocal" (not this function's); a
+     global would be flagged too, but is never in the unit's automatic
+     variables.  */
   bitmap automatic = unit_automatic_variables ();
   if (automatic == NULL || !plugin_options.other_frames)
     return INSTRUMENT;

@@ -46,10 +46,11 @@ descend (struct state *s, int levels)
   s->depth--;
 }
 
-__attribute__ ((noinline)) static void
+__attribute__ ((noinline, noclone)) static void
 through_memory (struct holder *h, int v)
 {
-  /* h->where was stored by the caller: loaded, never proven.  */
+  /* h->where was stored by the caller: a load, proven only by -fipa-pta's
+     points-to set (run-param-callers-ipa-pta.c).  */
   h->where[1] = v;
 }
 
