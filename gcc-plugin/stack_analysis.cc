@@ -102,8 +102,10 @@
 /* The bound on pointer-chain walks (LLVM's getUnderlyingObject uses 6).  */
 #define POINTER_WALK_DEPTH 32
 
-/* See stack_analysis.h.  */
-bool
+/* Is DECL storage of the current frame?  An automatic variable, a
+   parameter, or the result slot -- unless the result is returned in
+   memory, whose storage is the caller's (possibly heap).  */
+static bool
 decl_is_frame_storage (tree decl)
 {
   /* A result returned in memory is written where the caller says: with
@@ -360,11 +362,10 @@ integer_proof (tree value, hash_set<tree> *visited, int depth)
     }
 }
 
-/* The DECL_PT_UIDs of this frame's storage, for the points-to test.  */
-static bitmap
-frame_decl_uids (void)
+/* See stack_analysis.h.  */
+void
+add_frame_storage_uids (bitmap uids)
 {
-  bitmap uids = BITMAP_ALLOC (NULL);
   unsigned ix;
   tree var;
 
@@ -378,6 +379,14 @@ frame_decl_uids (void)
   tree result = DECL_RESULT (current_function_decl);
   if (result && decl_is_frame_storage (result))
     bitmap_set_bit (uids, DECL_PT_UID (result));
+}
+
+/* The DECL_PT_UIDs of this frame's storage, for the points-to test.  */
+static bitmap
+frame_decl_uids (void)
+{
+  bitmap uids = BITMAP_ALLOC (NULL);
+  add_frame_storage_uids (uids);
   return uids;
 }
 

@@ -13,11 +13,11 @@
 enum verdict stack_verdict (tree ref, tree address, enum stack_analysis level,
                             bitmap *frame_uids);
 
-/* Is DECL storage of the current function's frame (cfun)?  An automatic
-   variable, a parameter, or the result slot -- unless the result is
-   returned in memory or the parameter passed by invisible reference:
-   their storage is the caller's (possibly heap).  */
-bool decl_is_frame_storage (tree decl);
+/* Add to UIDS the DECL_PT_UIDs of the current function's frame storage
+   (cfun): its automatic variables, its parameters and its result slot --
+   not a result returned in memory nor a parameter passed by invisible
+   reference, whose storage is the caller's (possibly heap).  */
+void add_frame_storage_uids (bitmap uids);
 
 /* Does VALUE, an argument of a call in the current function, provably
    point into a stack frame, by the rules of stack-analysis=full?  For the

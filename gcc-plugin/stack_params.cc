@@ -169,18 +169,8 @@ withdraw_unproven_return (cgraph_node *node)
 static void
 collect_automatic_variables (cgraph_node *node)
 {
-  unsigned ix;
-  tree var;
   push_cfun (DECL_STRUCT_FUNCTION (node->decl));
-  FOR_EACH_LOCAL_DECL (cfun, ix, var)
-  if (decl_is_frame_storage (var))
-    bitmap_set_bit (automatic_variables, DECL_PT_UID (var));
-  for (tree parm = DECL_ARGUMENTS (node->decl); parm; parm = DECL_CHAIN (parm))
-    if (decl_is_frame_storage (parm))
-      bitmap_set_bit (automatic_variables, DECL_PT_UID (parm));
-  tree result = DECL_RESULT (node->decl);
-  if (result && decl_is_frame_storage (result))
-    bitmap_set_bit (automatic_variables, DECL_PT_UID (result));
+  add_frame_storage_uids (automatic_variables);
   pop_cfun ();
 }
 
