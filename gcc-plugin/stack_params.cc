@@ -1,10 +1,12 @@
 /* The stack analysis across calls: which pointer parameters receive only
-   stack addresses from every one of their callers (rule 5 of
-   stack_analysis.cc), and which variables of the unit are automatic
-   (rule 6, points-to sets naming other functions' frames).
+   stack addresses from every one of their callers, and which functions
+   return only stack addresses (rule 5 of stack_analysis.cc); and which
+   variables of the unit are automatic (rule 6, points-to sets naming
+   other functions' frames).
 
    A late simple IPA pass, "memprof-stack-params", after GCC's IPA
-   points-to ("pta") and before any function body is expanded.  At that
+   points-to ("pta"), just before "simdclone", and before any function
+   body is expanded.  At that
    point the call graph is final: inlining, cloning, IPA-SRA and
    IPA-CP have been decided, and the pass applies them to every body
    (cgraph_node::get_body, as IPA points-to does), so the calls it reads
@@ -23,8 +25,11 @@
    recursion is proven) and lose the proof as soon as one call passes an
    argument that the stack analysis does not prove stack in the caller:
    the caller's locals, allocas, pointer chains from them, points-to sets
-   of automatic variables, or a parameter of the caller still proven.
-   Iterated until nothing changes.  Sound by induction on the depth of
+   of automatic variables, a null pointer, a parameter of the caller
+   still proven, or the result of a call to a function still proven to
+   return such addresses.  A function returning a pointer keeps that
+   proof while every value it returns is proven the same way in its own
+   body.  Iterated until nothing changes.  Sound by induction on the depth of
    the call stack: the outermost call of a chain of proven functions
    passes an address its caller proves without any proven parameter, and
    each call below passes a value derived from stack addresses of frames
