@@ -33,10 +33,16 @@
 #include "sibcalls.h"
 
 static const char *const verdict_names[VERDICT_COUNT]
-    = { "instrumented",         "stack: local variable",
-        "stack: alloca",        "stack: pointer to stack",
-        "stack: points-to set", "reads disabled",
-        "writes disabled",      "globals disabled",
+    = { "instrumented",
+        "stack: local variable",
+        "stack: alloca",
+        "stack: pointer to stack",
+        "stack: points-to set",
+        "stack: pointer parameter: callers' frames",
+        "stack: points-to set: other frames",
+        "reads disabled",
+        "writes disabled",
+        "globals disabled",
         "not addressable" };
 
 static const char *const access_kind_names[]
@@ -111,18 +117,21 @@ static void
 dump_totals (const struct access_counts *counts)
 {
   unsigned skipped = 0;
-  for (int v = SKIP_LOCAL_VARIABLE; v <= SKIP_POINTS_TO_STACK; v++)
+  for (int v = SKIP_LOCAL_VARIABLE; v <= LAST_STACK_VERDICT; v++)
     skipped += counts->verdicts[v];
   fprintf (dump_file,
            ";; memprof: totals for %s: %u instrumented (%u loads, %u stores, "
            "%u ranges), %u skipped as stack (%u local variable, %u alloca, "
-           "%u pointer to stack, %u points-to), %u filtered, %u not "
+           "%u pointer to stack, %u points-to, %u pointer parameter: callers' "
+           "frames, %u points-to other frames), %u filtered, %u not "
            "addressable, %u asm with memory operands\n",
            function_name (cfun), counts->verdicts[INSTRUMENT], counts->loads,
            counts->stores, counts->ranges, skipped,
            counts->verdicts[SKIP_LOCAL_VARIABLE], counts->verdicts[SKIP_ALLOCA],
            counts->verdicts[SKIP_POINTER_TO_STACK],
            counts->verdicts[SKIP_POINTS_TO_STACK],
+           counts->verdicts[SKIP_CALLERS_FRAMES],
+           counts->verdicts[SKIP_POINTS_TO_OTHER_FRAMES],
            counts->verdicts[SKIP_READS_DISABLED]
                + counts->verdicts[SKIP_WRITES_DISABLED]
                + counts->verdicts[SKIP_GLOBALS_DISABLED],
@@ -261,13 +270,14 @@ print_unit_stats (void *, void *)
     return;
   for (int v = 0; v < VERDICT_COUNT; v++)
     total += unit_counts.verdicts[v];
-  for (int v = SKIP_LOCAL_VARIABLE; v <= SKIP_POINTS_TO_STACK; v++)
+  for (int v = SKIP_LOCAL_VARIABLE; v <= LAST_STACK_VERDICT; v++)
     skipped += unit_counts.verdicts[v];
   fprintf (
       stderr,
       "memprof: %s: %u accesses, %u instrumented (%u loads, %u stores, "
       "%u ranges), %u skipped as stack (%u local variable, %u alloca, "
-      "%u pointer to stack, %u points-to), %u filtered, %u not "
+      "%u pointer to stack, %u points-to, %u pointer parameter: callers' "
+      "frames, %u points-to other frames), %u filtered, %u not "
       "addressable, %u asm statements with memory operands left alone\n",
       main_input_filename ? main_input_filename : "<stdin>", total,
       unit_counts.verdicts[INSTRUMENT], unit_counts.loads, unit_counts.stores,
@@ -275,6 +285,8 @@ print_unit_stats (void *, void *)
       unit_counts.verdicts[SKIP_ALLOCA],
       unit_counts.verdicts[SKIP_POINTER_TO_STACK],
       unit_counts.verdicts[SKIP_POINTS_TO_STACK],
+      unit_counts.verdicts[SKIP_CALLERS_FRAMES],
+      unit_counts.verdicts[SKIP_POINTS_TO_OTHER_FRAMES],
       unit_counts.verdicts[SKIP_READS_DISABLED]
           + unit_counts.verdicts[SKIP_WRITES_DISABLED]
           + unit_counts.verdicts[SKIP_GLOBALS_DISABLED],

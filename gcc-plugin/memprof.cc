@@ -22,7 +22,13 @@
                            access whose base is directly a local variable or
                            an alloca; full (default): also through pointer
                            chains, conversions, pointer arithmetic, PHIs and
-                           points-to sets holding only this frame's locals
+                           points-to sets holding only automatic variables;
+                           across calls, pointer parameters that every caller
+                           passes a stack address (stack_params.cc)
+     other-frames=0|1      trust other frames' automatic variables to be
+                           stack: parameters from callers' frames, points-to
+                           sets of other functions' locals (default 1; 0
+                           for code that runs on stacks it allocated)
      dump[=details]        write <source>.NNNt.memprof: every access,
                            instrumented or skipped with its reason, and totals
      stats                 one line per translation unit on stderr
@@ -41,6 +47,7 @@
      sibcalls.cc         no sibling call where an allocation loses a frame
      accesses.cc         finding the memory references of a function
      stack_analysis.cc   the proof that an access is on the stack
+     stack_params.cc     its step across calls: proven pointer parameters
      emit.cc             the runtime's declarations, counter updates, hooks
                          and the start-up constructor
      feedback.cc         profile feedback (-fplugin-arg-memprof-use)
@@ -62,6 +69,7 @@
 #include "pass.h"
 #include "emit.h"
 #include "instrument.h"
+#include "stack_params.h"
 #include "feedback.h"
 #include "default_options.h"
 
@@ -85,6 +93,9 @@ static const char plugin_help[]
       "  -fplugin-arg-memprof-stack-analysis=none|basic|full\n"
       "                                           which provably-stack "
       "accesses are skipped (default full)\n"
+      "  -fplugin-arg-memprof-other-frames=0|1    trust callers' and other "
+      "functions' frames to be stack (default 1; 0 for fibers on heap "
+      "stacks)\n"
       "  -fplugin-arg-memprof-dump[=details]      dump file "
       "<source>.NNNt.memprof listing every access\n"
       "  -fplugin-arg-memprof-stats               one summary line per "
@@ -96,14 +107,14 @@ static const char plugin_help[]
 /* ---- Options ---- */
 
 struct plugin_options plugin_options
-    = { false, true, true, true, false, STACK_ANALYSIS_FULL, false, -1 };
+    = { false, true, true, true, false, STACK_ANALYSIS_FULL, true, false, -1 };
 
 /* ---- Arguments ---- */
 
 static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
-      "stack-analysis=none|basic|full, dump[=details], stats, "
-      "default-options=OPTIONS, ";
+      "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
+      "stats, default-options=OPTIONS, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -140,6 +151,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
         ok &= parse_flag (key, value, &plugin_options.globals);
       else if (strcmp (key, "histogram") == 0)
         ok &= parse_flag (key, value, &plugin_options.histogram);
+      else if (strcmp (key, "other-frames") == 0)
+        ok &= parse_flag (key, value, &plugin_options.other_frames);
       else if (strcmp (key, "stats") == 0)
         ok &= parse_flag (key, value, &plugin_options.stats);
       else if (strcmp (key, "instrument") == 0)
@@ -227,11 +240,18 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
      counter updates never stop one (measured: a vectorisable loop runs
      7x slower when instrumented at asan's earlier position).  */
   register_pass_after (info->base_name, make_instrument_pass (g), "asan0", 1);
+  /* The proofs across calls: a late IPA pass, once the call graph is
+     final and before any body is expanded: after IPA points-to, just
+     before "simdclone", the last late IPA pass (the name "pta" is also
+     OpenACC's earlier instance).  */
+  register_pass_before (info->base_name, make_stack_params_pass (g),
+                        "simdclone", 1);
   /* GCC parses -fdump-tree-* before plugins load; the dump of a plugin
      pass is switched on here instead.  */
   if (dump_switch != NULL)
     {
       g->get_dumps ()->dump_switch_p (dump_switch);
+      g->get_dumps ()->dump_switch_p ("ipa-memprof-stack-params");
       if (feedback_enabled ())
         g->get_dumps ()->dump_switch_p ("ipa-memprof-clone");
     }

@@ -20,6 +20,7 @@ struct plugin_options
   bool reads, writes, globals;
   bool histogram;
   enum stack_analysis stack_analysis;
+  bool other_frames; /* rules 5 and 6 of stack_analysis.cc */
   bool stats;
   int instrument; /* 1, 0, or -1: unless -fplugin-arg-memprof-use */
 };
@@ -35,12 +36,17 @@ enum verdict
   SKIP_ALLOCA,           /* a pointer straight from alloca or a VLA */
   SKIP_POINTER_TO_STACK, /* a pointer chain that leads only to the above */
   SKIP_POINTS_TO_STACK,  /* points-to set of this frame's locals only */
-  SKIP_READS_DISABLED,   /* reads=0 */
-  SKIP_WRITES_DISABLED,  /* writes=0 */
-  SKIP_GLOBALS_DISABLED, /* globals=0 */
-  SKIP_NOT_ADDRESSABLE,  /* no address can be taken (register-like) */
+  SKIP_CALLERS_FRAMES,   /* a pointer parameter every caller passes stack */
+  SKIP_POINTS_TO_OTHER_FRAMES, /* points-to set of any function's locals */
+  SKIP_READS_DISABLED,         /* reads=0 */
+  SKIP_WRITES_DISABLED,        /* writes=0 */
+  SKIP_GLOBALS_DISABLED,       /* globals=0 */
+  SKIP_NOT_ADDRESSABLE,        /* no address can be taken (register-like) */
   VERDICT_COUNT
 };
+
+/* The verdicts that skip an access as stack: SKIP_LOCAL_VARIABLE to this.  */
+#define LAST_STACK_VERDICT SKIP_POINTS_TO_OTHER_FRAMES
 
 /* ---- A memory access of a function (accesses.cc) ---- */
 

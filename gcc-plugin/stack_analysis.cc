@@ -44,13 +44,44 @@
       Sound as GCC's alias analysis is: its optimisers rely on the same
       sets.
 
+   Where several origins of a pointer meet (a PHI, a conditional, a call
+   argument, a returned value), a null pointer constant spoils no proof
+   (origin_proof): it is no heap memory, and C makes arithmetic on it
+   undefined.
+
+   Across frames (at -O1 and above, unless other-frames=0):
+
+   5. Callers' frames.  The chain reaches the incoming value of a pointer
+      parameter that stack_params.cc proved: the function's callers are
+      all known (static or made local by -flto; not address-taken,
+      exported, aliased or noipa) and every call passes an argument these
+      rules prove stack in the caller -- a fixed point over the call graph,
+      recursion included.  Or the chain reaches the result of a call to a
+      function proven, the same way, to return only such addresses.
+      Sound: a caller's frame outlives its callee's, and by induction on
+      the call stack every value that reaches a proven parameter was
+      derived from an address in a live frame.
+
+   6. Points-to, other frames.  GCC's points-to set names only automatic
+      variables of any function of the unit (-fipa-pta computes such sets
+      for pointers into callers' frames).  Sound: an automatic variable is
+      never heap memory while it lives, and a pointer to one after its
+      frame died still points into the stack.
+
+   Rules 1 to 6 assume that stacks are not heap blocks.  Code that runs on
+   stacks it allocated itself (makecontext fibers, coroutine stacks) breaks
+   that: its frames are in a heap block.  other-frames=0 turns rules 5 and
+   6 off (accesses through pointers a fiber passes down are counted);
+   stack-analysis=none counts every access, the fiber's own locals too.
+
    stack-analysis=basic applies rules 1 and 2 only to the reference
    itself (no chains, no points-to); stack-analysis=none proves nothing.
 
-   What it gives up: a pointer parameter that receives only stack
-   addresses from its callers is not proven (the analysis sees one
-   function at a time); nor is a stack pointer stored to memory and loaded
-   back.  */
+   What it gives up: a parameter of a function whose callers are not all
+   known (exported without -flto, address-taken, called through a
+   pointer), and at -O0 every parameter (it lives in memory there); a
+   stack pointer stored to memory and loaded back, unless GCC's points-to
+   set of the loaded pointer (rules 4 and 6) says where it points.  */
 
 #include "gcc-plugin.h"
 
@@ -66,6 +97,7 @@
 
 #include "plugin.h"
 #include "stack_analysis.h"
+#include "stack_params.h"
 
 /* The bound on pointer-chain walks (LLVM's getUnderlyingObject uses 6).  */
 #define POINTER_WALK_DEPTH 32
@@ -115,6 +147,19 @@ address_proof (tree address, hash_set<tree> *visited, int depth)
   return INSTRUMENT;
 }
 
+/* What VALUE, one origin of a pointer where several meet (a PHI, a
+   conditional, an argument, a returned value), is known to point into.  A
+   null pointer constant is no heap memory and spoils no proof: C makes
+   arithmetic on it undefined, and dereferencing it never reaches a heap
+   block.  */
+static enum verdict
+origin_proof (tree value, hash_set<tree> *visited, int depth)
+{
+  if (integer_zerop (value))
+    return SKIP_LOCAL_VARIABLE;
+  return address_proof (value, visited, depth);
+}
+
 /* Combine the proofs of two origins of one pointer: stack only when both
    are; the reason reported is the weaker one.  */
 static enum verdict
@@ -143,8 +188,13 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
   /* A name met again on a PHI cycle adds no new origin.  */
   if (visited->add (pointer))
     return SKIP_POINTER_TO_STACK;
+  /* The incoming value of a parameter: stack when every call passes an
+     address in the callers' frames (stack_params.cc).  */
   if (SSA_NAME_IS_DEFAULT_DEF (pointer))
-    return INSTRUMENT;
+    return SSA_NAME_VAR (pointer) != NULL_TREE
+                   && parameter_is_callers_frame (SSA_NAME_VAR (pointer))
+               ? SKIP_CALLERS_FRAMES
+               : INSTRUMENT;
   def = SSA_NAME_DEF_STMT (pointer);
 
   if (gphi *phi = dyn_cast<gphi *> (def))
@@ -155,8 +205,8 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
       for (unsigned i = 0; i < gimple_phi_num_args (phi); i++)
         {
           result
-              = both_stack (result, address_proof (gimple_phi_arg_def (phi, i),
-                                                   visited, depth + 1));
+              = both_stack (result, origin_proof (gimple_phi_arg_def (phi, i),
+                                                  visited, depth + 1));
           if (result == INSTRUMENT)
             return INSTRUMENT;
         }
@@ -176,6 +226,11 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
                                address_proof (gimple_call_arg (def, index),
                                               visited, depth + 1));
         }
+      /* A function of this unit that returns only stack addresses
+         (stack_params.cc).  */
+      tree callee = gimple_call_fndecl (def);
+      if (callee != NULL_TREE && function_returns_stack (callee))
+        return SKIP_CALLERS_FRAMES;
       return INSTRUMENT;
     }
   if (!is_gimple_assign (def))
@@ -200,8 +255,8 @@ pointer_proof (tree pointer, hash_set<tree> *visited, int depth)
       }
     case COND_EXPR:
       return both_stack (
-          address_proof (gimple_assign_rhs2 (def), visited, depth + 1),
-          address_proof (gimple_assign_rhs3 (def), visited, depth + 1));
+          origin_proof (gimple_assign_rhs2 (def), visited, depth + 1),
+          origin_proof (gimple_assign_rhs3 (def), visited, depth + 1));
     default:
       return INSTRUMENT;
     }
@@ -307,11 +362,10 @@ integer_proof (tree value, hash_set<tree> *visited, int depth)
     }
 }
 
-/* The DECL_PT_UIDs of this frame's storage, for the points-to test.  */
-static bitmap
-frame_decl_uids (void)
+/* See stack_analysis.h.  */
+void
+add_frame_storage_uids (bitmap uids)
 {
-  bitmap uids = BITMAP_ALLOC (NULL);
   unsigned ix;
   tree var;
 
@@ -325,31 +379,72 @@ frame_decl_uids (void)
   tree result = DECL_RESULT (current_function_decl);
   if (result && decl_is_frame_storage (result))
     bitmap_set_bit (uids, DECL_PT_UID (result));
+}
+
+/* The DECL_PT_UIDs of this frame's storage, for the points-to test.  */
+static bitmap
+frame_decl_uids (void)
+{
+  bitmap uids = BITMAP_ALLOC (NULL);
+  add_frame_storage_uids (uids);
   return uids;
 }
 
 /* GCC's points-to solution for POINTER (computed at -O1 and above): stack
-   when it names only variables of this frame.  Heap objects are fake
-   variables that are not frame decls, so a pointer that may reach the
+   when it names only variables of this frame (rule 4), or only automatic
+   variables of any function of the unit (rule 6).  Heap objects are fake
+   variables that are never frame decls, so a pointer that may reach the
    heap never passes; neither does one that may point anywhere, to
    globals, or to escaped memory.  */
-static bool
-points_only_to_frame (tree pointer, bitmap *frame_uids)
+static enum verdict
+points_to_verdict (tree pointer, bitmap *frame_uids)
 {
   struct ptr_info_def *info;
   struct pt_solution *pt;
 
   if (TREE_CODE (pointer) != SSA_NAME
       || (info = SSA_NAME_PTR_INFO (pointer)) == NULL)
-    return false;
+    return INSTRUMENT;
   pt = &info->pt;
   if (pt->anything || pt->nonlocal || pt->escaped || pt->ipa_escaped
-      || pt->vars_contains_nonlocal || pt->vars_contains_escaped_heap
-      || pt->vars == NULL || bitmap_empty_p (pt->vars))
-    return false;
+      || pt->vars_contains_escaped_heap || pt->vars == NULL
+      || bitmap_empty_p (pt->vars))
+    return INSTRUMENT;
   if (*frame_uids == NULL)
     *frame_uids = frame_decl_uids ();
-  return !bitmap_intersect_compl_p (pt->vars, *frame_uids);
+  if (!pt->vars_contains_nonlocal
+      && !bitmap_intersect_compl_p (pt->vars, *frame_uids))
+    return SKIP_POINTS_TO_STACK;
+  /* Under -fipa-pta the set may name other functions' automatic
+     variables, which it flags as "nonlocal" (not this function's); a
+     global would be flagged too, but is never in the unit's automatic
+     variables.  */
+  bitmap automatic = unit_automatic_variables ();
+  if (automatic == NULL || !plugin_options.other_frames)
+    return INSTRUMENT;
+  bitmap_head others;
+  bitmap_initialize (&others, &bitmap_default_obstack);
+  bitmap_and_compl (&others, pt->vars, *frame_uids);
+  bool only_automatic = !bitmap_intersect_compl_p (&others, automatic);
+  bitmap_clear (&others);
+  return only_automatic ? SKIP_POINTS_TO_OTHER_FRAMES : INSTRUMENT;
+}
+
+/* See stack_analysis.h.  */
+bool
+argument_is_stack (tree value)
+{
+  hash_set<tree> visited;
+  bitmap frame_uids = NULL;
+  bool stack = origin_proof (value, &visited, 0) != INSTRUMENT;
+  if (!stack)
+    {
+      STRIP_NOPS (value);
+      stack = points_to_verdict (value, &frame_uids) != INSTRUMENT;
+    }
+  if (frame_uids)
+    BITMAP_FREE (frame_uids);
+  return stack;
 }
 
 /* See stack_analysis.h.  */
@@ -395,7 +490,5 @@ stack_verdict (tree ref, tree address, enum stack_analysis level,
   enum verdict verdict = address_proof (pointer, &visited, 0);
   if (verdict != INSTRUMENT)
     return verdict;
-  if (points_only_to_frame (pointer, frame_uids))
-    return SKIP_POINTS_TO_STACK;
-  return INSTRUMENT;
+  return points_to_verdict (pointer, frame_uids);
 }

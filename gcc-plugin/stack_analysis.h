@@ -13,4 +13,15 @@
 enum verdict stack_verdict (tree ref, tree address, enum stack_analysis level,
                             bitmap *frame_uids);
 
+/* Add to UIDS the DECL_PT_UIDs of the current function's frame storage
+   (cfun): its automatic variables, its parameters and its result slot --
+   not a result returned in memory nor a parameter passed by invisible
+   reference, whose storage is the caller's (possibly heap).  */
+void add_frame_storage_uids (bitmap uids);
+
+/* Does VALUE, an argument of a call in the current function, provably
+   point into a stack frame, by the rules of stack-analysis=full?  For the
+   proofs across calls (stack_params.cc).  */
+bool argument_is_stack (tree value);
+
 #endif /* MEMPROF_PLUGIN_STACK_ANALYSIS_H */

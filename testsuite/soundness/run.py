@@ -10,7 +10,14 @@ that reached the heap.
 The heap part of a profile: for every allocation context (its symbolized
 frames, read by llvm-profdata-19), AllocCount, TotalSize, Min/MaxSize and
 Total/Min/MaxAccessCount.  Times and CPUs are left out: they differ from
-run to run.  Ends with `soundness: N passed, N failed`."""
+run to run.
+
+A run test that is sound only with an option says so with a line
+`soundness-control: FLAG at LEVEL` (run-fiber-heap-stack.c: fibers on
+malloc'd stacks need -fplugin-arg-memprof-other-frames=0): at LEVEL the
+suite also builds it without FLAG and requires the heap profiles to
+differ, so that the option is shown to be what makes them equal.  Ends
+with `soundness: N passed, N failed`."""
 
 import argparse
 import glob
@@ -38,11 +45,11 @@ TEST_LEVELS = ("-O0", "-O2")
 
 
 def programs():
-    """(source, extra compile flags, MEMPROF_OPTIONS, levels) for every
-    program."""
+    """(source, extra compile flags, MEMPROF_OPTIONS, levels, control) for
+    every program; control is (flag, level) or None."""
     for source in sorted(glob.glob(os.path.join(TOP, "examples", "*.c"))
                          + glob.glob(os.path.join(TOP, "examples", "*.cc"))):
-        yield source, [], "", EXAMPLE_LEVELS
+        yield source, [], "", EXAMPLE_LEVELS, None
     for source in sorted(glob.glob(os.path.join(TOP, "testsuite", "memprof.dg", "*.[cC]"))):
         text = open(source).read()
         if not re.search(r"dg-do run", text):
@@ -51,7 +58,9 @@ def programs():
         flags = [f for f in shlex.split(options.group(1)) if not f.startswith("-O")
                  and "memprof-dump" not in f and "stack-analysis" not in f] if options else []
         runtime = re.search(r'dg-memprof-options "([^"]*)"', text)
-        yield source, flags, runtime.group(1) if runtime else "", TEST_LEVELS
+        control = re.search(r"soundness-control: (\S+) at (-O\w*)", text)
+        yield (source, flags, runtime.group(1) if runtime else "", TEST_LEVELS,
+               control.groups() if control else None)
 
 
 def heap_part(yaml_text):
@@ -89,6 +98,17 @@ def profile_of(args, source, flags, runtime_options, level, analysis, directory)
     return heap_part(show.stdout), ""
 
 
+def check_control(args, source, flags, runtime_options, level, flag, none, directory):
+    """Without FLAG the heap profile must differ from NONE's."""
+    name = os.path.relpath(source, TOP)
+    without = [f for f in flags if f != flag]
+    full, error = profile_of(args, source, without, runtime_options, level, "full", directory)
+    results.check(full is not None and full != none,
+                  f"{name} {level}: without {flag} the heap profile differs from "
+                  f"stack-analysis=none (the option is what makes them equal)",
+                  error or "identical without the option")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--llvm-profdata", default="llvm-profdata-19")
@@ -98,7 +118,7 @@ def main():
     args = parser.parse_args()
     work = os.path.join(HERE, "work")
     shutil.rmtree(work, ignore_errors=True)
-    for source, flags, runtime_options, levels in programs():
+    for source, flags, runtime_options, levels, control in programs():
         name = os.path.relpath(source, TOP)
         for level in levels:
             directory = os.path.join(work, os.path.basename(source) + level)
@@ -118,6 +138,9 @@ def main():
             results.check(none == full and len(none) > 0,
                           f"{name} {level}: heap profile identical with stack-analysis "
                           f"none and full ({len(none)} contexts)", detail)
+            if control and control[1] == level:
+                check_control(args, source, flags, runtime_options, level, control[0],
+                              none, directory)
     return results.finish()
 
 
