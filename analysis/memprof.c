@@ -24,6 +24,7 @@ static const struct command commands[] = {
   { "functions", cmd_functions, "the per-function allocation table" },
   { "flamegraph", cmd_flamegraph, "folded stacks or an SVG flame graph" },
   { "report", cmd_report, "a self-contained HTML report" },
+  { "export", cmd_export, "pprof or speedscope files for their viewers" },
   { "merge", cmd_merge, "many profiles into one .mprof file" },
   { "diff", cmd_diff, "what changed between two profiles" },
   { "trace", cmd_trace, "show a malloc API trace (trace=1)" },
