@@ -114,9 +114,9 @@ static int64_t
 string_index (struct strings *strings, const char *text)
 {
   index_table_reserve (&strings->index, strings->count, string_hash, strings);
-  uint32_t *slot = index_table_slot (&strings->index,
-                                     hash_bytes (text, strlen (text)),
-                                     string_equals, strings, text);
+  uint32_t *slot
+      = index_table_slot (&strings->index, hash_bytes (text, strlen (text)),
+                          string_equals, strings, text);
   if (*slot != 0)
     return *slot - 1;
   strings->items = array_grow (strings->items, &strings->capacity,
@@ -175,8 +175,8 @@ function_equals (const void *owner, uint32_t index, const void *key)
 /* The index of the function NAME of FILE (both must outlive the table),
    and whether it is new in *ADDED.  */
 static uint32_t
-function_index (struct functions *functions, const char *name,
-                const char *file, bool *added)
+function_index (struct functions *functions, const char *name, const char *file,
+                bool *added)
 {
   struct function_key key = { name, file };
   index_table_reserve (&functions->index, functions->count, function_hash,
@@ -216,9 +216,9 @@ enum pprof_value
 };
 
 static const char *const pprof_value_names[][2]
-    = { { "alloc_objects", "count" },    { "alloc_space", "bytes" },
-        { "inuse_objects", "count" },    { "inuse_space", "bytes" },
-        { "accesses", "count" },         { "lifetime", "milliseconds" } };
+    = { { "alloc_objects", "count" }, { "alloc_space", "bytes" },
+        { "inuse_objects", "count" }, { "inuse_space", "bytes" },
+        { "accesses", "count" },      { "lifetime", "milliseconds" } };
 
 /* Gzip SIZE bytes at DATA into *OUT (malloc'ed); returns its size.  */
 static size_t
@@ -303,8 +303,8 @@ export_pprof (struct session *session, const char *output)
   for (size_t c = 0; c < profile->context_count; c++)
     {
       const struct profile_context *context = &profile->contexts[c];
-      size_t n = session_frames (session, context, false, &frames,
-                                 &frame_capacity);
+      size_t n
+          = session_frames (session, context, false, &frames, &frame_capacity);
       if (context->location_count + 1 > kept_capacity)
         {
           kept_capacity = context->location_count + 1;
@@ -375,8 +375,7 @@ export_pprof (struct session *session, const char *output)
       out->address = location->address;
       if (location->module != PROFILE_NO_MODULE)
         {
-          Perftools__Profiles__Mapping *mapping
-              = &mappings[location->module];
+          Perftools__Profiles__Mapping *mapping = &mappings[location->module];
           module_used[location->module] = true;
           out->mapping_id = mapping->id;
           if (location->address + 1 > mapping->memory_limit)
@@ -402,11 +401,10 @@ export_pprof (struct session *session, const char *output)
               = function_index (&functions, linkage, file, &added);
           if (added)
             {
-              function_pointers = array_grow (
-                  function_pointers, &function_capacity, function,
-                  sizeof *function_pointers);
-              Perftools__Profiles__Function *pf
-                  = xmalloc (sizeof *pf);
+              function_pointers
+                  = array_grow (function_pointers, &function_capacity, function,
+                                sizeof *function_pointers);
+              Perftools__Profiles__Function *pf = xmalloc (sizeof *pf);
               perftools__profiles__function__init (pf);
               pf->id = function + 1;
               pf->name = string_index (
@@ -551,17 +549,18 @@ export_speedscope (struct session *session, const char *output,
   FILE *out = open_memstream (&text, &text_size);
   if (out == NULL)
     die (1, "export: out of memory");
-  fprintf (out, "{\"$schema\": "
-                "\"https://www.speedscope.app/file-format-schema.json\",\n"
-                " \"exporter\": \"memprof %s\",\n \"name\": ",
+  fprintf (out,
+           "{\"$schema\": "
+           "\"https://www.speedscope.app/file-format-schema.json\",\n"
+           " \"exporter\": \"memprof %s\",\n \"name\": ",
            MEMPROF_VERSION);
   emit_json_string (out, title);
   fprintf (out, ",\n \"activeProfileIndex\": 0,\n"
                 " \"shared\": {\"frames\": [");
   for (size_t c = 0; c < profile->context_count; c++)
     {
-      size_t n = session_frames (session, &profile->contexts[c], false,
-                                 &frames, &frame_capacity);
+      size_t n = session_frames (session, &profile->contexts[c], false, &frames,
+                                 &frame_capacity);
       stacks[c] = xcalloc (n + 1, sizeof *stacks[c]);
       depths[c] = n;
       for (size_t i = 0; i < n; i++)
@@ -571,11 +570,11 @@ export_speedscope (struct session *session, const char *output,
           /* Names live as long as the session: profile strings, the
              session's demangled names, or the unsymbolized address
              names, which are interned for that.  */
-          const char *name = frame->function != NULL
-                                 ? frame->name
-                                 : profile_string (
-                                     profile,
-                                     profile_intern (profile, frame->name));
+          const char *name
+              = frame->function != NULL
+                    ? frame->name
+                    : profile_string (profile,
+                                      profile_intern (profile, frame->name));
           uint32_t index
               = function_index (&functions, name, frame->file, &added);
           if (added)
@@ -641,8 +640,7 @@ export_speedscope (struct session *session, const char *output,
   if (fclose (out) != 0)
     die (1, "export: out of memory");
   char error[512];
-  if (write_file_atomically (output, text, text_size, error, sizeof error)
-      != 0)
+  if (write_file_atomically (output, text, text_size, error, sizeof error) != 0)
     die (1, "export: %s", error);
   free (text);
   for (size_t c = 0; c < profile->context_count; c++)
