@@ -27,6 +27,7 @@
 #include "commands.h"
 #include "emit.h"
 #include "gen/pprof.pb-c.h"
+#include "metrics.h"
 #include "session.h"
 #include "util.h"
 
@@ -256,9 +257,7 @@ static void
 export_pprof (struct session *session, const char *output)
 {
   struct profile *profile = &session->profile;
-  bool has_accesses = false;
-  for (size_t c = 0; c < profile->context_count && !has_accesses; c++)
-    has_accesses = profile->contexts[c].mib.total_access_count > 0;
+  bool has_accesses = metrics_profile_has_accesses (profile);
   bool has_live = profile->inputs_with_extra > 0;
 
   struct strings strings = { 0 };
@@ -533,9 +532,7 @@ export_speedscope (struct session *session, const char *output,
                    const char *title)
 {
   struct profile *profile = &session->profile;
-  bool has_accesses = false;
-  for (size_t c = 0; c < profile->context_count && !has_accesses; c++)
-    has_accesses = profile->contexts[c].mib.total_access_count > 0;
+  bool has_accesses = metrics_profile_has_accesses (profile);
   bool has_live = profile->inputs_with_extra > 0;
 
   /* Each context's stack of frame indices, root first.  */

@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
 from report import Report  # noqa: E402
+import instrumented  # noqa: E402
 
 WORK = os.path.join(HERE, "work", "check")
 MEMPROF = os.environ.get("MEMPROF") or os.path.join(TOP, "analysis", "memprof")
@@ -52,20 +53,14 @@ def fatal(message):
 
 
 def build_and_profile():
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    config = run(["pkg-config", "--cflags", "--libs", "memprof"], env=env)
-    plugin = run(["pkg-config", "--variable=plugin", "memprof"], env=env)
-    built = run(["gcc", "-g", "-O0", "-fno-optimize-sibling-calls",
-                 "-fplugin=" + plugin.stdout.strip(),
-                 os.path.join(HERE, "waste.c"), "-o", APP]
-                + config.stdout.split())
+    built = instrumented.build(TOP, os.path.join(HERE, "waste.c"), APP, "gcc",
+                               ["-g", "-O0", "-fno-optimize-sibling-calls"])
     if built.returncode != 0:
         fatal("waste.c builds: " + built.stderr[-2000:])
     profiles = {}
     for argument in ("1", "2"):
         path = os.path.join(WORK, f"run{argument}.profraw")
-        ran = run([APP, argument],
-                  env=dict(os.environ, MEMPROF_OPTIONS="profile_file=" + path))
+        ran = instrumented.run_profiled(APP, path, [argument])
         if ran.returncode != 0 or not os.path.exists(path + ".extra"):
             fatal(f"waste {argument} writes its profile and side file: "
                   + ran.stderr)

@@ -46,6 +46,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
 sys.path.insert(0, HERE)
 from report import Report  # noqa: E402
+import instrumented  # noqa: E402
 import test_report  # noqa: E402  (its WebDriver client, Browser)
 
 WORK = os.path.join(HERE, "work", "export")
@@ -77,22 +78,16 @@ def fatal(message):
 # ---- The profiles ----
 
 def build_and_run(name, source, compiler, flags, argument=None):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    config = run(["pkg-config", "--cflags", "--libs", "memprof"], env=env)
-    plugin = run(["pkg-config", "--variable=plugin", "memprof"], env=env)
-    if config.returncode != 0 or plugin.returncode != 0:
-        fatal("pkg-config memprof: " + config.stderr + plugin.stderr)
     binary = os.path.join(WORK, name)
-    built = run([compiler, "-g", "-fno-optimize-sibling-calls"] + flags
-                + ["-fplugin=" + plugin.stdout.strip(),
-                   os.path.join(HERE, source), "-o", binary]
-                + config.stdout.split())
+    built = instrumented.build(TOP, os.path.join(HERE, source), binary,
+                               compiler,
+                               ["-g", "-fno-optimize-sibling-calls"] + flags)
     if not check(built.returncode == 0, f"{name}: {source} builds",
                  built.stderr[-2000:]):
         return None
     profile = binary + ".profraw"
-    ran = run([binary] + ([argument] if argument else []),
-              env=dict(os.environ, MEMPROF_OPTIONS="profile_file=" + profile))
+    ran = instrumented.run_profiled(binary, profile,
+                                    [argument] if argument else [])
     if not check(ran.returncode == 0 and os.path.exists(profile),
                  f"{name}: the program writes its profile", ran.stderr):
         return None

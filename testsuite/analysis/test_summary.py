@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
 from report import Report  # noqa: E402
+import instrumented  # noqa: E402
 
 WORK = os.path.join(HERE, "work", "summary")
 MEMPROF = os.environ.get("MEMPROF") or os.path.join(TOP, "analysis", "memprof")
@@ -169,17 +170,11 @@ def main():
                                    "warm": (0, 0)})
 
     # A real run: the summary follows the rule on its MemInfoBlocks.
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    config = run(["pkg-config", "--cflags", "--libs", "memprof"], env=env)
-    plugin = run(["pkg-config", "--variable=plugin", "memprof"],
-                 env=env).stdout.strip()
     source = os.path.join(HERE, "report_program.c")
     binary = os.path.join(WORK, "report_program")
-    built = run(["gcc", "-g", "-O0", "-fplugin=" + plugin, source, "-o",
-                 binary] + config.stdout.split())
+    built = instrumented.build(TOP, source, binary, "gcc", ["-g", "-O0"])
     real = binary + ".profraw"
-    ran = run([binary], env=dict(os.environ,
-                                 MEMPROF_OPTIONS="profile_file=" + real))
+    ran = instrumented.run_profiled(binary, real)
     if check(built.returncode == 0 and ran.returncode == 0,
              "report_program builds and runs", built.stderr + ran.stderr):
         records = json.loads(run([MEMPROF, "show", "--format=json",
@@ -194,6 +189,8 @@ def main():
         with open(yaml, "w") as f:
             f.write(run([MEMPROF, "show", "--format=yaml", "--binary="
                          + binary, real]).stdout)
+        plugin = run(["pkg-config", "--variable=plugin", "memprof"],
+                     env=dict(os.environ, PKG_CONFIG_PATH=TOP)).stdout.strip()
         used = run(["gcc", "-g", "-O0", "-fplugin=" + plugin,
                     "-fplugin-arg-memprof-use=" + yaml, "-c", source, "-o",
                     os.path.join(WORK, "used.o")])
