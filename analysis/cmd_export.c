@@ -546,11 +546,10 @@ export_speedscope (struct session *session, const char *output,
   FILE *out = open_memstream (&text, &text_size);
   if (out == NULL)
     die (1, "export: out of memory");
-  fprintf (out,
-           "{\"$schema\": "
-           "\"https://www.speedscope.app/file-format-schema.json\",\n"
-           " \"exporter\": \"memprof %s\",\n \"name\": ",
-           MEMPROF_VERSION);
+  fprintf (out, "{\"$schema\": "
+                "\"https://www.speedscope.app/file-format-schema.json\",\n"
+                " \"exporter\": \"memprof export (GCC MemProf)\",\n"
+                " \"name\": ");
   emit_json_string (out, title);
   fprintf (out, ",\n \"activeProfileIndex\": 0,\n"
                 " \"shared\": {\"frames\": [");
