@@ -24,6 +24,8 @@ static const struct command commands[] = {
   { "functions", cmd_functions, "the per-function allocation table" },
   { "flamegraph", cmd_flamegraph, "folded stacks or an SVG flame graph" },
   { "report", cmd_report, "a self-contained HTML report" },
+  { "export", cmd_export, "pprof or speedscope files for their viewers" },
+  { "check", cmd_check, "a memory gate for CI: limits and growth" },
   { "merge", cmd_merge, "many profiles into one .mprof file" },
   { "diff", cmd_diff, "what changed between two profiles" },
   { "trace", cmd_trace, "show a malloc API trace (trace=1)" },
@@ -45,8 +47,10 @@ usage (FILE *out)
                 "Commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf (out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nExit status: 0 done, 1 a failure of this machine (out "
-                "of memory, a failed write), 2 bad input or usage.\n");
+  fprintf (out,
+           "\nExit status: 0 done, 1 a failure of this machine (out "
+           "of memory, a failed write), 2 bad input or usage, 3 a limit of "
+           "`memprof check' broken.\n");
 }
 
 int

@@ -284,6 +284,10 @@ from_yaml (struct feedback *feedback, struct yaml *y)
         continue;
       if (memchr (p, '\0', (size_t) (end - p)) != NULL)
         return yaml_error (y, "a NUL byte: not a YAML profile");
+      /* The document's start, which llvm-profdata 21 writes before its
+         summary (comments) and the header.  */
+      if (!seen_header && end - p == 3 && memcmp (p, "---", 3) == 0)
+        continue;
       if (!seen_header)
         {
           if ((size_t) (end - p) != 15

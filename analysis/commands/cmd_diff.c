@@ -99,25 +99,6 @@ entry_for (struct table *table, char *key)
   return entry;
 }
 
-/* The key of CONTEXT: its frames, by symbol where it has them.  */
-static char *
-context_key (struct session *session, const struct profile_context *context,
-             struct view_frame **frames, size_t *capacity)
-{
-  struct buffer key = { 0 };
-  size_t n = session_frames (session, context, false, frames, capacity);
-  for (size_t i = 0; i < n; i++)
-    {
-      const struct view_frame *frame = &(*frames)[i];
-      if (frame->function != NULL)
-        buffer_printf (&key, "%s:%u:%u%s;", frame->function, frame->line_offset,
-                       frame->column, frame->inlined ? ":i" : "");
-      else
-        buffer_printf (&key, "%s;", frame->name);
-    }
-  return key.data ? key.data : xstrdup ("");
-}
-
 static void
 add_side (struct table *table, struct session *session, int side)
 {
@@ -128,7 +109,7 @@ add_side (struct table *table, struct session *session, int side)
     {
       const struct profile_context *context = &profile->contexts[c];
       struct entry *entry = entry_for (
-          table, context_key (session, context, &frames, &capacity));
+          table, session_context_key (session, context, &frames, &capacity));
       entry->bytes[side] += (double) context->mib.total_size;
       entry->allocs[side] += context->mib.alloc_count;
       entry->accesses[side] += (double) context->mib.total_access_count;
@@ -236,21 +217,7 @@ cmd_diff (int argc, char **argv)
       session_load (&sides[side], paths, count, false);
       free (paths);
     }
-  for (size_t b = 0; b < binaries.binary_count; b++)
-    {
-      bool used
-          = session_symbolize_with (&sides[0], binaries.binaries[b], false);
-      used |= session_symbolize_with (&sides[1], binaries.binaries[b], false);
-      if (!used)
-        /* Neither side: say so with the build ids of one of them.  */
-        session_symbolize_with (&sides[0], binaries.binaries[b], true);
-    }
-  for (size_t b = 0; b < binaries.binary_count; b++)
-    for (int side = 0; side < 2; side++)
-      {
-        sides[side].no_libraries = binaries.no_libraries;
-        session_symbolize_libraries (&sides[side], binaries.binaries[b]);
-      }
+  session_symbolize_sides (sides, 2, &binaries);
 
   struct table table = { 0 };
   add_side (&table, &sides[0], 0);

@@ -13,6 +13,7 @@
 #include "session.h"
 #include "origin.h"
 #include "show_globals.h"
+#include "show_summary.h"
 #include "util.h"
 
 static const char usage[]
@@ -102,6 +103,9 @@ print_text (struct show *show, const uint32_t *order, size_t count)
   if (!show->has_accesses && profile->context_count > 0)
     printf ("No access counts: the program was not built with the plugin "
             "(or made no access to its heap).\n");
+  struct show_summary summary;
+  show_summary_of (profile, &summary);
+  show_summary_print_text (&summary, stdout);
   printf ("Sorted by %s; the first %zu.\n\n", sort_key_name (show->sort),
           count);
   printf ("%4s %10s %6s %10s %12s %9s %10s %10s\n", "#", "bytes", "%", "allocs",
@@ -164,9 +168,13 @@ print_json (struct show *show, const uint32_t *order, size_t count)
 {
   struct profile *profile = &show->session.profile;
   printf ("{\n  \"inputs\": %llu,\n  \"contexts\": %zu,\n  \"sort\": \"%s\",\n"
-          "  \"records\": [",
+          "  \"summary\": ",
           (unsigned long long) profile->inputs, profile->context_count,
           sort_key_name (show->sort));
+  struct show_summary summary;
+  show_summary_of (profile, &summary);
+  show_summary_print_json (&summary, stdout);
+  printf (",\n  \"records\": [");
   for (size_t rank = 0; rank < count; rank++)
     {
       const struct profile_context *context = &profile->contexts[order[rank]];
@@ -377,6 +385,9 @@ print_yaml (struct show *show, const uint32_t *order, size_t count)
       record->call_count = calls.items[i].call_count;
     }
 
+  struct show_summary summary;
+  show_summary_of (profile, &summary);
+  show_summary_print_yaml (&summary, stdout);
   printf ("MemprofProfile:\n  Summary:\n    Version: 4\n"
           "    NumSegments: %zu\n    NumMibInfo: %zu\n"
           "    NumAllocFunctions: %zu\n    NumStackOffsets: %zu\n",

@@ -218,6 +218,28 @@ session_symbolize (struct session *session)
   patterns_apply (&session->patterns, session);
 }
 
+void
+session_symbolize_sides (struct session *sides, size_t count,
+                         const struct session *binaries)
+{
+  for (size_t b = 0; b < binaries->binary_count; b++)
+    {
+      bool used = false;
+      for (size_t side = 0; side < count; side++)
+        used |= session_symbolize_with (&sides[side], binaries->binaries[b],
+                                        false);
+      if (!used)
+        /* No side: say so with the build ids of the first.  */
+        session_symbolize_with (&sides[0], binaries->binaries[b], true);
+    }
+  for (size_t b = 0; b < binaries->binary_count; b++)
+    for (size_t side = 0; side < count; side++)
+      {
+        sides[side].no_libraries = binaries->no_libraries;
+        session_symbolize_libraries (&sides[side], binaries->binaries[b]);
+      }
+}
+
 const char *
 session_demangled (struct session *session, uint32_t index)
 {
@@ -404,4 +426,23 @@ session_print_frames (struct session *session,
     printf ("%s... %zu more frame%s\n", indent, n - site - shown,
             n - site - shown == 1 ? "" : "s");
   free (frames);
+}
+
+char *
+session_context_key (struct session *session,
+                     const struct profile_context *context,
+                     struct view_frame **frames, size_t *capacity)
+{
+  struct buffer key = { 0 };
+  size_t n = session_frames (session, context, false, frames, capacity);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct view_frame *frame = &(*frames)[i];
+      if (frame->function != NULL)
+        buffer_printf (&key, "%s:%u:%u%s;", frame->function, frame->line_offset,
+                       frame->column, frame->inlined ? ":i" : "");
+      else
+        buffer_printf (&key, "%s;", frame->name);
+    }
+  return key.data ? key.data : xstrdup ("");
 }

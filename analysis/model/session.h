@@ -67,6 +67,13 @@ void session_symbolize_libraries (struct session *session, const char *program);
 bool session_symbolize_with (struct session *session, const char *path,
                              bool required);
 
+/* Symbolize each of COUNT sessions (the sides of a comparison) with the
+   binaries of BINARIES (its --binary options), each binary the sides its
+   build id belongs to; a binary of no side: the message with both build
+   ids, exit status 2.  Then their libraries, unless --no-libraries.  */
+void session_symbolize_sides (struct session *sides, size_t count,
+                              const struct session *binaries);
+
 /* The demangled name of string INDEX (a linkage name).  */
 const char *session_demangled (struct session *session, uint32_t index);
 
@@ -106,6 +113,13 @@ bool session_location_is_runtime (const struct profile *profile,
 /* The allocation site of a context whose COUNT frames are FRAMES: the
    index of its first frame in the user's code, or 0 when none is.  */
 size_t session_site (const struct view_frame *frames, size_t count);
+/* The key that matches CONTEXT across profiles (of two builds, say): its
+   frames as session_frames gives them, symbolized ones by function, line
+   offset from the function's first line and column, others by address.
+   FRAMES and CAPACITY as session_frames'; the caller frees the key.  */
+char *session_context_key (struct session *session,
+                           const struct profile_context *context,
+                           struct view_frame **frames, size_t *capacity);
 
 /* "name (file:line:column)" of FRAME into OUT.  */
 char *session_frame_text (const struct view_frame *frame, char *out,

@@ -32,7 +32,8 @@ check "make -j2" make -j2
 check "make install" make install
 for file in bin/memprof lib/libmemprof.so lib/libmemprof.a lib/pkgconfig/memprof.pc lib/gcc-memprof/memprof.so \
   include/memprof/interface.h include/memprof/abi.h include/memprof/heap.h \
-  share/doc/gcc-memprof/manual.md share/doc/gcc-memprof/heaps.md; do
+  share/doc/gcc-memprof/manual.md share/doc/gcc-memprof/heaps.md \
+  share/gcc-memprof/dejagnu/lib/memprof.exp share/gcc-memprof/dejagnu/config/unix.exp; do
   check "installed $file" test -f "$prefix/$file"
 done
 check "make install DESTDIR" make install DESTDIR="$work/stage"
@@ -63,9 +64,33 @@ check "the installed memprof reads the profile and symbolizes it" \
   bash -c "'$prefix/bin/memprof' show --binary='$work/hello' '$work/hello.prof' | grep -q 'main (.*hello.c:'"
 check "the installed memprof reports its version" \
   bash -c "'$prefix/bin/memprof' --version | grep -q 'GCC MemProf'"
+# docs/testing.md's example, taken from the page, in a scratch directory,
+# against the installed tree: setup, the test files, the run.
+scratch=$work/dejagnu
+mkdir -p "$scratch"
+check "docs/testing.md has the example's setup, files and run" \
+  python3 - "$top/docs/testing.md" "$scratch" <<'EOP'
+import os, re, sys
+text = open(sys.argv[1]).read()
+os.chdir(sys.argv[2])
+blocks = re.findall(r"<!-- testing.md: (setup|file|run) ?(\S*) -->\n```\w*\n(.*?)```", text, re.S)
+for kind, name, body in blocks:
+    name = name if kind == "file" else kind + ".sh"
+    os.makedirs(os.path.dirname(name) or ".", exist_ok=True)
+    open(name, "w").write(body)
+sys.exit(0 if {k for k, _, _ in blocks} == {"setup", "file", "run"} else 1)
+EOP
+check "docs/testing.md's setup links the installed procs" \
+  bash -c "cd '$scratch' && PKG_CONFIG_PATH='$prefix/lib/pkgconfig' sh -e setup.sh && test -f testsuite/lib/memprof.exp"
+check "docs/testing.md's test runs with runtest and passes" \
+  bash -c "cd '$scratch' && PATH='$prefix/bin:$PATH' sh -e run.sh && grep -q 'expected passes.*6' build/memprof.sum && ! grep -qE '^(FAIL|UNRESOLVED|ERROR)' build/memprof.sum"
+check "the test used the installed plugin" \
+  grep -q "$prefix/lib/gcc-memprof/memprof.so" "$scratch/build/memprof.log"
+
 check "make uninstall" make uninstall
 check "uninstall removed the library" test ! -e "$prefix/lib/libmemprof.so"
 check "uninstall removed the command" test ! -e "$prefix/bin/memprof"
 check "uninstall removed the headers" test ! -e "$prefix/include/memprof/heap.h"
+check "uninstall removed the DejaGnu procs" test ! -e "$prefix/share/gcc-memprof/dejagnu/lib/memprof.exp"
 echo "install: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

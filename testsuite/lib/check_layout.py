@@ -22,7 +22,7 @@ PROGRAMS = {
     "runtime": (["runtime"], ["runtime", "formats", "include"]),
     "formats": (["formats"], ["formats", "include"]),
     "analysis": (["analysis"], ["analysis/" + r for r in ANALYSIS_ROOMS]
-                 + ["formats", "include"]),
+                 + ["analysis", "formats", "include"]),
     "gcc-plugin": (["gcc-plugin"], ["gcc-plugin", "formats", "include"]),
 }
 
