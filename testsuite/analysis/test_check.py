@@ -61,7 +61,7 @@ def build_and_profile():
     for argument in ("1", "2"):
         path = os.path.join(WORK, f"run{argument}.profraw")
         ran = instrumented.run_profiled(APP, path, [argument])
-        if ran.returncode != 0 or not os.path.exists(path + ".extra"):
+        if ran.returncode != 0 or not os.path.exists(instrumented.side_file_of(path)):
             fatal(f"waste {argument} writes its profile and side file: "
                   + ran.stderr)
         profiles[argument] = path

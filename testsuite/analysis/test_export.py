@@ -103,7 +103,9 @@ def show_records(binary, profile):
     return json.loads(out.stdout)["records"]
 
 
-UNSYMBOLIZED_SHOW = re.compile(r"^(\[[0-9a-f]+\]\+)?0x[0-9a-f]+$")
+# show names an unsymbolized frame by its module's file (libc.so.6+0x2a1b)
+# or, without one, by its build id ([1f2e...]+0x2a1b) or address alone.
+UNSYMBOLIZED_SHOW = re.compile(r"^((\[[0-9a-f]+\]|[^\s()\[\]]+)\+)?0x[0-9a-f]+$")
 UNSYMBOLIZED_PPROF = re.compile(r"^(\[.*\]|0x[0-9a-f]+)$")
 
 
@@ -203,7 +205,8 @@ def check_pprof(name, binary, profile, records):
             site = row.group(2)
             pprof_sites.append((UNSYMBOLIZED_PPROF.match(site) and "?"
                                 or site, int(row.group(1))))
-    expected = sorted(((s, v) for s, v in sites.items() if v > 0),
+    expected = sorted((("?" if UNSYMBOLIZED_SHOW.match(s) else s, v)
+                       for s, v in sites.items() if v > 0),
                       key=lambda sv: -sv[1])
     check(sorted(pprof_sites) == sorted(expected)
           and [v for _, v in pprof_sites] == [v for _, v in expected],

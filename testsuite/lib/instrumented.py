@@ -26,9 +26,19 @@ def build(top, source, output, compiler="gcc", flags=()):
         capture_output=True, text=True)
 
 
+def side_file_of(profile):
+    """The side file the runtime writes next to PROFILE
+    (formats/extraformat.h, memprof_extra_path): the last "profraw" of the
+    file name becomes "extra", or ".extra" is appended."""
+    directory, name = os.path.split(profile)
+    at = name.rfind("profraw")
+    name = name[:at] + "extra" + name[at + 7:] if at >= 0 else name + ".extra"
+    return os.path.join(directory, name)
+
+
 def run_profiled(program, profile, args=(), options=""):
     """Run PROGRAM with ARGS, its profile written to PROFILE (and its side
-    file to PROFILE.extra); OPTIONS are more MEMPROF_OPTIONS."""
+    file next to it: side_file_of); OPTIONS are more MEMPROF_OPTIONS."""
     value = "profile_file=" + profile + (":" + options if options else "")
     return subprocess.run([program, *args], capture_output=True, text=True,
                           env=dict(os.environ, MEMPROF_OPTIONS=value))
