@@ -270,7 +270,7 @@ profile_mib_combine (struct memprof_mib *a, const struct memprof_mib *b)
   *a = result;
 }
 
-void
+uint32_t
 profile_add_context (struct profile *profile, const uint32_t *locations,
                      uint32_t location_count, const struct memprof_mib *mib,
                      const uint64_t *histogram,
@@ -348,6 +348,7 @@ profile_add_context (struct profile *profile, const uint32_t *locations,
       context->extra.live_allocations += extra->live_allocations;
       context->extra.live_bytes += extra->live_bytes;
     }
+  return (uint32_t) (context - profile->contexts);
 }
 
 /* ---- What LLVM keeps ---- */
@@ -445,5 +446,6 @@ profile_free (struct profile *profile)
   free (profile->granule_index.slots);
   free (profile->globals);
   free (profile->global_index.slots);
+  free (profile->peak.samples);
   memset (profile, 0, sizeof *profile);
 }

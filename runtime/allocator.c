@@ -239,6 +239,7 @@ record_allocation (struct block_header *header, uintptr_t user,
   header->alloc_cpu = runtime_current_cpu ();
   shadow_clear (user, granules_for (header->size));
   live_insert (header, user);
+  peak_note_allocation (header->context, header->size, header->weight);
   in_runtime--;
 }
 
@@ -291,6 +292,7 @@ static void
 record_free (struct block_header *header, uintptr_t user)
 {
   live_remove (header, user);
+  peak_note_free (header->context, header->size, header->weight);
   if (runtime_state != RUNTIME_RUNNING || in_runtime)
     return;
   in_runtime++;

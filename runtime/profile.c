@@ -45,6 +45,11 @@ struct snapshot
   uint64_t live_counters; /* accesses of the blocks live at the snapshot */
   struct memprof_extra_global *globals; /* the program's data granules */
   size_t global_count, global_capacity;
+  /* The heap's peak and timeline (peak.c).  */
+  struct memprof_extra_peak peak;
+  struct memprof_extra_peak_context *peak_contexts;
+  size_t peak_capacity;
+  const struct memprof_extra_sample *samples;
 };
 
 void
@@ -387,9 +392,11 @@ write_side_file (const struct snapshot *snapshot, const char *extra_final,
   else
     {
       raw_writer_init (&writer, fd, write_buffer, sizeof write_buffer);
-      error = raw_extra_write (&writer, header, snapshot->records,
-                               snapshot->extras, snapshot->count,
-                               snapshot->globals, snapshot->global_count);
+      error = raw_extra_write_with_peak (
+          &writer, header, snapshot->records, snapshot->extras, snapshot->count,
+          snapshot->globals, snapshot->global_count,
+          runtime_options.peak ? &snapshot->peak : NULL,
+          snapshot->peak_contexts, snapshot->samples);
       if (error == 0 && close (fd) != 0)
         error = errno;
       else if (error != 0)
@@ -507,6 +514,12 @@ profile_dump (enum memprof_extra_reason reason)
         snapshot.globals = runtime_map (globals_bytes);
       if (snapshot.globals == NULL)
         snapshot.global_capacity = 0;
+      snapshot.peak_capacity = peak_context_capacity ();
+      if (snapshot.peak_capacity > 0)
+        snapshot.peak_contexts = runtime_map (snapshot.peak_capacity
+                                              * sizeof *snapshot.peak_contexts);
+      if (snapshot.peak_contexts == NULL)
+        snapshot.peak_capacity = 0;
     }
   if (snapshot.records == NULL || snapshot.extras == NULL
       || segments.segments == NULL)
@@ -523,6 +536,9 @@ profile_dump (enum memprof_extra_reason reason)
       allocator_for_each_live (take_live_block, &snapshot);
       snapshot.global_count
           = globals_collect (snapshot.globals, snapshot.global_capacity);
+      if (runtime_options.write_extra)
+        peak_collect (&snapshot.peak, snapshot.peak_contexts,
+                      snapshot.peak_capacity, &snapshot.samples);
       dl_iterate_phdr (collect_segment, &segments);
       profile_heap_accesses = 0;
       for (size_t i = 0; i < snapshot.count; i++)
@@ -542,6 +558,9 @@ profile_dump (enum memprof_extra_reason reason)
     runtime_unmap (snapshot.scratch, SNAPSHOT_SCRATCH_SIZE);
   if (snapshot.globals != NULL)
     runtime_unmap (snapshot.globals, globals_bytes);
+  if (snapshot.peak_contexts != NULL)
+    runtime_unmap (snapshot.peak_contexts,
+                   snapshot.peak_capacity * sizeof *snapshot.peak_contexts);
   if (segments.segments != NULL)
     runtime_unmap (segments.segments, segments_bytes);
   pthread_mutex_unlock (&dump_lock);

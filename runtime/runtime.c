@@ -100,6 +100,7 @@ initialize (void)
   start_second = now.tv_sec;
   shadow_reserve ();
   stats_start ();
+  peak_start ();
   trace_initialize ();
   if (runtime_options.verbosity >= 2)
     log_printf ("started: shadow at 0x%lx, %s mode, profile '%s'",

@@ -1,5 +1,6 @@
 /* memprof findings: the waste in a profile, worst first: allocations never
-   touched, over-reserved, short-lived in bulk, leaked.  */
+   touched, over-reserved, short-lived in bulk, leaked; and the contexts
+   that make the heap's peak.  */
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ static const char usage[]
       "  short-lived    many small allocations, each freed within a "
       "millisecond\n"
       "  leaked         allocations still live at exit\n"
+      "  at-peak        contexts holding a large share of the heap at its "
+      "peak\n"
       "docs/analysis.md says what each needs from the profile.\n"
       "\n"
       "  --binary=FILE             symbolize with FILE's DWARF\n"
@@ -39,6 +42,9 @@ static const char usage[]
       "                            in bulk (default 1000)\n"
       "  --short-lived-size=BYTES  their largest mean size (default 256)\n"
       "  --short-lived-ms=MS       their longest mean lifetime (default 1)\n"
+      "  --at-peak=FRACTION        share of the heap's peak that makes a "
+      "context\n"
+      "                            an at-peak finding (default 0.1)\n"
       "\n"
       "Example:\n"
       "  memprof findings --binary=./app --kind=over-reserved "
@@ -100,7 +106,7 @@ cmd_findings (int argc, char **argv)
                 command_usage_error ("findings",
                                      "unknown kind '%s' (never-"
                                      "touched, over-reserved, short-lived, "
-                                     "leaked)",
+                                     "leaked, at-peak)",
                                      kind);
               wanted[k] = true;
             }
@@ -127,6 +133,9 @@ cmd_findings (int argc, char **argv)
       else if (strncmp (arg, "--short-lived-ms=", 17) == 0)
         thresholds.short_lived_max_ms = command_number (
             "findings", "--short-lived-ms", arg + 17, 0, 1e18);
+      else if (strncmp (arg, "--at-peak=", 10) == 0)
+        thresholds.at_peak_min_fraction
+            = command_number ("findings", "--at-peak", arg + 10, 0, 1);
       else if (arg[0] == '-' && arg[1] != '\0')
         command_usage_error ("findings", "unknown option '%s'", arg);
       else
@@ -147,6 +156,8 @@ cmd_findings (int argc, char **argv)
       struct finding found[FINDING_COUNT];
       int n = findings_of (&profile->contexts[c], has_accesses, &thresholds,
                            found);
+      n += finding_at_peak (profile, &profile->contexts[c], &thresholds,
+                            found + n);
       for (int i = 0; i < n; i++)
         if (wanted[found[i].kind])
           {
