@@ -13,7 +13,10 @@
    peak's bytes minus the copy's).  0 copies at every new peak: exact.
 
    The timeline samples the live bytes, and the contexts holding the most
-   of them, at most once per interval.  It keeps TIMELINE_SLOTS samples:
+   of them, at most once per interval: the first allocation or free after
+   an interval has passed records the heap as it was just before it, at
+   the time of the event before it, so that the level a quiet period held
+   is in the timeline whatever happened in the burst before.  It keeps TIMELINE_SLOTS samples:
    when they are full, each pair becomes the one with more bytes and the
    interval doubles, so a run of 50 ms and one of 5 hours both end with
    between TIMELINE_SLOTS / 2 and TIMELINE_SLOTS samples (fewer when the
@@ -49,6 +52,7 @@ static struct memprof_extra_sample timeline[TIMELINE_SLOTS];
 static size_t timeline_count;
 static uint64_t timeline_interval_us = TIMELINE_FIRST_INTERVAL_US;
 static _Atomic uint64_t timeline_next_us;
+static _Atomic uint64_t last_event_us; /* of the last allocation or free */
 static struct memprof_extra_sample dump_timeline[TIMELINE_SLOTS + 1];
 
 static uint64_t
@@ -195,9 +199,12 @@ compact_timeline (void)
   timeline_interval_us *= 2;
 }
 
+/* Before an allocation or free at TIME_US changes the heap.  */
 static void
 sample_if_due (uint64_t time_us)
 {
+  uint64_t before = atomic_exchange_explicit (&last_event_us, time_us,
+                                              memory_order_relaxed);
   if (time_us < atomic_load_explicit (&timeline_next_us, memory_order_relaxed)
       || atomic_flag_test_and_set_explicit (&timeline_lock.flag,
                                             memory_order_acquire))
@@ -206,7 +213,7 @@ sample_if_due (uint64_t time_us)
     {
       if (timeline_count == TIMELINE_SLOTS)
         compact_timeline ();
-      take_sample (&timeline[timeline_count++], time_us);
+      take_sample (&timeline[timeline_count++], before);
       atomic_store (&timeline_next_us, time_us + timeline_interval_us);
     }
   spin_unlock (&timeline_lock);
@@ -221,14 +228,15 @@ peak_note_allocation (struct depot_context *context, uint64_t size,
   if (!peak_enabled)
     return;
   int64_t bytes = (int64_t) (size * weight);
+  uint64_t time_us = now_us ();
   register_context (context);
+  sample_if_due (time_us);
   atomic_fetch_add_explicit (&context->peak.live_bytes, bytes,
                              memory_order_relaxed);
   atomic_fetch_add_explicit (&context->peak.live_blocks, weight,
                              memory_order_relaxed);
   int64_t live = atomic_fetch_add (&live_bytes, bytes) + bytes;
   int64_t blocks = atomic_fetch_add (&live_blocks, weight) + weight;
-  uint64_t time_us = now_us ();
   int64_t peak = atomic_load_explicit (&peak_bytes, memory_order_relaxed);
   while (live > peak)
     if (atomic_compare_exchange_weak (&peak_bytes, &peak, live))
@@ -237,7 +245,6 @@ peak_note_allocation (struct depot_context *context, uint64_t size,
         peak_time_us = time_us;
         break;
       }
-  sample_if_due (time_us);
 }
 
 void
@@ -248,13 +255,13 @@ peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight)
   int64_t bytes = (int64_t) (size * weight);
   uint64_t time_us = now_us ();
   copy_if_at_new_peak (time_us);
+  sample_if_due (time_us);
   atomic_fetch_sub_explicit (&context->peak.live_bytes, bytes,
                              memory_order_relaxed);
   atomic_fetch_sub_explicit (&context->peak.live_blocks, weight,
                              memory_order_relaxed);
   atomic_fetch_sub (&live_bytes, bytes);
   atomic_fetch_sub (&live_blocks, weight);
-  sample_if_due (time_us);
 }
 
 /* ---- For the profile writer ---- */

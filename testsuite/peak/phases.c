@@ -2,8 +2,9 @@
 
      phase 1  keep_tables: 4 blocks of 1 MiB, kept to the end
               scratch: 2 blocks of 512 KiB, freed at the end of phase 1
-     phase 2  build_index: 8 blocks of 1 MiB   <- the peak: 12 MiB live
-              (keep_tables 4 MiB + build_index 8 MiB), then all freed
+     phase 2  build_index: 8 blocks of 1 MiB (or argv[1] blocks)
+              <- the peak: 12 MiB live (keep_tables 4 MiB + build_index
+              8 MiB), then all freed
      phase 3  small_tail: 1000 blocks of 1 KiB, freed
 
    Each phase lasts about PHASE_MS milliseconds (the timeline sees three
@@ -58,11 +59,15 @@ small_tail (void)
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
-  void *tables[4], *scratches[2], *index[8], *tail[1000];
+  /* The index's blocks: 8, or the first argument (at most 16).  */
+  int index_blocks = argc > 1 ? atoi (argv[1]) : 8;
+  void *tables[4], *scratches[2], *index[16], *tail[1000];
   unsigned long sum = 0;
 
+  if (index_blocks < 1 || index_blocks > 16)
+    index_blocks = 8;
   for (int i = 0; i < 4; i++)
     tables[i] = keep_tables ();
   for (int i = 0; i < 2; i++)
@@ -71,10 +76,10 @@ main (void)
   for (int i = 0; i < 2; i++)
     free (scratches[i]);
 
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < index_blocks; i++)
     index[i] = build_index ();
   pause_ms (PHASE_MS);
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < index_blocks; i++)
     {
       sum += ((unsigned char *) index[i])[i];
       free (index[i]);
