@@ -19,14 +19,19 @@ the HTML report in headless Chromium.
     names it;
   - the program's output and exit status are those of the plain build;
   - the report's heap-over-time chart in Chromium: a layer per top
-    context, the peak marked where it was, the legend, a screenshot.
+    context, the peak marked where it was, the legend, a screenshot;
+  - per thread (named_threads.c, traced): `memprof trace show` names the
+    threads (pthread_setname_np) and gives each its bytes allocated and
+    live at the peak; a version 1 trace (no names) is still read.
 
 Prints one line per check and ends with `peak: N passed, N failed`."""
 
 import argparse
 import json
 import os
+import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -361,6 +366,63 @@ return { layers: Array.from(svg.querySelectorAll('polygon.layer')).map(
             browser.close()
 
 
+def as_version_1(trace, out):
+    """Rewrite TRACE as version 1: its THREAD blocks (kind 5) dropped, the
+    header's version 1 (zstd's command line decompresses and compresses)."""
+    data = subprocess.run(["zstd", "-dc", trace], capture_output=True).stdout
+    header = bytearray(data[:64])
+    struct.pack_into("<I", header, 8, 1)
+    blocks, at = [bytes(header)], 64
+    sizes = {2: 16, 3: 16, 4: 32, 5: 16}
+    while at + 16 <= len(data):
+        kind, _, _, size = struct.unpack_from("<IIII", data, at)
+        length = 16 + (size if kind == 1 else sizes[kind])
+        if kind != 5:
+            blocks.append(data[at:at + length])
+        at += length
+    subprocess.run(["zstd", "-q", "-f", "-o", out], input=b"".join(blocks),
+                   check=True)
+
+
+def check_threads(cc):
+    binary = os.path.join(WORK, "named_threads")
+    runtime = os.path.join(TOP, "runtime")
+    built = run([cc, "-O1", "-g", os.path.join(HERE, "named_threads.c"), "-o",
+                 binary, "-lpthread", "-L", runtime, "-Wl,-rpath," + runtime,
+                 "-lmemprof"])
+    if not results.check(built.returncode == 0, "named_threads.c builds",
+                         built.stderr):
+        return
+    trace = os.path.join(WORK, "threads.trace.zst")
+    ran = run([binary], cwd=WORK, env=dict(
+        os.environ, MEMPROF_OPTIONS=f"trace=1:profile=0:trace_file={trace}"))
+    results.check(ran.returncode == 0 and ran.stdout == "done\n",
+                  "named_threads runs traced, its output its own", ran.stderr)
+    shown = run([MEMPROF, "trace", "show", "--summary", trace])
+    rows = re.findall(r"^\s+(\d+)\s+(\S+)\s+(\d+)\s+([\d.]+ \S+)\s+"
+                      r"([\d.]+ \S+)$", shown.stdout, re.M)
+    by_name = {name: (allocated, at_peak)
+               for _, name, _, allocated, at_peak in rows}
+    results.check("format version 2" in shown.stdout
+                  and by_name.get("big-worker") == ("4.0 MiB", "4.0 MiB")
+                  and by_name.get("small-worker") == ("1.0 MiB", "1.0 MiB"),
+                  "trace show: the threads by name, with their bytes "
+                  "allocated and live at the peak", shown.stdout)
+    results.check(rows and rows[0][1] == "big-worker",
+                  "the thread with the most bytes at the peak first",
+                  str(rows[:1]))
+    old = os.path.join(WORK, "threads.v1.trace.zst")
+    as_version_1(trace, old)
+    shown = run([MEMPROF, "trace", "show", "--summary", old])
+    rows = re.findall(r"^\s+(\d+)\s+(\S+)\s+(\d+)\s+([\d.]+ \S+)\s+"
+                      r"([\d.]+ \S+)$", shown.stdout, re.M)
+    results.check(shown.returncode == 0 and "format version 1" in shown.stdout
+                  and len(rows) == 3 and all(r[1] == "-" for r in rows)
+                  and "4.0 MiB" in [r[4] for r in rows],
+                  "a version 1 trace is still read: no names, the same "
+                  "bytes", shown.stdout + shown.stderr)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cc", default="gcc")
@@ -378,6 +440,7 @@ def main():
     if exact is not None:
         check_commands(binary, exact)
         check_report(binary, exact, options.keep)
+    check_threads(options.cc)
     if not options.keep:
         shutil.rmtree(WORK, ignore_errors=True)
     return results.finish()
