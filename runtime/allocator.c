@@ -238,8 +238,8 @@ record_allocation (struct block_header *header, uintptr_t user,
   header->alloc_timestamp = runtime_now_ms ();
   header->alloc_cpu = runtime_current_cpu ();
   shadow_clear (user, granules_for (header->size));
-  live_insert (header, user);
   peak_note_allocation (header->context, header->size, header->weight);
+  live_insert (header, user);
   in_runtime--;
 }
 
@@ -291,8 +291,8 @@ fold_with_histogram (struct block_header *header, uintptr_t user)
 static void
 record_free (struct block_header *header, uintptr_t user)
 {
-  live_remove (header, user);
   peak_note_free (header->context, header->size, header->weight);
+  live_remove (header, user);
   if (runtime_state != RUNTIME_RUNNING || in_runtime)
     return;
   in_runtime++;

@@ -153,12 +153,13 @@ struct context_extra
   uint64_t touched_bytes; /* nonzero counters x granule, at most the size */
 };
 
-/* A context's share of the live heap (peak.c), weighted as its MIB.  */
+/* A context's share of the heap at its peak and at the timeline's last
+   sample (peak.c), weighted as its MIB; each valid only when its
+   generation is the current walk's.  */
 struct context_peak
 {
-  _Atomic int64_t live_bytes, live_blocks;
-  uint64_t peak_bytes, peak_blocks; /* at the last peak snapshot */
-  _Atomic uint32_t registered;      /* on peak.c's list of contexts */
+  uint64_t peak_bytes, peak_blocks, peak_generation; /* snapshot_lock */
+  uint64_t sample_bytes, sample_generation;          /* timeline_lock */
 };
 
 struct depot_context
@@ -173,7 +174,7 @@ struct depot_context
   uint64_t *histogram;        /* mib.access_histogram_size used entries */
   uint32_t histogram_capacity;
   uint32_t snapshot_index;  /* used by the profile writer under its lock */
-  struct context_peak peak; /* live bytes now and at the peak (peak.c) */
+  struct context_peak peak; /* at the peak and at a sample (peak.c) */
   uintptr_t pcs[];          /* leaf first */
 };
 

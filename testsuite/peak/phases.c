@@ -7,8 +7,9 @@
               8 MiB), then all freed
      phase 3  small_tail: 1000 blocks of 1 KiB, freed
 
-   Each phase lasts about PHASE_MS milliseconds (the timeline sees three
-   plateaus: 5 MiB, 12 MiB, about 5 MiB).  Nothing is printed before the
+   Each phase lasts about PHASE_MS milliseconds, and the heap rests at
+   4 MiB for PHASE_MS / 6 between them (the timeline sees the plateaus:
+   5 MiB, 4 MiB, 12 MiB, 4 MiB, about 5 MiB).  Nothing is printed before the
    end, so stdio's buffer is allocated after the peak.  */
 
 #include <stdio.h>
@@ -75,6 +76,7 @@ main (int argc, char **argv)
   pause_ms (PHASE_MS);
   for (int i = 0; i < 2; i++)
     free (scratches[i]);
+  pause_ms (PHASE_MS / 6); /* a plateau of 4 MiB */
 
   for (int i = 0; i < index_blocks; i++)
     index[i] = build_index ();
@@ -84,6 +86,7 @@ main (int argc, char **argv)
       sum += ((unsigned char *) index[i])[i];
       free (index[i]);
     }
+  pause_ms (PHASE_MS / 6);
 
   for (int i = 0; i < 1000; i++)
     tail[i] = small_tail ();
