@@ -263,6 +263,10 @@ void peak_collect (struct memprof_extra_peak *peak,
                    const struct memprof_extra_sample **samples);
 /* The most records peak_collect can give.  */
 size_t peak_context_capacity (void);
+/* fork: no walk may be half done in the child (taken after the profile's
+   and the trace's locks, before the allocator's).  */
+void peak_fork_prepare (void);
+void peak_fork_release (void);
 
 /* ---- Profile (profile.c) ---- */
 

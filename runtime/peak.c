@@ -295,6 +295,22 @@ peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight)
   atomic_fetch_sub (&live_bytes, (int64_t) (size * weight));
 }
 
+/* ---- fork ---- */
+
+void
+peak_fork_prepare (void)
+{
+  spin_lock (&timeline_lock);
+  spin_lock (&snapshot_lock);
+}
+
+void
+peak_fork_release (void)
+{
+  spin_unlock (&snapshot_lock);
+  spin_unlock (&timeline_lock);
+}
+
 /* ---- For the profile writer ---- */
 
 struct collect

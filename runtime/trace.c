@@ -246,7 +246,7 @@ none:
 /* ---- For the writer ---- */
 
 bool
-trace_thread_name (uint32_t tid, char *name)
+trace_thread_last_name (uint32_t tid, char *name)
 {
   uint32_t used = atomic_load (&registry_used);
   for (uint32_t i = 0; i < used; i++)

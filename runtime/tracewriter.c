@@ -241,7 +241,7 @@ current_thread_name (uint32_t tid, char *name)
           return name[0] != '\0';
         }
     }
-  return trace_thread_name (tid, name);
+  return trace_thread_last_name (tid, name);
 }
 
 /* A THREAD block before TID's records when its name is new.  */

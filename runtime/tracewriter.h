@@ -50,7 +50,7 @@ uint32_t trace_collect_threads (
 
 /* The name thread TID had when it last began a chunk, into NAME (16
    bytes); false when no thread of the trace has that id.  */
-bool trace_thread_name (uint32_t tid, char *name);
+bool trace_thread_last_name (uint32_t tid, char *name);
 
 /* tracewriter.c, for trace.c.  */
 
