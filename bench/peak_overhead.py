@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What tracking the heap's peak and timeline costs (runtime/peak.c): two
 allocation-heavy workloads (bench/workloads/binary_trees.c and
-json_tree.c, at their small scale) built with the plugin, run with the
+json_tree.c, at their small scale) and bench/malloc_loop.c (2 million
+malloc/free pairs: the cost per call) built with the plugin, run with the
 default options (peak=1, peak_tolerance=1), with peak=0 (full profiling
 without it), and with peak_tolerance=0 (an exact breakdown), interleaved
 (one run of each in turn, ROUNDS rounds).  Measures each run's CPU time
@@ -50,7 +51,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cc", default="gcc")
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--workloads", default="binary_trees,json_tree")
+    parser.add_argument("--workloads", default="binary_trees,json_tree,malloc_loop")
     parser.add_argument("--output",
                         default=os.path.join(HERE, "results", "peak-overhead.md"))
     args = parser.parse_args()
@@ -58,14 +59,17 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     plugin = ["-fplugin=" + pkg_config("--variable=plugin")[0], *pkg_config("--cflags")]
-    chosen = [w for w in WORKLOADS if w.name in args.workloads.split(",")]
+    names = args.workloads.split(",")
+    programs = [(w.name, w.source, str(w.small)) for w in WORKLOADS if w.name in names]
+    if "malloc_loop" in names:
+        programs.append(("malloc_loop", os.path.join(HERE, "malloc_loop.c"), "2000000"))
     binaries = {}
-    for workload in chosen:
-        binary = os.path.join(work, workload.name)
+    for name, source, argument in programs:
+        binary = os.path.join(work, name)
         subprocess.run([args.cc, "-O2", "-g", "-fno-optimize-sibling-calls", *plugin,
-                        workload.source, "-o", binary, "-lpthread",
+                        source, "-o", binary, "-lpthread",
                         *pkg_config("--libs")], check=True)
-        binaries[workload.name] = (binary, str(workload.small))
+        binaries[name] = (binary, argument)
     base_env = {k: v for k, v in os.environ.items()
                 if k not in ("LD_PRELOAD", "MEMPROF_OPTIONS")}
     times = {(w, c): [] for w in binaries for c, _ in CONFIGS}
@@ -81,7 +85,8 @@ def main():
 
     lines = ["# The cost of peak tracking", "",
              "Written by `make bench-peak` (bench/peak_overhead.py): CPU time "
-             "(user + system) of the plugin build at the workloads' small scale, "
+             "(user + system) of the plugin build (the workloads at their small "
+             "scale, malloc_loop with 2 million malloc/free pairs), "
              f"median of {args.runs} interleaved runs; ratios to `peak=0` (full "
              "profiling without peak tracking).", "",
              "| workload | " + " | ".join(label for label, _ in CONFIGS) + " |",

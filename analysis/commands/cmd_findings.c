@@ -23,6 +23,7 @@ static const char usage[]
       "  leaked         allocations still live at exit\n"
       "  at-peak        contexts holding a large share of the heap at its "
       "peak\n"
+      "                 (not waste: only when asked, with --kind)\n"
       "docs/analysis.md says what each needs from the profile.\n"
       "\n"
       "  --binary=FILE             symbolize with FILE's DWARF\n"
@@ -82,7 +83,7 @@ cmd_findings (int argc, char **argv)
   long top = 0;
   session_init (&session);
   for (int k = 0; k < FINDING_COUNT; k++)
-    wanted[k] = true;
+    wanted[k] = k != FINDING_AT_PEAK;
   char **inputs = xcalloc ((size_t) argc, sizeof *inputs);
   int input_count = 0;
   for (int i = 1; i < argc; i++)

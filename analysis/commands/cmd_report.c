@@ -288,8 +288,6 @@ append_context (struct report *report, struct buffer *out,
   struct finding findings[FINDING_COUNT];
   int found = findings_of (context, report->has_accesses, &finding_defaults,
                            findings);
-  found += finding_at_peak (profile, context, &finding_defaults,
-                            findings + found);
   buffer_printf (out, ",\n \"findings\":[");
   for (int i = 0; i < found; i++)
     {
