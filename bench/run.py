@@ -74,6 +74,8 @@ CONFIGS = [
     Config("plugin, sampled", "plugin", "gcc -O2",
            options=f"sample_interval={SAMPLE_INTERVAL}"),
     Config("plugin, callbacks", "callbacks", "gcc -O2", options=""),
+    # What tracking the heap's peak and timeline costs (docs/benchmarks.md).
+    Config("plugin, peak=0", "plugin", "gcc -O2", options="peak=0"),
     Config("clang-19 -O2", "clang", None),
     Config("clang-19 -fmemory-profile", "clang-memprof", "clang-19 -O2", peer=True),
     Config("valgrind --tool=dhat", "gcc", "gcc -O2", wrapper=["valgrind", "--tool=dhat"],

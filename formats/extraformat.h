@@ -5,9 +5,12 @@
 
      version 1: header | record * record_count
      version 2: header | record * record_count | global * global_count
+     version 3: version 2 | peak | peak_context * peak.context_count
+                | sample * peak.sample_count
 
    Version 2 adds the accesses to the program's own global and static
-   variables; `memprof' reads both versions.  */
+   variables; version 3 the heap's high-water mark (what was live at the
+   peak, per context) and its timeline; `memprof' reads all three.  */
 
 #ifndef MEMPROF_EXTRAFORMAT_H
 #define MEMPROF_EXTRAFORMAT_H
@@ -18,9 +21,11 @@
 
 /* "\x89MPXTRA\n" on disk.  */
 #define MEMPROF_EXTRA_MAGIC 0x0a41525458504d89ULL
-#define MEMPROF_EXTRA_VERSION 2
+#define MEMPROF_EXTRA_VERSION 3
 /* The first version, without globals: still read.  */
 #define MEMPROF_EXTRA_VERSION_1 1
+/* With globals, without the peak: still read.  */
+#define MEMPROF_EXTRA_VERSION_2 2
 #define MEMPROF_EXTRA_SUFFIX ".extra"
 
 /* The side file's name for the profile PROFILE, so that no glob LLVM's
@@ -106,12 +111,60 @@ struct memprof_extra_global
   uint64_t accesses; /* instrumented accesses to its 64 bytes */
 } __attribute__ ((packed));
 
+/* Version 3: the heap's high-water mark, after the globals.  Bytes are
+   requested bytes, weighted as the MIBs' Totals are (sampling: then an
+   estimate).  Times are microseconds since the runtime started.  */
+struct memprof_extra_peak
+{
+  uint64_t peak_bytes;       /* the most bytes live at once */
+  uint64_t peak_blocks;      /* blocks live at that moment */
+  uint64_t peak_time_us;     /* when it was reached */
+  uint64_t snapshot_bytes;   /* live bytes when the per-context breakdown
+                                was copied: the breakdown misses at most
+                                peak_bytes - snapshot_bytes */
+  uint64_t snapshot_time_us; /* when it was copied */
+  uint64_t now_us;           /* when the side file was written */
+  uint64_t context_count;    /* peak_context records that follow */
+  uint64_t sample_count;     /* timeline samples after them */
+  uint32_t sample_top;       /* entries of each sample's top: 8 */
+  uint32_t sampled;          /* 1: sample_interval was on (estimates) */
+  uint64_t reserved;
+} __attribute__ ((packed));
+
+/* A context live at the peak (its breakdown's snapshot).  */
+struct memprof_extra_peak_context
+{
+  uint64_t stack_id;
+  uint64_t bytes;  /* requested bytes live */
+  uint64_t blocks; /* blocks live */
+} __attribute__ ((packed));
+
+/* The heap timeline: live bytes at one moment, and the contexts holding
+   the most of them then (stack id 0: unused entry).  Samples are in time
+   order, a few hundred at most whatever the run's length.  */
+#define MEMPROF_EXTRA_SAMPLE_TOP 8
+struct memprof_extra_sample
+{
+  uint64_t time_us;
+  uint64_t live_bytes;
+  uint64_t live_blocks;
+  struct
+  {
+    uint64_t stack_id;
+    uint64_t bytes;
+  } top[MEMPROF_EXTRA_SAMPLE_TOP];
+} __attribute__ ((packed));
+
 /* The granule of the globals' counts, whatever the shadow's granule.  */
 #define MEMPROF_EXTRA_GLOBAL_GRANULE 64
 
 _Static_assert(sizeof (struct memprof_extra_header) == 64, "extra header");
 _Static_assert(sizeof (struct memprof_extra_record) == 48, "extra record");
 _Static_assert(sizeof (struct memprof_extra_global) == 16, "extra global");
+_Static_assert(sizeof (struct memprof_extra_peak) == 80, "extra peak");
+_Static_assert(sizeof (struct memprof_extra_peak_context) == 24,
+               "extra peak context");
+_Static_assert(sizeof (struct memprof_extra_sample) == 152, "extra sample");
 
 /* FNV-1a, 64 bits, continued from HASH over SIZE bytes at DATA; start
    with MEMPROF_FNV_OFFSET.  */

@@ -24,6 +24,11 @@ struct side_file
   bool has_globals; /* version 2: the accesses to globals were counted */
   const struct memprof_extra_global *globals; /* in the side file's bytes */
   size_t global_count;
+  /* Version 3: the heap's peak, its contexts and timeline, in the side
+     file's bytes.  */
+  bool has_peak;
+  struct memprof_extra_peak peak;
+  const uint8_t *peak_contexts, *samples;
 };
 
 static int
@@ -47,28 +52,66 @@ parse_side_file (const uint8_t *data, size_t size, const uint8_t *profile_data,
   side->has_globals = false;
   side->globals = NULL;
   side->global_count = 0;
+  side->has_peak = false;
   if (size < sizeof header)
     return "it is shorter than its 64-byte header";
   memcpy (&header, data, sizeof header);
   if (header.magic != MEMPROF_EXTRA_MAGIC)
     return "it does not start with the side file's magic";
   if (header.version != MEMPROF_EXTRA_VERSION
+      && header.version != MEMPROF_EXTRA_VERSION_2
       && header.version != MEMPROF_EXTRA_VERSION_1)
-    return "its version is not 1 or 2";
+    return "its version is not 1, 2 or 3";
   if (header.header_size < sizeof header || header.header_size > size)
     return "its header size is wrong";
-  /* Version 1: records only; version 2: records, then globals.  */
+  /* Version 1: records only; version 2: records, then globals; version 3:
+     then the peak, its contexts and the timeline.  */
   uint64_t body = size - header.header_size;
   uint64_t globals_bytes
       = header.version == MEMPROF_EXTRA_VERSION_1
             ? 0
             : header.global_count * sizeof (struct memprof_extra_global);
+  uint64_t peak_bytes = 0;
+  if (header.version == MEMPROF_EXTRA_VERSION)
+    {
+      /* The peak section's header follows the records and globals: its
+         counts size the rest.  */
+      uint64_t records_bytes
+          = header.record_count < body / sizeof (struct memprof_extra_record)
+                ? header.record_count * sizeof (struct memprof_extra_record)
+                : body;
+      uint64_t at
+          = records_bytes
+            + (header.global_count < body / sizeof (struct memprof_extra_global)
+                   ? globals_bytes
+                   : body);
+      if (at > body || body - at < sizeof side->peak)
+        return "its peak section (version 3) is missing or truncated";
+      memcpy (&side->peak, data + header.header_size + at, sizeof side->peak);
+      uint64_t rest = body - at - sizeof side->peak;
+      if (side->peak.context_count
+              > rest / sizeof (struct memprof_extra_peak_context)
+          || side->peak.sample_count
+                 > rest / sizeof (struct memprof_extra_sample)
+          || side->peak.context_count
+                         * sizeof (struct memprof_extra_peak_context)
+                     + side->peak.sample_count
+                           * sizeof (struct memprof_extra_sample)
+                 != rest)
+        return "its peak section's context and sample counts do not match "
+               "its size";
+      peak_bytes = sizeof side->peak + rest;
+    }
   bool counts_fit
       = (header.version == MEMPROF_EXTRA_VERSION_1
-         || header.global_count <= body / sizeof (struct memprof_extra_global))
-        && (body - globals_bytes) % sizeof (struct memprof_extra_record) == 0
+         || header.global_count
+                <= (body - peak_bytes) / sizeof (struct memprof_extra_global))
+        && (body - peak_bytes - globals_bytes)
+                   % sizeof (struct memprof_extra_record)
+               == 0
         && header.record_count
-               == (body - globals_bytes) / sizeof (struct memprof_extra_record);
+               == (body - peak_bytes - globals_bytes)
+                      / sizeof (struct memprof_extra_record);
   if (!counts_fit)
     return header.version == MEMPROF_EXTRA_VERSION_1
                ? "its record count does not match its size"
@@ -88,7 +131,16 @@ parse_side_file (const uint8_t *data, size_t size, const uint8_t *profile_data,
       side->has_globals = true;
       side->global_count = header.global_count;
       side->globals
-          = (const struct memprof_extra_global *) (data + size - globals_bytes);
+          = (const struct memprof_extra_global *) (data + size - peak_bytes
+                                                   - globals_bytes);
+    }
+  if (peak_bytes > 0)
+    {
+      side->has_peak = true;
+      side->peak_contexts = data + size - peak_bytes + sizeof side->peak;
+      side->samples = side->peak_contexts
+                      + side->peak.context_count
+                            * sizeof (struct memprof_extra_peak_context);
     }
   return NULL;
 }
@@ -99,9 +151,91 @@ struct raw_load
   struct side_file side;
   bool globals_taken; /* the side file's globals are in: a file with several
                          profiles has one side file */
+  bool peak_taken;    /* the same for its peak */
   uint32_t *locations;
   size_t location_capacity;
 };
+
+struct id_index
+{
+  uint64_t stack_id;
+  uint32_t context;
+};
+
+static int
+compare_id_index (const void *a, const void *b)
+{
+  uint64_t x = ((const struct id_index *) a)->stack_id;
+  uint64_t y = ((const struct id_index *) b)->stack_id;
+  return x < y ? -1 : x > y;
+}
+
+static uint32_t
+context_of (const struct id_index *ids, size_t count, uint64_t stack_id)
+{
+  struct id_index key = { stack_id, 0 };
+  const struct id_index *found
+      = bsearch (&key, ids, count, sizeof key, compare_id_index);
+  return found ? found->context : PROFILE_PEAK_NO_CONTEXT;
+}
+
+/* Fold the side file's peak into PROFILE; IDS (COUNT, sorted) map the raw
+   profile's stack ids to the profile's contexts.  Records whose stack id
+   is not in the profile (a context reset since) are left out.  */
+static void
+take_peak (struct profile *profile, const struct side_file *side,
+           const struct id_index *ids, size_t count)
+{
+  struct profile_peak peak = { 0 };
+  peak.runs = 1;
+  peak.bytes = side->peak.peak_bytes;
+  peak.blocks = side->peak.peak_blocks;
+  peak.time_us = side->peak.peak_time_us;
+  peak.snapshot_bytes = side->peak.snapshot_bytes;
+  peak.snapshot_time_us = side->peak.snapshot_time_us;
+  peak.duration_us = side->peak.now_us;
+  peak.sampled = side->peak.sampled;
+  peak.sample_count = side->peak.sample_count;
+  peak.samples = xcalloc (peak.sample_count + 1, sizeof *peak.samples);
+  for (size_t i = 0; i < peak.sample_count; i++)
+    {
+      struct memprof_extra_sample sample;
+      struct profile_peak_sample *to = &peak.samples[i];
+      memcpy (&sample, side->samples + i * sizeof sample, sizeof sample);
+      to->time_us = sample.time_us;
+      to->live_bytes = sample.live_bytes;
+      to->live_blocks = sample.live_blocks;
+      for (int k = 0; k < PROFILE_PEAK_TOP; k++)
+        {
+          to->top_context[k] = PROFILE_PEAK_NO_CONTEXT;
+          if (k < MEMPROF_EXTRA_SAMPLE_TOP && sample.top[k].stack_id != 0)
+            {
+              to->top_context[k]
+                  = context_of (ids, count, sample.top[k].stack_id);
+              to->top_bytes[k] = sample.top[k].bytes;
+            }
+        }
+    }
+  size_t n = side->peak.context_count, used = 0;
+  uint32_t *contexts = xmalloc (n * sizeof *contexts + 1);
+  uint64_t *bytes = xmalloc (n * sizeof *bytes + 1);
+  uint64_t *blocks = xmalloc (n * sizeof *blocks + 1);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct memprof_extra_peak_context record;
+      memcpy (&record, side->peak_contexts + i * sizeof record, sizeof record);
+      uint32_t context = context_of (ids, count, record.stack_id);
+      if (context == PROFILE_PEAK_NO_CONTEXT)
+        continue;
+      contexts[used] = context;
+      bytes[used] = record.bytes;
+      blocks[used++] = record.blocks;
+    }
+  profile_peak_fold (profile, &peak, contexts, bytes, blocks, used);
+  free (contexts);
+  free (bytes);
+  free (blocks);
+}
 
 /* The module-relative location of PC, as llvm-profdata rebases it: by the
    segment with START < PC <= END.  */
@@ -130,6 +264,7 @@ load_raw_profile (const struct raw_read_profile *raw, void *cookie)
                                      (uint32_t) raw->segments[i].build_id_size);
   if (raw->segment_count > 0)
     profile_note_main_module (profile, modules[0]);
+  struct id_index *ids = xmalloc (raw->record_count * sizeof *ids + 1);
   for (size_t i = 0; i < raw->record_count; i++)
     {
       const struct raw_read_record *record = &raw->records[i];
@@ -166,8 +301,10 @@ load_raw_profile (const struct raw_read_profile *raw, void *cookie)
             }
           extra_pointer = &extra;
         }
-      profile_add_context (profile, load->locations, (uint32_t) stack->depth,
-                           &record->mib, record->histogram, extra_pointer);
+      ids[i].stack_id = record->id;
+      ids[i].context = profile_add_context (
+          profile, load->locations, (uint32_t) stack->depth, &record->mib,
+          record->histogram, extra_pointer);
       if (record->histogram != NULL)
         profile->histogram_granule = 8;
     }
@@ -184,6 +321,13 @@ load_raw_profile (const struct raw_read_profile *raw, void *cookie)
       profile->global_inputs++;
       load->globals_taken = true;
     }
+  if (load->side.has_peak && !load->peak_taken)
+    {
+      qsort (ids, raw->record_count, sizeof *ids, compare_id_index);
+      take_peak (profile, &load->side, ids, raw->record_count);
+      load->peak_taken = true;
+    }
+  free (ids);
   profile->inputs++;
   if (load->side.records != NULL)
     profile->inputs_with_extra++;
@@ -295,8 +439,9 @@ profile_load_buffer (struct profile *profile, const uint8_t *data, size_t size,
                 (unsigned long long) MPROF_MAGIC, (unsigned long long) magic);
       return -1;
     }
-  struct raw_load load
-      = { profile, { NULL, 0, 0, false, NULL, 0 }, false, NULL, 0 };
+  struct raw_load load;
+  memset (&load, 0, sizeof load);
+  load.profile = profile;
   if (side_data != NULL)
     {
       const char *problem

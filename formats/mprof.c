@@ -220,6 +220,58 @@ free_canonical (struct canonical *c)
   free (c->global_order);
 }
 
+/* The heap's peak (profile_peak): contexts by their rank in the file.  */
+static void
+write_peak (const struct profile *profile, const struct canonical *c,
+            struct buffer *out)
+{
+  const struct profile_peak *peak = &profile->peak;
+  uint32_t *rank = inverse (c->context_order, profile->context_count);
+  size_t at = begin_section (out, MPROF_PEAK);
+  put_u64 (out, peak->runs);
+  put_u64 (out, peak->bytes);
+  put_u64 (out, peak->blocks);
+  put_u64 (out, peak->time_us);
+  put_u64 (out, peak->snapshot_bytes);
+  put_u64 (out, peak->snapshot_time_us);
+  put_u64 (out, peak->duration_us);
+  put_u32 (out, peak->sampled);
+  put_u32 (out, 0);
+  uint64_t live = 0;
+  for (size_t i = 0; i < profile->context_count; i++)
+    live += profile->contexts[i].peak_bytes > 0;
+  put_u64 (out, live);
+  for (size_t i = 0; i < profile->context_count; i++)
+    {
+      const struct profile_context *context
+          = &profile->contexts[c->context_order[i]];
+      if (context->peak_bytes == 0)
+        continue;
+      put_u32 (out, (uint32_t) i);
+      put_u32 (out, 0);
+      put_u64 (out, context->peak_bytes);
+      put_u64 (out, context->peak_blocks);
+    }
+  put_u64 (out, peak->sample_count);
+  for (size_t i = 0; i < peak->sample_count; i++)
+    {
+      const struct profile_peak_sample *sample = &peak->samples[i];
+      put_u64 (out, sample->time_us);
+      put_u64 (out, sample->live_bytes);
+      put_u64 (out, sample->live_blocks);
+      for (int k = 0; k < PROFILE_PEAK_TOP; k++)
+        {
+          uint32_t context = sample->top_context[k];
+          put_u32 (out, context == PROFILE_PEAK_NO_CONTEXT ? context
+                                                           : rank[context]);
+          put_u32 (out, 0);
+          put_u64 (out, sample->top_bytes[k]);
+        }
+    }
+  end_section (out, at);
+  free (rank);
+}
+
 /* The payload of PROFILE in canonical order, keeping only the strings
    and frames its locations use.  */
 static void
@@ -454,6 +506,9 @@ serialize (const struct profile *profile, struct buffer *out)
       free (accesses);
     }
 
+  if (profile->peak.runs > 0)
+    write_peak (profile, &c, out);
+
   free (pairs);
   free (strings);
   free (string_map);
@@ -584,6 +639,7 @@ struct incoming
   uint32_t *locations;
   uint64_t location_count;
   uint64_t context_count;
+  uint32_t *contexts; /* index in the file -> index in the profile */
   uint32_t main_module;
   uint64_t global_inputs;
 };
@@ -742,6 +798,7 @@ read_contexts (struct reader *r, struct profile *profile, struct incoming *in)
   if (get_count (r, 8 + MEMPROF_MIB_V4_SIZE + 32, "contexts", &count) != 0)
     return -1;
   in->context_count = count;
+  in->contexts = xmalloc (count * sizeof *in->contexts + 1);
   for (uint64_t i = 0; i < count; i++)
     {
       uint64_t at = r->at;
@@ -828,12 +885,95 @@ read_contexts (struct reader *r, struct profile *profile, struct incoming *in)
       extra.live_allocations = get_u64 (r);
       extra.live_bytes = get_u64 (r);
       extra.access_sample_rate = flags & 2 ? 2 : 0;
-      profile_add_context (profile, locations, location_count, &mib, histogram,
-                           flags & 1 ? &extra : NULL);
+      in->contexts[i]
+          = profile_add_context (profile, locations, location_count, &mib,
+                                 histogram, flags & 1 ? &extra : NULL);
       free (aligned);
     }
   free (locations);
   return 0;
+}
+
+/* The heap's peak of the file's runs: folded in as one run's.  */
+static int
+read_peak (struct reader *r, struct profile *profile, struct incoming *in)
+{
+  struct profile_peak peak = { 0 };
+  uint64_t count;
+  if (in->contexts == NULL)
+    return bad (r, r->at, "the peak section comes before the contexts");
+  if (!left (r, 8, 8))
+    return bad (r, r->at, "the peak section is shorter than its 64 bytes");
+  peak.runs = get_u64 (r);
+  peak.bytes = get_u64 (r);
+  peak.blocks = get_u64 (r);
+  peak.time_us = get_u64 (r);
+  peak.snapshot_bytes = get_u64 (r);
+  peak.snapshot_time_us = get_u64 (r);
+  peak.duration_us = get_u64 (r);
+  peak.sampled = get_u32 (r);
+  get_u32 (r);
+  if (get_count (r, 24, "contexts live at the peak", &count) != 0)
+    return -1;
+  uint32_t *contexts = xmalloc (count * sizeof *contexts + 1);
+  uint64_t *bytes = xmalloc (count * sizeof *bytes + 1);
+  uint64_t *blocks = xmalloc (count * sizeof *blocks + 1);
+  int result = 0;
+  for (uint64_t i = 0; i < count && result == 0; i++)
+    {
+      uint32_t context = get_u32 (r);
+      get_u32 (r);
+      bytes[i] = get_u64 (r);
+      blocks[i] = get_u64 (r);
+      if (context >= in->context_count)
+        result = bad (r, r->at - 24,
+                      "peak context %llu: context %u is past the %llu "
+                      "contexts",
+                      (unsigned long long) i, context,
+                      (unsigned long long) in->context_count);
+      else
+        contexts[i] = in->contexts[context];
+    }
+  if (result == 0
+      && get_count (r, 24 + 16 * PROFILE_PEAK_TOP, "timeline samples",
+                    &peak.sample_count)
+             != 0)
+    result = -1;
+  if (result == 0)
+    {
+      peak.samples = xcalloc (peak.sample_count + 1, sizeof *peak.samples);
+      for (size_t i = 0; i < peak.sample_count && result == 0; i++)
+        {
+          struct profile_peak_sample *sample = &peak.samples[i];
+          sample->time_us = get_u64 (r);
+          sample->live_bytes = get_u64 (r);
+          sample->live_blocks = get_u64 (r);
+          for (int k = 0; k < PROFILE_PEAK_TOP; k++)
+            {
+              uint32_t context = get_u32 (r);
+              get_u32 (r);
+              sample->top_bytes[k] = get_u64 (r);
+              if (context == PROFILE_PEAK_NO_CONTEXT)
+                sample->top_context[k] = context;
+              else if (context < in->context_count)
+                sample->top_context[k] = in->contexts[context];
+              else
+                result
+                    = bad (r, r->at - 16,
+                           "timeline sample %zu: context %u is past the "
+                           "%llu contexts",
+                           i, context, (unsigned long long) in->context_count);
+            }
+        }
+    }
+  if (result == 0)
+    profile_peak_fold (profile, &peak, contexts, bytes, blocks, count);
+  else
+    free (peak.samples);
+  free (contexts);
+  free (bytes);
+  free (blocks);
+  return result;
 }
 
 /* The granules are loaded; of the globals, their symbols (their
@@ -1151,6 +1291,15 @@ mprof_read (struct profile *profile, const uint8_t *data, size_t size,
           break;
         }
       r.limit = r.at + length;
+      if (tag == MPROF_PEAK)
+        {
+          result = read_peak (&r, profile, &in);
+          if (result == 0 && r.at != r.limit)
+            result = bad (&r, r.at, "section %u has %llu bytes after its data",
+                          tag, (unsigned long long) (r.limit - r.at));
+          r.at = r.limit;
+          continue;
+        }
       if (tag >= 100)
         {
           /* A later version's optional section.  */
@@ -1219,6 +1368,7 @@ mprof_read (struct profile *profile, const uint8_t *data, size_t size,
   free (in.modules);
   free (in.frames);
   free (in.locations);
+  free (in.contexts);
   free (payload);
   return result;
 }

@@ -49,7 +49,7 @@ enum mprof_section
                           u32 contexts) | u64 total | u32 context[total]:
                           for each function GUID (ascending), the
                           contexts with a frame of that function */
-  MPROF_GLOBALS = 8    /* only when the profile counted globals:
+  MPROF_GLOBALS = 8,   /* only when the profile counted globals:
                           u64 inputs that counted them |
                           u64 count | count x (u32 module | u32 0 |
                           u64 address | u64 accesses): granules, by module
@@ -58,6 +58,17 @@ enum mprof_section
                           u32 file | u32 flags | u64 address | u64 size |
                           u64 accesses): symbolized globals, by module,
                           address, size, name, file, flags */
+  /* Optional sections (tags from 100: readers that do not know them skip
+     them).  */
+  MPROF_PEAK = 100 /* only when a run tracked the heap's peak:
+                      u64 runs | u64 bytes | u64 blocks | u64 time us |
+                      u64 snapshot bytes | u64 snapshot time us |
+                      u64 duration us | u32 sampled | u32 0 |
+                      u64 count | count x (u32 context | u32 0 |
+                      u64 bytes | u64 blocks): live at the peak |
+                      u64 count | count x (u64 time us | u64 live bytes |
+                      u64 live blocks | 8 x (u32 context or 0xffffffff |
+                      u32 0 | u64 bytes)): the timeline */
 };
 
 /* Serialize PROFILE as a .mprof file into PATH ("-": stdout), atomically.

@@ -270,7 +270,7 @@ profile_mib_combine (struct memprof_mib *a, const struct memprof_mib *b)
   *a = result;
 }
 
-void
+uint32_t
 profile_add_context (struct profile *profile, const uint32_t *locations,
                      uint32_t location_count, const struct memprof_mib *mib,
                      const uint64_t *histogram,
@@ -350,17 +350,35 @@ profile_add_context (struct profile *profile, const uint32_t *locations,
       if (extra->access_sample_rate > context->extra.access_sample_rate)
         context->extra.access_sample_rate = extra->access_sample_rate;
     }
+  return (uint32_t) (context - profile->contexts);
 }
 
 void
 profile_keep_contexts (struct profile *profile, const bool *keep)
 {
   size_t kept = 0;
+  /* The timeline names contexts by index: each old index's new one.  */
+  uint32_t *renumber
+      = xmalloc ((profile->context_count + 1) * sizeof *renumber);
   for (size_t i = 0; i < profile->context_count; i++)
     if (keep[i])
-      profile->contexts[kept++] = profile->contexts[i];
+      {
+        renumber[i] = (uint32_t) kept;
+        profile->contexts[kept++] = profile->contexts[i];
+      }
     else
-      free (profile->contexts[i].histogram);
+      {
+        renumber[i] = PROFILE_PEAK_NO_CONTEXT;
+        free (profile->contexts[i].histogram);
+      }
+  for (size_t s = 0; s < profile->peak.sample_count; s++)
+    for (int t = 0; t < PROFILE_PEAK_TOP; t++)
+      {
+        uint32_t *top = &profile->peak.samples[s].top_context[t];
+        if (*top != PROFILE_PEAK_NO_CONTEXT && *top < profile->context_count)
+          *top = renumber[*top];
+      }
+  free (renumber);
   profile->context_count = kept;
   /* The index maps keys to positions: make it anew.  */
   index_table_free (&profile->context_index);
@@ -473,5 +491,6 @@ profile_free (struct profile *profile)
   free (profile->granule_index.slots);
   free (profile->globals);
   free (profile->global_index.slots);
+  free (profile->peak.samples);
   memset (profile, 0, sizeof *profile);
 }

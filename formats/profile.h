@@ -89,6 +89,7 @@ struct profile_context
   struct profile_extra extra;
   uint32_t has_extra; /* every profile folded in had a side file */
   uint32_t origin;    /* CONTEXT_* flags of origin.h, set once symbolized */
+  uint64_t peak_bytes, peak_blocks; /* live at the peak (profile_peak) */
 };
 
 /* Accesses to one 64-byte granule of a module's data (the side file's
@@ -114,6 +115,35 @@ struct profile_global
   uint32_t flags;   /* PROFILE_GLOBAL_LOCAL */
   uint64_t address; /* module-relative: st_value */
   uint64_t size;    /* st_size, not 0 */
+};
+
+/* The heap timeline (side file version 3): live bytes at one moment and
+   the contexts that held the most of them.  */
+#define PROFILE_PEAK_TOP 8
+#define PROFILE_PEAK_NO_CONTEXT UINT32_MAX
+struct profile_peak_sample
+{
+  uint64_t time_us;
+  uint64_t live_bytes, live_blocks;
+  uint32_t top_context[PROFILE_PEAK_TOP]; /* or PROFILE_PEAK_NO_CONTEXT */
+  uint64_t top_bytes[PROFILE_PEAK_TOP];
+};
+
+/* The heap's high-water mark of one run (peak.c): peaks are per run, so
+   a merged profile keeps the run whose peak is highest, with its
+   contexts' peak_bytes and its timeline; the others only count in
+   RUNS.  */
+struct profile_peak
+{
+  uint64_t runs;           /* inputs that tracked the peak */
+  uint64_t bytes, blocks;  /* the peak; 0: no run tracked it */
+  uint64_t time_us;        /* since the run's start */
+  uint64_t snapshot_bytes; /* live when the breakdown was copied */
+  uint64_t snapshot_time_us;
+  uint64_t duration_us; /* when the profile was written */
+  uint32_t sampled;     /* 1: estimates (sample_interval) */
+  struct profile_peak_sample *samples;
+  size_t sample_count;
 };
 
 struct profile
@@ -156,6 +186,7 @@ struct profile
   uint32_t histogram_granule; /* bytes per histogram value: 8, or 0 */
   uint32_t main_module;       /* the program's module (the first segment of the
                            first raw profile), or PROFILE_NO_MODULE */
+  struct profile_peak peak;
 };
 
 void profile_init (struct profile *profile);
@@ -204,12 +235,22 @@ uint32_t profile_add_location (struct profile *profile, uint32_t module,
 void profile_set_frames (struct profile *profile, uint32_t location,
                          const struct profile_frame *frames, uint32_t count);
 /* Fold one context (LOCATIONS, leaf first) into PROFILE.  HISTOGRAM holds
-   MIB->access_histogram_size values or is NULL; EXTRA may be NULL.  */
-void profile_add_context (struct profile *profile, const uint32_t *locations,
-                          uint32_t location_count,
-                          const struct memprof_mib *mib,
-                          const uint64_t *histogram,
-                          const struct profile_extra *extra);
+   MIB->access_histogram_size values or is NULL; EXTRA may be NULL.
+   Returns the context's index.  */
+uint32_t profile_add_context (struct profile *profile,
+                              const uint32_t *locations,
+                              uint32_t location_count,
+                              const struct memprof_mib *mib,
+                              const uint64_t *histogram,
+                              const struct profile_extra *extra);
+
+/* Fold one run's peak (INCOMING, whose samples PROFILE takes over) into
+   PROFILE: it replaces PROFILE's when higher (ties: the earlier peak),
+   with COUNT contexts (indexes CONTEXTS) live at it with BYTES and
+   BLOCKS.  */
+void profile_peak_fold (struct profile *profile, struct profile_peak *incoming,
+                        const uint32_t *contexts, const uint64_t *bytes,
+                        const uint64_t *blocks, size_t count);
 
 /* Keep the contexts whose KEEP[index] is true, in their order, and drop
    the others (their locations stay, unused).  */

@@ -9,8 +9,9 @@
      header | block | block | ... | end block
 
    and each block is a block header followed by its payload: the records
-   of one thread (RECORDS), a pair of clock readings (CLOCK, SYNC) or the
-   end of the trace (END).  */
+   of one thread (RECORDS), a pair of clock readings (CLOCK, SYNC), a
+   thread's name (THREAD, version 2) or the end of the trace (END).
+   Version 2 adds the THREAD block; readers take both versions.  */
 
 #ifndef MEMPROF_TRACEFORMAT_H
 #define MEMPROF_TRACEFORMAT_H
@@ -19,7 +20,9 @@
 
 /* "\x89MPTRCE\n" on disk.  */
 #define MEMPROF_TRACE_MAGIC 0x0a45435254504d89ULL
-#define MEMPROF_TRACE_VERSION 1
+#define MEMPROF_TRACE_VERSION 2
+/* Without thread names: still read.  */
+#define MEMPROF_TRACE_VERSION_1 1
 
 struct memprof_trace_header
 {
@@ -44,15 +47,20 @@ enum memprof_trace_block_kind
   MEMPROF_TRACE_BLOCK_RECORDS = 1, /* count records of one thread */
   MEMPROF_TRACE_BLOCK_CLOCK = 2,   /* a memprof_trace_clock */
   MEMPROF_TRACE_BLOCK_SYNC = 3,    /* a memprof_trace_clock: synced here */
-  MEMPROF_TRACE_BLOCK_END = 4      /* a memprof_trace_end; the last block */
+  MEMPROF_TRACE_BLOCK_END = 4,     /* a memprof_trace_end; the last block */
+  MEMPROF_TRACE_BLOCK_THREAD = 5   /* version 2: a memprof_trace_thread,
+                                      before the first RECORDS block of a
+                                      thread and whenever its name
+                                      changed */
 };
 
 struct memprof_trace_block
 {
   uint32_t kind;   /* enum memprof_trace_block_kind */
-  uint32_t thread; /* RECORDS: the thread's id (gettid); else 0 */
+  uint32_t thread; /* RECORDS, THREAD: the thread's id (gettid); else 0 */
   uint32_t count;  /* RECORDS: records that follow; else 0 */
-  uint32_t size;   /* RECORDS: bytes of encoded records that follow */
+  uint32_t size;   /* RECORDS: bytes of encoded records that follow;
+                      THREAD: 16; else 0 */
 } __attribute__ ((packed));
 
 /* The most records in one block, and the most bytes they take.  */
@@ -63,6 +71,14 @@ struct memprof_trace_clock
 {
   uint64_t tsc;       /* the time stamp counter ... */
   uint64_t monotonic; /* ... and CLOCK_MONOTONIC ns, read together */
+} __attribute__ ((packed));
+
+/* A thread's name (pthread_setname_np, prctl PR_SET_NAME: the kernel's
+   comm, at most 15 bytes), NUL-padded.  */
+#define MEMPROF_TRACE_THREAD_NAME_SIZE 16
+struct memprof_trace_thread
+{
+  char name[MEMPROF_TRACE_THREAD_NAME_SIZE];
 } __attribute__ ((packed));
 
 struct memprof_trace_end

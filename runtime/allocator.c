@@ -258,6 +258,7 @@ record_allocation (struct block_header *header, uintptr_t user,
   header->alloc_timestamp = runtime_now_ms ();
   header->alloc_cpu = runtime_current_cpu ();
   shadow_clear (user, granules_for (header->size));
+  peak_note_allocation (header->context, header->size, header->weight);
   live_insert (header, user);
 }
 
@@ -330,6 +331,7 @@ record_free (struct block_header *header, uintptr_t user)
                               header->alloc_timestamp,
                               header->alloc_cpu,
                               header->weight };
+  peak_note_free (header->context, header->size, header->weight);
   live_remove (header, user);
   allocator_fold_freed (&block);
 }

@@ -142,6 +142,7 @@ fork_prepare (void)
 {
   profile_fork_prepare ();
   trace_fork_prepare ();
+  peak_fork_prepare ();
   allocator_fork_prepare ();
 }
 
@@ -149,6 +150,7 @@ static void
 fork_parent (void)
 {
   allocator_fork_release ();
+  peak_fork_release ();
   trace_fork_parent ();
   profile_fork_parent ();
 }
@@ -157,6 +159,7 @@ static void
 fork_child (void)
 {
   allocator_fork_release ();
+  peak_fork_release ();
   trace_fork_child ();
   profile_fork_child ();
   depot_fork_child ();

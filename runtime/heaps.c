@@ -123,6 +123,15 @@ remove_slot (unsigned shard, struct heap_block *entry)
   live_shards[shard].used--;
 }
 
+/* A heap's block is freed: out of the heap's live bytes (peak.c), its
+   counts folded into its context.  */
+static void
+heap_block_freed (const struct live_block *block)
+{
+  peak_note_free (block->context, block->size, block->weight);
+  allocator_fold_freed (block);
+}
+
 /* Misuse of the API is said once per kind, on the runtime's log.  */
 static _Atomic bool warned_unknown_heap, warned_outside;
 
@@ -219,10 +228,11 @@ __memprof_heap_alloc (unsigned heap, const void *block, size_t size)
       return;
     }
   if (take_live (heap, pointer, &previous))
-    allocator_fold_freed (&previous);
+    heap_block_freed (&previous);
   record.context = allocator_capture_context (size, caller, &record.weight);
   if (record.context == NULL)
     return;
+  peak_note_allocation (record.context, size, record.weight);
   record.user = pointer & ~(uintptr_t) (MEMPROF_GRANULE_SIZE - 1);
   record.size = size;
   record.alloc_timestamp = runtime_now_ms ();
@@ -248,7 +258,7 @@ __memprof_heap_free (unsigned heap, const void *block)
 
   if (block != NULL && is_registered (heap)
       && take_live (heap, (uintptr_t) block, &taken))
-    allocator_fold_freed (&taken);
+    heap_block_freed (&taken);
 }
 
 MEMPROF_EXPORT void
@@ -276,7 +286,7 @@ __memprof_heap_free_all (unsigned heap)
           taken = entry->block;
           remove_slot (shard, entry);
           spin_unlock (&live_shards[shard].lock);
-          allocator_fold_freed (&taken);
+          heap_block_freed (&taken);
           spin_lock (&live_shards[shard].lock);
         }
       spin_unlock (&live_shards[shard].lock);

@@ -209,6 +209,15 @@ struct context_extra
   uint64_t touched_bytes; /* nonzero counters x granule, at most the size */
 };
 
+/* A context's share of the heap at its peak and at the timeline's last
+   sample (peak.c), weighted as its MIB; each valid only when its
+   generation is the current walk's.  */
+struct context_peak
+{
+  uint64_t peak_bytes, peak_blocks, peak_generation; /* snapshot_lock */
+  uint64_t sample_bytes, sample_generation;          /* timeline_lock */
+};
+
 struct depot_context
 {
   struct depot_context *_Atomic next; /* bucket chain */
@@ -220,8 +229,9 @@ struct depot_context
   struct context_extra extra; /* for the side file */
   uint64_t *histogram;        /* mib.access_histogram_size used entries */
   uint32_t histogram_capacity;
-  uint32_t snapshot_index; /* used by the profile writer under its lock */
-  uintptr_t pcs[];         /* leaf first */
+  uint32_t snapshot_index;  /* used by the profile writer under its lock */
+  struct context_peak peak; /* at the peak and at a sample (peak.c) */
+  uintptr_t pcs[];          /* leaf first */
 };
 
 /* The context for this stack, created on first sight; never NULL (when
@@ -316,6 +326,29 @@ void stats_classify_range (uintptr_t address, uint64_t accesses);
 /* Print the summary; HEAP_ACCESSES is the profile's total, of which
    LIVE_HEAP_COUNTERS were still in the shadow.  */
 void stats_report (uint64_t heap_accesses, uint64_t live_heap_counters);
+
+/* ---- The heap's peak and timeline (peak.c) ---- */
+
+void peak_start (void);
+/* A recorded block of SIZE bytes standing for WEIGHT allocations of
+   CONTEXT was allocated, or is about to be freed.  */
+void peak_note_allocation (struct depot_context *context, uint64_t size,
+                           uint32_t weight);
+void peak_note_free (struct depot_context *context, uint64_t size,
+                     uint32_t weight);
+/* The side file's version 3 section, for a dump now: fill PEAK and hand
+   out the per-context records (at most CONTEXT_CAPACITY into CONTEXTS)
+   and the timeline (*SAMPLES, peak->sample_count of them).  */
+void peak_collect (struct memprof_extra_peak *peak,
+                   struct memprof_extra_peak_context *contexts,
+                   size_t context_capacity,
+                   const struct memprof_extra_sample **samples);
+/* The most records peak_collect can give.  */
+size_t peak_context_capacity (void);
+/* fork: no walk may be half done in the child (taken after the profile's
+   and the trace's locks, before the allocator's).  */
+void peak_fork_prepare (void);
+void peak_fork_release (void);
 
 /* ---- Profile (profile.c) ---- */
 

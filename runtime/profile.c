@@ -51,6 +51,11 @@ struct snapshot
   size_t global_count, global_capacity;
   unsigned long lock_attempts; /* 0: wait for every lock */
   bool incomplete;             /* a lock stayed busy: no profile */
+  /* The heap's peak and timeline (peak.c).  */
+  struct memprof_extra_peak peak;
+  struct memprof_extra_peak_context *peak_contexts;
+  size_t peak_capacity;
+  const struct memprof_extra_sample *samples;
 };
 
 void
@@ -408,9 +413,11 @@ write_side_file (const struct snapshot *snapshot, const char *extra_final,
   else
     {
       raw_writer_init (&writer, fd, write_buffer, sizeof write_buffer);
-      error = raw_extra_write (&writer, header, snapshot->records,
-                               snapshot->extras, snapshot->count,
-                               snapshot->globals, snapshot->global_count);
+      error = raw_extra_write_with_peak (
+          &writer, header, snapshot->records, snapshot->extras, snapshot->count,
+          snapshot->globals, snapshot->global_count,
+          runtime_options.peak ? &snapshot->peak : NULL,
+          snapshot->peak_contexts, snapshot->samples);
       if (error == 0 && close (fd) != 0)
         error = errno;
       else if (error != 0)
@@ -556,6 +563,12 @@ dump (enum memprof_extra_reason reason, bool in_signal)
         snapshot.globals = runtime_map (globals_bytes);
       if (snapshot.globals == NULL)
         snapshot.global_capacity = 0;
+      snapshot.peak_capacity = peak_context_capacity ();
+      if (snapshot.peak_capacity > 0)
+        snapshot.peak_contexts = runtime_map (snapshot.peak_capacity
+                                              * sizeof *snapshot.peak_contexts);
+      if (snapshot.peak_contexts == NULL)
+        snapshot.peak_capacity = 0;
     }
   if (snapshot.records == NULL || snapshot.extras == NULL
       || segments.segments == NULL)
@@ -574,6 +587,10 @@ dump (enum memprof_extra_reason reason, bool in_signal)
         snapshot.incomplete = true;
       snapshot.global_count
           = globals_collect (snapshot.globals, snapshot.global_capacity);
+      /* The peak's locks may be held by the interrupted thread.  */
+      if (runtime_options.write_extra && !in_signal)
+        peak_collect (&snapshot.peak, snapshot.peak_contexts,
+                      snapshot.peak_capacity, &snapshot.samples);
       segments.count = segments_collect (segments.segments, SEGMENTS_MAX);
       modules_add_unloaded (segments.segments, &segments.count, SEGMENTS_MAX);
       profile_heap_accesses = 0;
@@ -608,6 +625,9 @@ dump (enum memprof_extra_reason reason, bool in_signal)
     runtime_unmap (snapshot.scratch, SNAPSHOT_SCRATCH_SIZE);
   if (snapshot.globals != NULL)
     runtime_unmap (snapshot.globals, globals_bytes);
+  if (snapshot.peak_contexts != NULL)
+    runtime_unmap (snapshot.peak_contexts,
+                   snapshot.peak_capacity * sizeof *snapshot.peak_contexts);
   if (segments.segments != NULL)
     runtime_unmap (segments.segments, segments_bytes);
   pthread_mutex_unlock (&dump_lock);

@@ -175,8 +175,26 @@ raw_extra_write (struct raw_writer *writer, struct memprof_extra_header header,
                  const struct memprof_extra_global *globals,
                  size_t global_count)
 {
+  return raw_extra_write_with_peak (writer, header, records, extras,
+                                    record_count, globals, global_count, NULL,
+                                    NULL, NULL);
+}
+
+int
+raw_extra_write_with_peak (struct raw_writer *writer,
+                           struct memprof_extra_header header,
+                           const struct raw_profile_record *records,
+                           const struct memprof_extra_record *extras,
+                           size_t record_count,
+                           const struct memprof_extra_global *globals,
+                           size_t global_count,
+                           const struct memprof_extra_peak *peak,
+                           const struct memprof_extra_peak_context *contexts,
+                           const struct memprof_extra_sample *samples)
+{
   header.magic = MEMPROF_EXTRA_MAGIC;
-  header.version = MEMPROF_EXTRA_VERSION;
+  header.version
+      = peak != NULL ? MEMPROF_EXTRA_VERSION : MEMPROF_EXTRA_VERSION_2;
   header.header_size = sizeof header;
   header.record_count = 0;
   header.global_count = global_count;
@@ -192,5 +210,11 @@ raw_extra_write (struct raw_writer *writer, struct memprof_extra_header header,
       raw_writer_put (writer, &extra, sizeof extra);
     }
   raw_writer_put (writer, globals, global_count * sizeof *globals);
+  if (peak != NULL)
+    {
+      raw_writer_put (writer, peak, sizeof *peak);
+      raw_writer_put (writer, contexts, peak->context_count * sizeof *contexts);
+      raw_writer_put (writer, samples, peak->sample_count * sizeof *samples);
+    }
   return raw_writer_flush (writer);
 }

@@ -65,5 +65,16 @@ int raw_extra_write (struct raw_writer *writer,
                      size_t record_count,
                      const struct memprof_extra_global *globals,
                      size_t global_count);
+/* The same with the heap's peak (version 3): PEAK, then its
+   context_count CONTEXTS and sample_count SAMPLES; PEAK NULL writes
+   version 2, as raw_extra_write.  */
+int raw_extra_write_with_peak (
+    struct raw_writer *writer, struct memprof_extra_header header,
+    const struct raw_profile_record *records,
+    const struct memprof_extra_record *extras, size_t record_count,
+    const struct memprof_extra_global *globals, size_t global_count,
+    const struct memprof_extra_peak *peak,
+    const struct memprof_extra_peak_context *contexts,
+    const struct memprof_extra_sample *samples);
 
 #endif /* MEMPROF_RAWWRITER_H */

@@ -103,6 +103,7 @@ initialize (void)
   shadow_reserve ();
   stats_start ();
   hooks_start ();
+  peak_start ();
   trace_initialize ();
   if (runtime_options.verbosity >= 2)
     log_printf ("started: shadow at 0x%lx, %s mode, profile '%s'",

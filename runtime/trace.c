@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -226,7 +227,10 @@ trace_thread_for_append (void)
   if (fresh == NULL)
     goto none;
   fresh->thread = self->tid;
+  char name[16] = { 0 };
+  prctl (PR_GET_NAME, name);
   spin_lock (&self->lock);
+  memcpy (self->name, name, sizeof name);
   self->chunk = fresh;
   atomic_store (&self->committed, 0);
   self->taken = 0;
@@ -240,6 +244,23 @@ none:
 }
 
 /* ---- For the writer ---- */
+
+bool
+trace_thread_last_name (uint32_t tid, char *name)
+{
+  uint32_t used = atomic_load (&registry_used);
+  for (uint32_t i = 0; i < used; i++)
+    if (registry[i].tid == tid && registry[i].in_use)
+      {
+        /* Without the thread's lock: the writer calls this while
+           trace_collect_threads holds it.  A name changing meanwhile
+           may come out mixed; the next chunk writes it again.  */
+        memcpy (name, registry[i].name, sizeof registry[i].name);
+        name[sizeof registry[i].name - 1] = '\0';
+        return name[0] != '\0';
+      }
+  return false;
+}
 
 uint32_t
 trace_collect_threads (bool discard, bool only_dead,

@@ -40,7 +40,8 @@ struct trace_thread
   bool wrote_any;  /* it has records in the current file */
   spinlock_t lock; /* CHUNK, TAKEN */
   struct trace_thread *next_free;
-  char padding[64 - 2 * sizeof (void *) - 3 * sizeof (uint32_t) - 3];
+  char name[16]; /* its name (prctl PR_GET_NAME) when its chunk began */
+  char padding[64 - 2 * sizeof (void *) - 3 * sizeof (uint32_t) - 3 - 16];
 } __attribute__ ((aligned (64)));
 
 /* Records are taken (a trace is started and not paused).  */

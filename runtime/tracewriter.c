@@ -209,10 +209,64 @@ encode_records (uint8_t *out, const struct memprof_trace_record *records,
 static uint8_t *encode_buffer;
 #define ENCODE_BUFFER_SIZE (TRACE_CHUNK_RECORDS * MEMPROF_TRACE_ENCODED_MAX)
 
+/* The names last written, by thread id (direct-mapped: a collision only
+   writes a name again).  */
+#define NAMES_KEPT 1024
+static struct
+{
+  uint32_t tid;
+  char name[MEMPROF_TRACE_THREAD_NAME_SIZE];
+} names_written[NAMES_KEPT];
+
+/* Thread TID's name now: the kernel's (/proc/self/task/TID/comm, read
+   without stdio) while it lives, else the one it had when it began its
+   last chunk.  */
+static bool
+current_thread_name (uint32_t tid, char *name)
+{
+  char path[64];
+  memset (name, 0, MEMPROF_TRACE_THREAD_NAME_SIZE);
+  snprintf (path, sizeof path, "/proc/self/task/%u/comm", tid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      ssize_t got = read (fd, name, MEMPROF_TRACE_THREAD_NAME_SIZE - 1);
+      close (fd);
+      if (got > 0)
+        {
+          name[got] = '\0';
+          char *newline = strchr (name, '\n');
+          if (newline != NULL)
+            memset (newline, 0, (size_t) (name + got - newline));
+          return name[0] != '\0';
+        }
+    }
+  return trace_thread_last_name (tid, name);
+}
+
+/* A THREAD block before TID's records when its name is new.  */
+static void
+emit_thread_name (uint32_t tid)
+{
+  char name[MEMPROF_TRACE_THREAD_NAME_SIZE];
+  unsigned slot = (tid * 2654435761u) % NAMES_KEPT;
+  if (!current_thread_name (tid, name)
+      || (names_written[slot].tid == tid
+          && memcmp (names_written[slot].name, name, sizeof name) == 0))
+    return;
+  names_written[slot].tid = tid;
+  memcpy (names_written[slot].name, name, sizeof name);
+  struct memprof_trace_block block
+      = { MEMPROF_TRACE_BLOCK_THREAD, tid, 0, MEMPROF_TRACE_THREAD_NAME_SIZE };
+  compress (&block, sizeof block, ZSTD_e_continue);
+  compress (name, sizeof name, ZSTD_e_continue);
+}
+
 static void
 emit_records (uint32_t tid, const struct memprof_trace_record *records,
               uint32_t count)
 {
+  emit_thread_name (tid);
   uint8_t *end = encode_records (encode_buffer, records, count);
   struct memprof_trace_block block = { MEMPROF_TRACE_BLOCK_RECORDS, tid, count,
                                        (uint32_t) (end - encode_buffer) };
@@ -255,6 +309,8 @@ emit_header (void)
     .start_realtime = trace_shared.start_realtime,
   };
   compress (&header, sizeof header, ZSTD_e_continue);
+  /* A new file: every thread's name goes in again.  */
+  memset (names_written, 0, sizeof names_written);
 }
 
 /* Write the chunks of LIST and give them back.  */

@@ -48,6 +48,10 @@ uint32_t trace_collect_threads (
     void (*emit) (uint32_t tid, const struct memprof_trace_record *,
                   uint32_t count));
 
+/* The name thread TID had when it last began a chunk, into NAME (16
+   bytes); false when no thread of the trace has that id.  */
+bool trace_thread_last_name (uint32_t tid, char *name);
+
 /* tracewriter.c, for trace.c.  */
 
 /* Ask the writer for TRACE_REQUEST_* and wait for its answer: 0, or -1

@@ -31,8 +31,10 @@ static const char usage[]
       "binary)\n"
       "  --no-libraries    do not look for the program's shared "
       "libraries\n"
-      "  --sort=KEY        bytes|allocs|accesses (default bytes): the change "
-      "ranked\n"
+      "  --sort=KEY        bytes|allocs|accesses|peak (default bytes): the "
+      "change\n"
+      "                    ranked; peak: bytes live at each side's heap "
+      "peak\n"
       "  --top=N           the first N changes (default 20 in text, all in "
       "JSON)\n"
       "  --format=text|json\n"
@@ -51,7 +53,7 @@ enum status
 struct entry
 {
   char *key;
-  double bytes[2], allocs[2], accesses[2];
+  double bytes[2], allocs[2], accesses[2], peak[2];
   uint32_t context[2]; /* UINT32_MAX: not on that side */
 };
 
@@ -113,6 +115,7 @@ add_side (struct table *table, struct session *session, int side)
       entry->bytes[side] += (double) context->mib.total_size;
       entry->allocs[side] += context->mib.alloc_count;
       entry->accesses[side] += (double) context->mib.total_access_count;
+      entry->peak[side] += (double) context->peak_bytes;
       if (entry->context[side] == UINT32_MAX)
         entry->context[side] = (uint32_t) c;
     }
@@ -124,6 +127,7 @@ values_of (const struct entry *entry, enum sort_key key)
 {
   return key == SORT_ALLOCS     ? entry->allocs
          : key == SORT_ACCESSES ? entry->accesses
+         : key == SORT_PEAK     ? entry->peak
                                 : entry->bytes;
 }
 
@@ -184,10 +188,11 @@ cmd_diff (int argc, char **argv)
       if (strncmp (arg, "--sort=", 7) == 0)
         {
           int key = sort_key_parse (arg + 7);
-          if (key != SORT_BYTES && key != SORT_ALLOCS && key != SORT_ACCESSES)
+          if (key != SORT_BYTES && key != SORT_ALLOCS && key != SORT_ACCESSES
+              && key != SORT_PEAK)
             command_usage_error ("diff",
-                                 "the sort key must be bytes, allocs "
-                                 "or accesses, not '%s'",
+                                 "the sort key must be bytes, allocs, "
+                                 "accesses or peak, not '%s'",
                                  arg + 7);
           diff_sort = (enum sort_key) key;
         }

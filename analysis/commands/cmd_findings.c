@@ -1,5 +1,6 @@
 /* memprof findings: the waste in a profile, worst first: allocations never
-   touched, over-reserved, short-lived in bulk, leaked.  */
+   touched, over-reserved, short-lived in bulk, leaked; and the contexts
+   that make the heap's peak.  */
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@ static const char usage[]
       "  short-lived    many small allocations, each freed within a "
       "millisecond\n"
       "  leaked         allocations still live at exit\n"
+      "  at-peak        contexts holding a large share of the heap at its "
+      "peak\n"
+      "                 (not waste: only when asked, with --kind)\n"
       "docs/analysis.md says what each needs from the profile.\n"
       "\n"
       "  --binary=FILE             symbolize with FILE's DWARF\n"
@@ -49,6 +53,9 @@ static const char usage[]
       "                            in bulk (default 1000)\n"
       "  --short-lived-size=BYTES  their largest mean size (default 256)\n"
       "  --short-lived-ms=MS       their longest mean lifetime (default 1)\n"
+      "  --at-peak=FRACTION        share of the heap's peak that makes a "
+      "context\n"
+      "                            an at-peak finding (default 0.1)\n"
       "\n"
       "Example:\n"
       "  memprof findings --binary=./app --kind=over-reserved "
@@ -86,7 +93,7 @@ cmd_findings (int argc, char **argv)
   long top = 0;
   session_init (&session);
   for (int k = 0; k < FINDING_COUNT; k++)
-    wanted[k] = true;
+    wanted[k] = k != FINDING_AT_PEAK;
   char **inputs = xcalloc ((size_t) argc, sizeof *inputs);
   int input_count = 0;
   for (int i = 1; i < argc; i++)
@@ -110,7 +117,7 @@ cmd_findings (int argc, char **argv)
                 command_usage_error ("findings",
                                      "unknown kind '%s' (never-"
                                      "touched, over-reserved, short-lived, "
-                                     "leaked)",
+                                     "leaked, at-peak)",
                                      kind);
               wanted[k] = true;
             }
@@ -137,6 +144,9 @@ cmd_findings (int argc, char **argv)
       else if (strncmp (arg, "--short-lived-ms=", 17) == 0)
         thresholds.short_lived_max_ms = command_number (
             "findings", "--short-lived-ms", arg + 17, 0, 1e18);
+      else if (strncmp (arg, "--at-peak=", 10) == 0)
+        thresholds.at_peak_min_fraction
+            = command_number ("findings", "--at-peak", arg + 10, 0, 1);
       else if (arg[0] == '-' && arg[1] != '\0')
         command_usage_error ("findings", "unknown option '%s'", arg);
       else
@@ -168,6 +178,9 @@ cmd_findings (int argc, char **argv)
             hidden += wanted[found[i].kind];
           n = 0;
         }
+      else
+        n += finding_at_peak (profile, &profile->contexts[c], &thresholds,
+                              found + n);
       for (int i = 0; i < n; i++)
         if (wanted[found[i].kind])
           {

@@ -47,6 +47,9 @@ static const char usage[]
       "                         live      bytes still live at exit (needs "
       "the\n"
       "                                   side file, PROFILE.extra)\n"
+      "                         peak      bytes live at the heap's peak "
+      "(needs a\n"
+      "                                   version 3 side file)\n"
       "  --names=NAMES        demangled or linkage (mangled) frame names "
       "(default\n"
       "                       demangled)\n"
@@ -78,21 +81,25 @@ enum metric
   METRIC_ALLOCS,
   METRIC_ACCESSES,
   METRIC_WASTE,
-  METRIC_LIVE
+  METRIC_LIVE,
+  METRIC_PEAK
 };
 
 static const char *const metric_names[]
-    = { "bytes", "allocs", "accesses", "waste", "live" };
+    = { "bytes", "allocs", "accesses", "waste", "live", "peak" };
 
 /* What a value of each metric counts, in the SVG's tooltips.  */
-static const char *const metric_units[]
-    = { "bytes", "allocations", "accesses", "bytes never touched",
-        "bytes live at exit" };
+static const char *const metric_units[] = { "bytes",
+                                            "allocations",
+                                            "accesses",
+                                            "bytes never touched",
+                                            "bytes live at exit",
+                                            "bytes live at the peak" };
 
 static const char *const metric_descriptions[]
     = { "bytes allocated (TotalSize)", "allocation calls (AllocCount)",
         "accesses (TotalAccessCount)", "bytes never touched",
-        "bytes live at exit" };
+        "bytes live at exit",          "bytes live at the heap's peak" };
 
 struct options
 {
@@ -187,6 +194,8 @@ metric_value (const struct profile_context *context, enum metric metric,
       }
     case METRIC_LIVE:
       return context->extra.live_bytes;
+    case METRIC_PEAK:
+      return context->peak_bytes;
     }
   return 0;
 }
@@ -215,6 +224,10 @@ check_metric (const struct profile *profile, enum metric metric,
          "flamegraph: --metric=live: no profile had its side file "
          "(PROFILE.extra, written by GCC MemProf's runtime next to the "
          "profile), which holds the bytes live at exit");
+  if (metric == METRIC_PEAK && profile->peak.runs == 0)
+    die (EXIT_BAD_INPUT,
+         "flamegraph: --metric=peak: no profile tracked the heap's peak "
+         "(it needs the version 3 side file of a runtime with peak=1)");
 }
 
 /* Name every context's frames, root first, and merge the stacks that are
@@ -727,7 +740,7 @@ parse_options (int argc, char **argv, struct session *session,
           if (m == sizeof metric_names / sizeof metric_names[0])
             command_usage_error ("flamegraph",
                                  "unknown metric '%s' (bytes, "
-                                 "allocs, accesses, waste or live)",
+                                 "allocs, accesses, waste, live or peak)",
                                  arg + 9);
           options->metric = (enum metric) m;
         }

@@ -44,7 +44,9 @@ static const char usage[]
       "and report wall time, cycles per call type (rdtsc around each call),\n"
       "maximum RSS, ideal RSS (the most live requested bytes, in the "
       "trace's\n"
-      "order) and RSS over time.\n"
+      "order), their ratio, and RSS over time.  Every block is written, "
+      "as the\n"
+      "program wrote it, so that its pages count.\n"
       "\n"
       "  --allocator=NAME  glibc (default), jemalloc, tcmalloc (Debian's\n"
       "                    libjemalloc2 and libtcmalloc-minimal4), or the\n"
@@ -56,7 +58,15 @@ static const char usage[]
       "order)\n"
       "  --svg=FILE        write a chart of RSS and live requested bytes\n"
       "                    against time (a self-contained SVG)\n"
-      "  --interval=MS     sample RSS every MS milliseconds (default 5)\n"
+      "  --interval=MS     sample RSS every MS milliseconds (default 5); "
+      "each\n"
+      "                    thread also samples 250 times over its "
+      "operations\n"
+      "  --no-write        do not write the blocks (by default every byte "
+      "of\n"
+      "                    every block is written, so that RSS counts them "
+      "as the\n"
+      "                    program's pages)\n"
       "\n"
       "Example:\n"
       "  memprof replay --allocator=jemalloc --svg=app.svg app.wl\n";
@@ -184,6 +194,8 @@ cmd_replay (int argc, char **argv)
         options.csv = arg + 6;
       else if (strncmp (arg, "--svg=", 6) == 0)
         options.svg = arg + 6;
+      else if (strcmp (arg, "--no-write") == 0)
+        options.no_write = true;
       else if (strncmp (arg, "--interval=", 11) == 0)
         {
           char *end;

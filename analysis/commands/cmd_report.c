@@ -253,6 +253,8 @@ append_context (struct report *report, struct buffer *out,
   append_number (out, m.lifetime_density);
   buffer_printf (out, ",\"meanSize\":");
   append_number (out, m.mean_size);
+  buffer_printf (out, ",\"peakBytes\":");
+  append_number (out, m.peak_bytes);
   buffer_printf (out, ",\"waste\":");
   if (m.waste_known)
     append_number (out, m.waste);
@@ -332,6 +334,42 @@ unsymbolized_locations (const struct report *report)
   return count;
 }
 
+/* The heap's peak and its timeline: null, or {bytes, blocks, timeUs,
+   durationUs, snapshotBytes, sampled, runs, samples: [[time us, live
+   bytes, [context rank, bytes, ...]], ...]}; RANKS maps contexts to their
+   rank (1 = contexts[0] of the page).  */
+static void
+append_peak (const struct profile *profile, const uint32_t *ranks,
+             struct buffer *out)
+{
+  const struct profile_peak *peak = &profile->peak;
+  if (peak->runs == 0)
+    {
+      buffer_printf (out, "null");
+      return;
+    }
+  buffer_printf (
+      out,
+      "{\"bytes\":%" PRIu64 ",\"blocks\":%" PRIu64 ",\"timeUs\":%" PRIu64
+      ",\"durationUs\":%" PRIu64 ",\"snapshotBytes\":%" PRIu64
+      ",\"sampled\":%s,\"runs\":%" PRIu64 ",\n\"samples\":[",
+      peak->bytes, peak->blocks, peak->time_us, peak->duration_us,
+      peak->snapshot_bytes, peak->sampled ? "true" : "false", peak->runs);
+  for (size_t i = 0; i < peak->sample_count; i++)
+    {
+      const struct profile_peak_sample *sample = &peak->samples[i];
+      buffer_printf (out, "%s[%" PRIu64 ",%" PRIu64 ",[", i ? ",\n" : "",
+                     sample->time_us, sample->live_bytes);
+      int shown = 0;
+      for (int k = 0; k < PROFILE_PEAK_TOP; k++)
+        if (sample->top_context[k] != PROFILE_PEAK_NO_CONTEXT)
+          buffer_printf (out, "%s%" PRIu32 ",%" PRIu64, shown++ ? "," : "",
+                         ranks[sample->top_context[k]], sample->top_bytes[k]);
+      buffer_printf (out, "]]");
+    }
+  buffer_printf (out, "]}");
+}
+
 static void
 append_data (struct report *report, struct buffer *out)
 {
@@ -343,10 +381,12 @@ append_data (struct report *report, struct buffer *out)
     report->location_ids[i] = UNASSIGNED;
 
   uint32_t *order = metrics_rank (profile, SORT_BYTES);
+  uint32_t *ranks = xmalloc (profile->context_count * sizeof *ranks + 1);
   for (size_t rank = 0; rank < profile->context_count; rank++)
     {
       buffer_printf (&contexts, "%s\n", rank ? "," : "");
       append_context (report, &contexts, &profile->contexts[order[rank]]);
+      ranks[order[rank]] = (uint32_t) rank + 1;
     }
   free (order);
 
@@ -395,11 +435,14 @@ append_data (struct report *report, struct buffer *out)
   if (report->locations_json.length)
     buffer_append (out, report->locations_json.data,
                    report->locations_json.length);
-  buffer_printf (out, "],\n\"contexts\":[");
+  buffer_printf (out, "],\n\"peak\":");
+  append_peak (profile, ranks, out);
+  buffer_printf (out, ",\n\"contexts\":[");
   if (contexts.length)
     buffer_append (out, contexts.data, contexts.length);
   buffer_printf (out, "]}");
   buffer_free (&contexts);
+  free (ranks);
 }
 
 /* The template with its holes filled: @TITLE@ (HTML text) and @DATA@.  */

@@ -13,6 +13,7 @@
 #include "session.h"
 #include "origin.h"
 #include "show_globals.h"
+#include "show_peak.h"
 #include "show_summary.h"
 #include "util.h"
 
@@ -34,9 +35,13 @@ static const char usage[]
       "                    or file); --ignore=REGEX: none with one; "
       "--suppressions=\n"
       "                    FILE: none with a frame matching a line of FILE\n"
-      "  --sort=KEY        bytes|allocs|accesses|density|lifetime|waste "
-      "(default bytes;\n"
-      "                    YAML keeps the profile's order unless given)\n"
+      "  --sort=KEY        bytes|allocs|accesses|density|lifetime|waste|peak "
+      "(default\n"
+      "                    bytes; YAML keeps the profile's order unless "
+      "given)\n"
+      "  --metric=KEY      the same as --sort; peak: by bytes live at the "
+      "heap's\n"
+      "                    peak, with the peak and its timeline\n"
       "  --top=N           the first N contexts (default 20 for text, all "
       "otherwise;\n"
       "                    0 for all)\n"
@@ -106,6 +111,8 @@ print_text (struct show *show, const uint32_t *order, size_t count)
   struct show_summary summary;
   show_summary_of (profile, &summary);
   show_summary_print_text (&summary, stdout);
+  if (show->sort == SORT_PEAK)
+    show_peak_text (stdout, profile);
   printf ("Sorted by %s; the first %zu.\n\n", sort_key_name (show->sort),
           count);
   printf ("%4s %10s %6s %10s %12s %9s %10s %10s\n", "#", "bytes", "%", "allocs",
@@ -128,6 +135,13 @@ print_text (struct show *show, const uint32_t *order, size_t count)
           &finding_defaults, findings, &show->hidden_system_findings);
       for (int i = 0; i < found; i++)
         printf ("     ! %s\n", findings[i].text);
+      if (show->sort == SORT_PEAK && context->peak_bytes > 0)
+        printf ("     at peak: %s in %llu blocks (%.1f%% of the peak)\n",
+                format_bytes (m.peak_bytes, bytes, sizeof bytes),
+                (unsigned long long) context->peak_blocks,
+                profile->peak.bytes
+                    ? 100 * m.peak_bytes / (double) profile->peak.bytes
+                    : 0);
       session_print_frames (&show->session, context, "       ",
                             (size_t) show->frames, true);
     }
@@ -190,6 +204,8 @@ print_json (struct show *show, const uint32_t *order, size_t count)
         printf ("%.0f", m.waste);
       else
         printf ("null");
+      printf (", \"peak_bytes\": %.0f, \"peak_blocks\": %.0f, \"context\": %u",
+              m.peak_bytes, m.peak_blocks, order[rank]);
       printf (",\n     \"mib\": {");
       for (size_t f = 0; f < mib_field_count; f++)
         printf ("%s\"%s\": %" PRIu64, f ? ", " : "", mib_field_name (f),
@@ -233,7 +249,9 @@ print_json (struct show *show, const uint32_t *order, size_t count)
               session_site (show->frame_buffer, n),
               context->origin & CONTEXT_FROM_SYSTEM ? "true" : "false");
     }
-  printf ("\n  ]\n}\n");
+  printf ("\n  ],\n");
+  show_peak_json (stdout, profile);
+  printf ("\n}\n");
 }
 
 /* ---- YAML, in llvm-profdata's shape ---- */
@@ -479,14 +497,16 @@ cmd_show (int argc, char **argv)
       const char *arg = argv[i];
       if (session_option (&show.session, argc, argv, &i))
         continue;
-      if (strncmp (arg, "--sort=", 7) == 0)
+      if (strncmp (arg, "--sort=", 7) == 0
+          || strncmp (arg, "--metric=", 9) == 0)
         {
-          int key = sort_key_parse (arg + 7);
+          const char *name = strchr (arg, '=') + 1;
+          int key = sort_key_parse (name);
           if (key < 0)
             command_usage_error ("show",
                                  "unknown sort key '%s' (the keys are "
                                  "%s)",
-                                 arg + 7, sort_key_names);
+                                 name, sort_key_names);
           show.sort = (enum sort_key) key;
           show.sorted = true;
         }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "thread_table.h"
 #include "trace.h"
 #include "util.h"
 
@@ -104,6 +105,7 @@ struct curve_writer
 {
   struct buffer *out; /* NULL: no curve wanted */
   uint64_t last;
+  struct thread_table *threads; /* fed the same steps */
 };
 
 static void
@@ -111,7 +113,7 @@ write_curve_point (void *cookie, const struct trace_call *call,
                    const struct trace_step *step, uint64_t live)
 {
   struct curve_writer *writer = cookie;
-  (void) step;
+  thread_table_step (writer->threads, call, step, live);
   if (writer->out != NULL && live != writer->last)
     buffer_printf (writer->out, "%" PRIu64 ",%" PRIu64 "\n",
                    call->record.sequence, live);
@@ -220,7 +222,10 @@ trace_show (int argc, char **argv)
   /* The curve is written whole when complete (write_file_atomically):
      a failed run never leaves half of it under its name.  */
   struct buffer curve = { 0 };
-  struct curve_writer writer = { curve_path != NULL ? &curve : NULL, 0 };
+  struct thread_table threads;
+  thread_table_init (&threads, trace.thread_count);
+  struct curve_writer writer
+      = { curve_path != NULL ? &curve : NULL, 0, &threads };
   buffer_printf (&curve, "sequence,live_bytes\n");
   struct trace_model *model = trace_model_new (trace.thread_count);
   trace_model_run (model, &trace, write_curve_point, &writer);
@@ -231,6 +236,8 @@ trace_show (int argc, char **argv)
     die (1, "%s", error);
   buffer_free (&curve);
   print_summary (path, &trace, model);
+  thread_table_print (stdout, &threads, &trace);
+  thread_table_free (&threads);
   trace_model_free (model);
   trace_free (&trace);
   return 0;

@@ -15,11 +15,13 @@ const struct finding_thresholds finding_defaults = {
   .short_lived_min_allocs = 1000,
   .short_lived_max_size = 256,
   .short_lived_max_ms = 1,
+  .at_peak_min_fraction = 0.1,
 };
 
 static const char *const sort_keys[]
-    = { "bytes", "allocs", "accesses", "density", "lifetime", "waste" };
-const char sort_key_names[] = "bytes|allocs|accesses|density|lifetime|waste";
+    = { "bytes", "allocs", "accesses", "density", "lifetime", "waste", "peak" };
+const char sort_key_names[]
+    = "bytes|allocs|accesses|density|lifetime|waste|peak";
 
 int
 sort_key_parse (const char *name)
@@ -79,6 +81,8 @@ metrics_of (const struct profile_context *context, bool has_accesses,
   m->mean_size = m->bytes / count;
   m->lifetime_density
       = (double) mib->total_lifetime_access_density / count / 100.0;
+  m->peak_bytes = (double) context->peak_bytes;
+  m->peak_blocks = (double) context->peak_blocks;
   if (!metrics_untouched_known (context, has_accesses))
     return;
   if (context->has_extra)
@@ -116,6 +120,8 @@ metric_value (const struct metrics *m, enum sort_key key)
       return m->lifetime_ms;
     case SORT_WASTE:
       return m->waste;
+    case SORT_PEAK:
+      return m->peak_bytes;
     }
   return 0;
 }
@@ -165,7 +171,7 @@ metrics_rank (const struct profile *profile, enum sort_key key)
 }
 
 static const char *const finding_names[FINDING_COUNT]
-    = { "never-touched", "over-reserved", "short-lived", "leaked" };
+    = { "never-touched", "over-reserved", "short-lived", "leaked", "at-peak" };
 
 const char *
 finding_kind_name (enum finding_kind kind)
@@ -282,4 +288,27 @@ findings_of (const struct profile_context *context, bool has_accesses,
                 format_bytes (f->bytes, size, sizeof size));
     }
   return count;
+}
+
+int
+finding_at_peak (const struct profile *profile,
+                 const struct profile_context *context,
+                 const struct finding_thresholds *t, struct finding *out)
+{
+  char size[32], peak[32];
+  double bytes = (double) context->peak_bytes;
+  double total = (double) profile->peak.bytes;
+  if (total <= 0 || bytes <= 0 || bytes < t->at_peak_min_fraction * total)
+    return 0;
+  out->kind = FINDING_AT_PEAK;
+  out->bytes = bytes;
+  snprintf (out->text, sizeof out->text,
+            "at the peak: %s live in %llu block%s, %.0f%% of the heap's "
+            "%s peak at %.1f ms",
+            format_bytes (bytes, size, sizeof size),
+            (unsigned long long) context->peak_blocks,
+            context->peak_blocks == 1 ? "" : "s", 100 * bytes / total,
+            format_bytes (total, peak, sizeof peak),
+            (double) profile->peak.time_us / 1000.0);
+  return 1;
 }

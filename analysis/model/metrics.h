@@ -23,6 +23,8 @@ struct metrics
   /* Lifetime access density as LLVM's hot/cold rule reads it: accesses
      per byte per second (TotalLifetimeAccessDensity / AllocCount / 100).  */
   double lifetime_density;
+  double peak_bytes; /* live at the heap's peak (profile_peak) */
+  double peak_blocks;
   double waste;     /* bytes never touched, as far as the data tells */
   bool waste_known; /* untouched bytes can be told (metrics_untouched_known)
                        and the profile has the data: else WASTE is 0 */
@@ -35,7 +37,8 @@ enum sort_key
   SORT_ACCESSES,
   SORT_DENSITY,
   SORT_LIFETIME,
-  SORT_WASTE
+  SORT_WASTE,
+  SORT_PEAK /* bytes live at the heap's peak */
 };
 
 /* The sort key named NAME ("bytes", "allocs", ...); -1 when unknown.  */
@@ -71,6 +74,7 @@ enum finding_kind
   FINDING_OVER_RESERVED, /* most of the bytes never touched */
   FINDING_SHORT_LIVED,   /* many small allocations freed at once */
   FINDING_LEAKED,        /* live at exit */
+  FINDING_AT_PEAK,       /* a large share of the heap's peak */
   FINDING_COUNT
 };
 
@@ -89,6 +93,7 @@ struct finding_thresholds
   double short_lived_min_allocs;  /* allocations: 1000 */
   double short_lived_max_size;    /* mean size: 256 */
   double short_lived_max_ms;      /* mean lifetime: 1 ms */
+  double at_peak_min_fraction;    /* share of the peak: 0.1 */
 };
 
 extern const struct finding_thresholds finding_defaults;
@@ -108,5 +113,12 @@ int findings_shown_of (const struct profile_context *context, bool has_accesses,
                        bool include_system,
                        const struct finding_thresholds *thresholds,
                        struct finding *out, size_t *hidden);
+/* The at-peak finding of CONTEXT into OUT: the contexts that make the
+   heap's peak (at least THRESHOLDS->at_peak_min_fraction of it).  Returns
+   0 or 1; 0 when PROFILE has no peak.  */
+int finding_at_peak (const struct profile *profile,
+                     const struct profile_context *context,
+                     const struct finding_thresholds *thresholds,
+                     struct finding *out);
 
 #endif /* MEMPROF_ANALYSIS_METRICS_H */

@@ -3,16 +3,26 @@
    samples) come from mmap, so that they stay out of the allocator's heap;
    what they cost is in the baseline RSS the report gives.
 
+   Every byte of every block allocated is written after the call (not
+   timed), as glibc's trace_run does and as the traced program did: an
+   allocator's pages count in RSS only once touched, so a replay that
+   never wrote would measure the allocator's own bookkeeping, not the
+   memory the program needs (--no-write measures that).
+
    Measures: wall time from the release of the threads to the last join;
    cycles per call type from rdtsc before and after each call (nothing
    else inside); maximum RSS from getrusage (the whole process, the
    replayer and the mapped workload too) and the most anonymous resident
    bytes sampled (/proc/self/statm: resident - shared) every --interval
-   ms by a thread of its own, with the live requested bytes summed from
-   each thread's running count at that moment; ideal RSS, the most live
-   requested bytes in the trace's order, from the curve: after the run,
-   the workload's operations are walked again in the trace's order,
-   counting only those that succeeded in the replay (workload_walk).  */
+   ms by a thread of its own and, so that a short trace has a curve too,
+   by each replay thread every 1/SAMPLES_PER_THREAD of its operations,
+   with the live requested bytes summed from each thread's running count
+   at that moment; ideal RSS, the most live requested bytes in the
+   trace's order, from the curve: after the run, the workload's
+   operations are walked again in the trace's order, counting only those
+   that succeeded in the replay (workload_walk).  The heap's RSS is the
+   most sampled anonymous RSS less the baseline before the replay; its
+   ratio to the ideal RSS is what an allocator costs in memory.  */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -162,6 +172,8 @@ aligned_block (size_t alignment, size_t size)
   return fns.malloc (size);
 }
 
+static void take_sample (void);
+
 /* ---- The threads ---- */
 
 struct replay_thread
@@ -176,6 +188,7 @@ struct replay_thread
   uint64_t calls[MEMPROF_TRACE_OP_COUNT];
   uint64_t cycles[MEMPROF_TRACE_OP_COUNT];
   uint64_t waits;
+  uint64_t written; /* bytes written into its blocks */
   uint64_t *failed; /* operation indices, increasing */
   size_t failed_count, failed_capacity;
   size_t failed_cursor; /* for the walk after the run */
@@ -187,6 +200,11 @@ static void **slots;
 static uint64_t *slot_sizes;
 static _Atomic int go;
 static long page_size;
+static bool write_blocks;
+static uint64_t bytes_written;
+
+/* Samples each replay thread takes, evenly over its operations.  */
+#define SAMPLES_PER_THREAD 250
 
 static void *
 map_zeroed (size_t bytes)
@@ -366,6 +384,13 @@ run_op (struct replay_thread *thread, const struct workload_op *op)
       &thread->live,
       atomic_load_explicit (&thread->live, memory_order_relaxed) + delta,
       memory_order_relaxed);
+  if (write_blocks && result != NULL && delta != 0 && *slot == result)
+    {
+      /* The whole block, as the program would have; a realloc's too (its
+         copy wrote the old part, the program the rest).  */
+      memset (result, (int) (op->slot & 0xff) | 1, slot_sizes[op->slot]);
+      thread->written += slot_sizes[op->slot];
+    }
   return ok;
 }
 
@@ -379,6 +404,10 @@ thread_main (void *cookie)
   uint64_t index = 0;
   int got;
 
+  uint64_t stride
+      = replayed->threads[thread->index].op_count / SAMPLES_PER_THREAD;
+  if (stride == 0)
+    stride = 1;
   workload_cursor_init (replayed, thread->index, &cursor);
   while (!atomic_load_explicit (&go, memory_order_acquire))
     __builtin_ia32_pause ();
@@ -394,6 +423,8 @@ thread_main (void *cookie)
         note_failure (thread, index);
       index++;
       atomic_store_explicit (&thread->done, index, memory_order_release);
+      if (index % stride == 0)
+        take_sample ();
     }
   if (got < 0)
     die (EXIT_BAD_INPUT, "%s", error); /* checked before: cannot happen */
@@ -439,11 +470,16 @@ anonymous_rss (void)
   return bytes;
 }
 
+/* Samples come from the sampling thread and from the replay threads.  */
+static atomic_flag sample_lock = ATOMIC_FLAG_INIT;
+
 static void
 take_sample (void)
 {
   uint32_t count = replayed->header.thread_count;
   int64_t live = 0;
+  while (atomic_flag_test_and_set_explicit (&sample_lock, memory_order_acquire))
+    __builtin_ia32_pause ();
   if (sample_count == sample_capacity)
     {
       size_t capacity = sample_capacity ? 2 * sample_capacity : 4096;
@@ -462,6 +498,7 @@ take_sample (void)
   samples[sample_count].rss = anonymous_rss ();
   samples[sample_count].live = live < 0 ? 0 : (uint64_t) live;
   sample_count++;
+  atomic_flag_clear_explicit (&sample_lock, memory_order_release);
 }
 
 static void *
@@ -546,6 +583,7 @@ replay_run (const struct replay_options *options,
   char error[1024], human[32];
 
   page_size = sysconf (_SC_PAGESIZE);
+  write_blocks = !options->no_write;
   replayed = workload;
   resolve (workload_has_cplusplus (workload));
   threads = map_zeroed (count * sizeof *threads);
@@ -602,6 +640,7 @@ replay_run (const struct replay_options *options,
         }
       total_failed += threads[i].failed_count;
       total_waits += threads[i].waits;
+      bytes_written += threads[i].written;
     }
   for (size_t i = 0; i < sample_count; i++)
     if (samples[i].rss > max_sampled)
@@ -628,16 +667,26 @@ replay_run (const struct replay_options *options,
           "process)\n",
           (uint64_t) usage.ru_maxrss * 1024,
           format_bytes ((double) usage.ru_maxrss * 1024, human, sizeof human));
-  printf ("  max sampled RSS   %" PRIu64 " bytes (%s; anonymous, %zu samples "
-          "every %d ms)\n",
+  printf ("  max sampled RSS   %" PRIu64 " bytes (%s; anonymous, %zu samples: "
+          "every %d ms and every 1/%d of each thread's operations)\n",
           max_sampled, format_bytes ((double) max_sampled, human, sizeof human),
-          sample_count, options->interval_ms);
+          sample_count, options->interval_ms, SAMPLES_PER_THREAD);
   printf ("  baseline RSS      %" PRIu64 " bytes (%s; anonymous, before the "
           "replay)\n",
           baseline, format_bytes ((double) baseline, human, sizeof human));
+  uint64_t heap_rss = max_sampled > baseline ? max_sampled - baseline : 0;
+  printf ("  heap RSS          %" PRIu64 " bytes (%s; max sampled - "
+          "baseline)\n",
+          heap_rss, format_bytes ((double) heap_rss, human, sizeof human));
   printf ("  ideal RSS         %" PRIu64 " bytes (%s; the most live requested "
           "bytes, trace order)\n",
           ideal, format_bytes ((double) ideal, human, sizeof human));
+  if (ideal > 0)
+    printf ("  RSS / ideal       %.3f (heap RSS over ideal RSS)\n",
+            (double) heap_rss / (double) ideal);
+  printf ("  bytes written     %" PRIu64 " (%s)\n", bytes_written,
+          write_blocks ? "every byte of every block allocated"
+                       : "none: --no-write");
   printf ("  cycles per call   %-16s %12s %12s %16s\n", "call", "count", "mean",
           "total");
   for (int op = 1; op < MEMPROF_TRACE_OP_COUNT; op++)

@@ -4,6 +4,7 @@
 #ifndef MEMPROF_ANALYSIS_REPLAY_H
 #define MEMPROF_ANALYSIS_REPLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "workload.h"
@@ -15,6 +16,8 @@ struct replay_options
   const char *library;   /* preloaded, NULL for glibc */
   const char *csv, *svg;
   int interval_ms;
+  bool no_write; /* --no-write: leave the blocks as the allocator gives
+                    them */
 };
 
 /* In the child: replay WORKLOAD (checked), print the report, write the

@@ -251,6 +251,41 @@ bad_varint:
 
 /* Parse what is whole in DATA (SIZE bytes); *USED gets the bytes
    parsed.  */
+/* Thread TID is named by the 16 bytes at NAME (the last name wins).  */
+static void
+note_thread_name (struct trace_file *trace, uint32_t tid, const uint8_t *name)
+{
+  struct trace_thread_name *entry = NULL;
+  for (size_t i = 0; i < trace->name_count && entry == NULL; i++)
+    if (trace->names[i].tid == tid)
+      entry = &trace->names[i];
+  if (entry == NULL)
+    {
+      if (trace->name_count == trace->name_capacity)
+        {
+          trace->name_capacity
+              = trace->name_capacity ? 2 * trace->name_capacity : 16;
+          trace->names = xrealloc (trace->names,
+                                   trace->name_capacity * sizeof *trace->names);
+        }
+      entry = &trace->names[trace->name_count++];
+      entry->tid = tid;
+    }
+  memcpy (entry->name, name, sizeof entry->name);
+  entry->name[sizeof entry->name - 1] = '\0';
+}
+
+const char *
+trace_thread_name (const struct trace_file *trace, uint32_t thread)
+{
+  if (thread >= trace->thread_count)
+    return "";
+  for (size_t i = 0; i < trace->name_count; i++)
+    if (trace->names[i].tid == trace->threads[thread])
+      return trace->names[i].name;
+  return "";
+}
+
 static int
 parse (struct reader *reader, const uint8_t *data, size_t size, size_t *used)
 {
@@ -268,11 +303,13 @@ parse (struct reader *reader, const uint8_t *data, size_t size, size_t *used)
         return fail (reader, 0,
                      "the trace's magic number expected (this is a zstd "
                      "file, but not a memprof trace)");
-      if (header.version != MEMPROF_TRACE_VERSION)
+      if (header.version != MEMPROF_TRACE_VERSION
+          && header.version != MEMPROF_TRACE_VERSION_1)
         return fail (reader, 8,
-                     "version %d expected, found %u (a newer memprof wrote "
-                     "it?)",
-                     MEMPROF_TRACE_VERSION, header.version);
+                     "version %d or %d expected, found %u (a newer memprof "
+                     "wrote it?)",
+                     MEMPROF_TRACE_VERSION_1, MEMPROF_TRACE_VERSION,
+                     header.version);
       if (header.header_size != sizeof header
           || header.record_size != sizeof (struct memprof_trace_record)
           || (header.flags & ~MEMPROF_TRACE_FLAG_STACKS) != 0
@@ -317,13 +354,28 @@ parse (struct reader *reader, const uint8_t *data, size_t size, size_t *used)
         case MEMPROF_TRACE_BLOCK_END:
           payload = sizeof (struct memprof_trace_end);
           break;
+        case MEMPROF_TRACE_BLOCK_THREAD:
+          if (trace->header.version == MEMPROF_TRACE_VERSION_1)
+            return fail (reader, reader->offset,
+                         "a block kind (1 records, 2 clock, 3 sync, 4 end) "
+                         "expected in a version 1 trace, found a thread "
+                         "name (5)");
+          if (block.thread == 0 || block.count != 0
+              || block.size != sizeof (struct memprof_trace_thread))
+            return fail (reader, reader->offset,
+                         "a thread name block with a thread id, count 0 "
+                         "and size %zu expected",
+                         sizeof (struct memprof_trace_thread));
+          payload = sizeof (struct memprof_trace_thread);
+          break;
         default:
           return fail (reader, reader->offset,
-                       "a block kind (1 records, 2 clock, 3 sync, 4 end) "
-                       "expected, found %u",
+                       "a block kind (1 records, 2 clock, 3 sync, 4 end, "
+                       "5 thread name) expected, found %u",
                        block.kind);
         }
       if (block.kind != MEMPROF_TRACE_BLOCK_RECORDS
+          && block.kind != MEMPROF_TRACE_BLOCK_THREAD
           && (block.thread != 0 || block.count != 0 || block.size != 0))
         return fail (reader, reader->offset,
                      "a %s block with thread, count and size 0 expected",
@@ -339,6 +391,8 @@ parse (struct reader *reader, const uint8_t *data, size_t size, size_t *used)
               != 0)
             return -1;
         }
+      else if (block.kind == MEMPROF_TRACE_BLOCK_THREAD)
+        note_thread_name (trace, block.thread, body);
       else if (block.kind == MEMPROF_TRACE_BLOCK_END)
         {
           memcpy (&trace->end, body, sizeof trace->end);
@@ -569,6 +623,9 @@ trace_free (struct trace_file *trace)
 {
   free (trace->calls);
   free (trace->threads);
+  free (trace->names);
+  trace->names = NULL;
+  trace->name_count = trace->name_capacity = 0;
   trace->calls = NULL;
   trace->threads = NULL;
   trace->call_count = trace->thread_count = 0;

@@ -21,6 +21,12 @@ struct trace_call
   uint32_t thread; /* index into trace_file.threads */
 };
 
+struct trace_thread_name
+{
+  uint32_t tid;
+  char name[MEMPROF_TRACE_THREAD_NAME_SIZE];
+};
+
 struct trace_file
 {
   struct memprof_trace_header header;
@@ -28,6 +34,10 @@ struct trace_file
   size_t call_count;
   uint32_t *threads; /* their ids (gettid), in order of first call */
   size_t thread_count;
+  /* Their names (version 2 THREAD blocks), the last one given to each
+     thread id: NULL for a version 1 trace.  */
+  struct trace_thread_name *names;
+  size_t name_count, name_capacity;
   bool complete;    /* the END block was read */
   bool synced_only; /* no END: the data ends at a sync (still running) */
   struct memprof_trace_end end; /* when complete */
@@ -44,6 +54,9 @@ int trace_read_buffer (const uint8_t *data, size_t size, const char *name,
                        struct trace_file *trace, char *error,
                        size_t error_size);
 void trace_free (struct trace_file *trace);
+/* The name of thread THREAD (an index into threads), or "" when the trace
+   does not say.  */
+const char *trace_thread_name (const struct trace_file *trace, uint32_t thread);
 
 /* Nanoseconds since the trace started, of time stamp counter TSC
    (converted with the clock readings the file holds).  */

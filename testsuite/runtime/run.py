@@ -280,6 +280,13 @@ EXTRA_RECORD = struct.Struct("<6Q")
 EXTRA_RECORD_FIELDS = ("stack_id", "untouched_allocations", "touched_bytes",
                        "live_allocations", "live_bytes", "access_sample_rate")
 EXTRA_GLOBAL = struct.Struct("<2Q")
+# Version 3: the heap's peak after the globals, then its contexts and
+# timeline samples (formats/extraformat.h).
+EXTRA_PEAK = struct.Struct("<8QIIQ")
+EXTRA_PEAK_FIELDS = ("peak_bytes", "peak_blocks", "peak_time_us", "snapshot_bytes",
+                     "snapshot_time_us", "now_us", "context_count", "sample_count",
+                     "sample_top", "sampled", "reserved")
+EXTRA_PEAK_CONTEXT_SIZE, EXTRA_SAMPLE_SIZE = 24, 152
 EXTRA_REASONS = {"exit": 0, "api": 1, "signal": 2, "interval": 3}
 
 
@@ -328,9 +335,16 @@ def read_side_file(path):
     records = [dict(zip(EXTRA_RECORD_FIELDS, EXTRA_RECORD.unpack_from(data, offset)))
                for offset in range(EXTRA_HEADER.size, min(end, len(data)) - EXTRA_RECORD.size + 1,
                                    EXTRA_RECORD.size)]
+    globals_end = end + EXTRA_GLOBAL.size * header["global_count"]
+    if header["version"] < 3:
+        globals_end = len(data)
     header["globals"] = [EXTRA_GLOBAL.unpack_from(data, offset)
-                         for offset in range(end, len(data) - EXTRA_GLOBAL.size + 1,
-                                             EXTRA_GLOBAL.size)]
+                         for offset in range(end, min(globals_end, len(data))
+                                             - EXTRA_GLOBAL.size + 1, EXTRA_GLOBAL.size)]
+    header["peak"] = None
+    if header["version"] >= 3 and globals_end + EXTRA_PEAK.size <= len(data):
+        header["peak"] = dict(zip(EXTRA_PEAK_FIELDS,
+                                  EXTRA_PEAK.unpack_from(data, globals_end)))
     return header, records
 
 
@@ -366,15 +380,19 @@ def check_side_file(label, profile_path, reason, granule=64):
         return None
     profile = read_raw_profile(profile_path)
     header, records = read_side_file(side_path)
-    results.check(header["magic"] == b"\x89MPXTRA\n" and header["version"] == 2
-                  and header["header_size"] == 64
+    peak = header["peak"]
+    peak_size = (EXTRA_PEAK.size + EXTRA_PEAK_CONTEXT_SIZE * peak["context_count"]
+                 + EXTRA_SAMPLE_SIZE * peak["sample_count"]) if peak else 0
+    results.check(header["magic"] == b"\x89MPXTRA\n" and header["version"] == 3
+                  and header["header_size"] == 64 and peak is not None
                   and os.path.getsize(side_path)
                   == 64 + 48 * header["record_count"] + 16 * header["global_count"]
+                  + peak_size
                   and len(records) == header["record_count"]
                   and len(header["globals"]) == header["global_count"],
-                  f"{label}: side file header: magic, version 2, 64 bytes, then "
-                  "record_count records of 48 bytes and global_count globals of 16 bytes",
-                  str(header))
+                  f"{label}: side file header: magic, version 3, 64 bytes, then "
+                  "record_count records of 48 bytes, global_count globals of 16 bytes "
+                  "and the peak", str({k: v for k, v in header.items() if k != "globals"}))
     addresses = [address for address, _ in header["globals"]]
     results.check(addresses == sorted(set(addresses)) and all(a % 64 == 0 for a in addresses)
                   and all(accesses > 0 for _, accesses in header["globals"]),
