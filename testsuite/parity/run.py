@@ -41,11 +41,13 @@ def plugin():
     return "-fplugin=" + os.path.join(TOP, "gcc-plugin", "memprof.so")
 
 
-def build(label, sources, directory, output, extra=(), static=False, runtime=True):
+def build(label, sources, directory, output, extra=(), static=False, runtime=True,
+          compiler=None):
     """Build SOURCES (file names in this folder) into DIRECTORY/OUTPUT, with
-    the plugin and the runtime unless RUNTIME is false.  The binary's path,
-    or None after a failed check."""
-    command = [args.cc, "-g", "-O1", "-fno-optimize-sibling-calls"]
+    the plugin and the runtime unless RUNTIME is false, by COMPILER (the C
+    compiler unless given).  The binary's path, or None after a failed
+    check."""
+    command = [compiler or args.cc, "-g", "-O1", "-fno-optimize-sibling-calls"]
     libs = []
     if runtime:
         cflags, libs = runtime_tests.flags(static)
@@ -330,6 +332,13 @@ def test_hooks(work):
                       f"{label}: every allocation and free exactly once, with its pointer "
                       "and size, realloc as both; none twice from a hook that allocates",
                       f"{run.stdout!r} {run.stderr!r}")
+    binary = build("hooks in C++", ["hooks_new.cc"], directory, "hooks_new", extra=LLVM_HEADERS,
+                   compiler=args.cxx)
+    if binary is not None:
+        run = execute(binary, directory, "write_profile=0")
+        results.check(run.returncode == 0 and run.stdout == "mallocs 4 frees 4 bytes 176\n",
+                      "hooks in C++: new and delete (plain, array, aligned, nothrow, sized) "
+                      "each once, with the size asked", f"{run.stdout!r} {run.stderr!r}")
 
 
 # ---- 8. LLVM's names ----
@@ -365,6 +374,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--llvm-profdata", default="llvm-profdata-19")
     parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--cxx", default="g++")
     args = parser.parse_args()
     runtime_tests.args = args
     runtime_tests.results = results
