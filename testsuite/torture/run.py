@@ -116,7 +116,7 @@ TRUE_TARGETS = {"lp64", "fpic", "pthread", "alloca", "lto", "size20plus", "size3
                 "int32plus", "ptr32plus", "weak_undefined", "tls", "tls_runtime",
                 "fstack_protector", "sse_runtime", "sse2_runtime", "cxa_atexit",
                 "named_sections", "sync_int_long", "sync_char_short", "trampolines",
-                "freorder", "fgnu_tm", "supports_stack_clash_protection"}
+                "freorder", "fgnu_tm", "supports_stack_clash_protection", "cet"}
 FALSE_TARGETS = {"ilp32", "arm32", "hard_float", "mips64", "gld", "ia32", "x32"}
 
 
@@ -240,10 +240,13 @@ def cxx_test_flags(source, machines):
     choices = []
     for level, standard in candidates:
         checks = [selector_holds(run.group(1), machines, level)] if run.group(1) else []
+        unknown = [word for word in requirements
+                   if target_holds(word, machines, level) is None]
+        if unknown or None in checks:
+            what = (f"effective target {' '.join(unknown)}" if unknown
+                    else f"selector {run.group(1)}")
+            return None, f"not evaluated: {what}"
         checks += [target_holds(word, machines, level) for word in requirements]
-        if None in checks:
-            unknown = run.group(1) if run.group(1) else " ".join(requirements)
-            return None, f"selector or requirement not evaluated ({unknown})"
         if not all(checks):
             continue
         flags = dg_flags(source, machines, level)
