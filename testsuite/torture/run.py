@@ -28,7 +28,7 @@ The sample is fixed: the files whose name's crc32 mod 100 is below
 --sample, and the files named by --always.  Prints one line per failure with the command that reproduces
 it, one summary line per level, and ends with `torture: N passed, N failed`
 (N passed: file x level pairs that pass with the plugin; NAME is torture
-or torture-c++).
+or torture-cxx).
 """
 
 import argparse
@@ -65,7 +65,7 @@ RUN_ENV = {"MEMPROF_OPTIONS": "write_profile=0"}
 LANGUAGES = {
     "c": {"name": "torture", "cache": "src", "directories": [EXECUTE],
           "patterns": ["*.c"], "run_only": False, "standards": [None]},
-    "c++": {"name": "torture-c++", "cache": "src-c++",
+    "c++": {"name": "torture-cxx", "cache": "src-c++",
             "directories": [f"{GXX}/{d}" for d in ("torture", "opt", "eh", "init", "cpp1z",
                                                    "cpp1y")],
             "patterns": ["torture/*.C", "opt/*.C", "eh/*.C", "init/new*.C",
