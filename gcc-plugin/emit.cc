@@ -150,13 +150,12 @@ addressable_reference (tree ref)
 }
 
 /* Global variables whose address only the current function's counting
-   code takes.  The address needs TREE_ADDRESSABLE, but the flag is read
-   by every function compiled after this one: the alias oracle then
-   answers from points-to sets instead of IPA's knowledge of the
-   variable, and optimizes the program differently (a new/delete pair
-   elided around a replaced operator delete that writes a file-local
-   static: g++.dg/eh/delete1.C at -O2).  The flag is cleared again once
-   the function is assembled (restore_addressable).  */
+   code takes.  The address needs TREE_ADDRESSABLE, but the alias
+   analysis of every function compiled after this one reads the flag, and
+   GCC then optimizes them differently: at -O2 it elided a new/delete
+   pair around a replaced operator delete that writes a file-local static
+   (g++.dg/eh/delete1.C).  The flag is cleared again once the function is
+   assembled (restore_addressable).
 static vec<tree> globals_made_addressable;
 
 /* The address of the first byte REF accesses, as GIMPLE in SEQ.  */

@@ -28,7 +28,7 @@ The sample is fixed: the files whose name's crc32 mod 100 is below
 --sample, and the files named by --always.  Prints one line per failure with the command that reproduces
 it, one summary line per level, and ends with `torture: N passed, N failed`
 (N passed: file x level pairs that pass with the plugin; NAME is torture
-or torture-c++).
+or torture-cxx).
 """
 
 import argparse
@@ -65,7 +65,7 @@ RUN_ENV = {"MEMPROF_OPTIONS": "write_profile=0"}
 LANGUAGES = {
     "c": {"name": "torture", "cache": "src", "directories": [EXECUTE],
           "patterns": ["*.c"], "run_only": False, "standards": [None]},
-    "c++": {"name": "torture-c++", "cache": "src-c++",
+    "c++": {"name": "torture-cxx", "cache": "src-c++",
             "directories": [f"{GXX}/{d}" for d in ("torture", "opt", "eh", "init", "cpp1z",
                                                    "cpp1y")],
             "patterns": ["torture/*.C", "opt/*.C", "eh/*.C", "init/new*.C",
@@ -116,7 +116,7 @@ TRUE_TARGETS = {"lp64", "fpic", "pthread", "alloca", "lto", "size20plus", "size3
                 "int32plus", "ptr32plus", "weak_undefined", "tls", "tls_runtime",
                 "fstack_protector", "sse_runtime", "sse2_runtime", "cxa_atexit",
                 "named_sections", "sync_int_long", "sync_char_short", "trampolines",
-                "freorder", "fgnu_tm", "supports_stack_clash_protection"}
+                "freorder", "fgnu_tm", "supports_stack_clash_protection", "cet"}
 FALSE_TARGETS = {"ilp32", "arm32", "hard_float", "mips64", "gld", "ia32", "x32"}
 
 
@@ -240,10 +240,13 @@ def cxx_test_flags(source, machines):
     choices = []
     for level, standard in candidates:
         checks = [selector_holds(run.group(1), machines, level)] if run.group(1) else []
+        unknown = [word for word in requirements
+                   if target_holds(word, machines, level) is None]
+        if unknown or None in checks:
+            what = (f"effective target {' '.join(unknown)}" if unknown
+                    else f"selector {run.group(1)}")
+            return None, f"not evaluated: {what}"
         checks += [target_holds(word, machines, level) for word in requirements]
-        if None in checks:
-            unknown = run.group(1) if run.group(1) else " ".join(requirements)
-            return None, f"selector or requirement not evaluated ({unknown})"
         if not all(checks):
             continue
         flags = dg_flags(source, machines, level)
