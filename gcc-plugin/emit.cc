@@ -155,7 +155,7 @@ addressable_reference (tree ref)
    GCC then optimizes them differently: at -O2 it elided a new/delete
    pair around a replaced operator delete that writes a file-local static
    (g++.dg/eh/delete1.C).  The flag is cleared again once the function is
-   assembled (restore_addressable).
+   assembled (restore_addressable).  */
 static vec<tree> globals_made_addressable;
 
 /* The address of the first byte REF accesses, as GIMPLE in SEQ.  */
