@@ -541,7 +541,7 @@ profile_dump (enum memprof_extra_reason reason)
           result
               = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
           if (result == 0)
-            link_check ();
+            link_check (segments.segments, segments.count);
         }
       if (runtime_options.print_text)
         print_text (&snapshot);
