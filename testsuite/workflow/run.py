@@ -19,6 +19,7 @@ memprof-uninstalled.pc.  Prints one line per check and ends with
 `workflow: N passed, N failed`."""
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -203,6 +204,22 @@ def test_llvm_verbatim(work):
                   and '"xmalloc"' in show.stdout,
                   "memprof reads the profiles with their side files; xmalloc and make_buffer "
                   "are frames at -O2", show.stderr + show.stdout[:1500])
+
+    # A profile of an older runtime has its side file as PROFILE.extra:
+    # still read.
+    if profiles:
+        old = os.path.join(work, "old-name")
+        os.makedirs(old)
+        shutil.copy(os.path.join(directory, profiles[0]), old)
+        shutil.copy(os.path.join(directory, profiles[0].replace("profraw", "extra")),
+                    os.path.join(old, profiles[0] + ".extra"))
+        shown = run([os.path.join(TOP, "analysis", "memprof"), "show", "--format=json",
+                     "--binary=" + os.path.join(directory, "app"),
+                     os.path.join(old, profiles[0])])
+        records = json.loads(shown.stdout)["records"] if shown.returncode == 0 else []
+        results.check(records and all(r.get("extra") is not None for r in records),
+                      "a side file under the old name PROFILE.extra is still read",
+                      shown.stderr + shown.stdout[:500])
 
     # LLVM's indexed profile, made by the block above.
     indexed = os.path.join(directory, "memprof.memprofdata")
