@@ -67,9 +67,10 @@ size_t segments_collect (struct memprof_raw_segment *segments, size_t max);
 void modules_add_unloaded (struct memprof_raw_segment *segments, size_t *count,
                            size_t max);
 
-/* Once, at the first profile written: one line when llvm-profdata
-   cannot symbolize this program's profiles (linkcheck.c).  */
-void link_check (void);
+/* Once, at the first profile written (with its SEGMENTS, COUNT of them):
+   one line when llvm-profdata cannot symbolize this program's profiles
+   (linkcheck.c).  */
+void link_check (const struct memprof_raw_segment *segments, size_t count);
 
 /* ---- The modules' mode (modes.c) ---- */
 

@@ -8,76 +8,56 @@
    placed on their own), gets "no matching executable segments" or
    "expect only one executable load segment" there.  The line names the
    flags that fix it.  Checked on the main program only: it is the one
-   --profiled-binary names.  */
+   --profiled-binary names, and its segments are those of the profile
+   just written.  */
 
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <link.h>
 #include <stdatomic.h>
 
-struct program_shape
-{
-  int executable_segments;
-  bool build_id;
-};
+#include "rawformat.h"
 
-static bool
-has_build_id (const struct dl_phdr_info *info, const ElfW (Phdr) * phdr)
-{
-  const char *note = (const char *) (info->dlpi_addr + phdr->p_vaddr);
-  const char *end = note + phdr->p_memsz;
-  while (note + sizeof (ElfW (Nhdr)) <= end)
-    {
-      const ElfW (Nhdr) *nhdr = (const ElfW (Nhdr) *) note;
-      const char *name = note + sizeof *nhdr;
-      const char *desc = name + ROUND_UP (nhdr->n_namesz, 4);
-      if (nhdr->n_type == NT_GNU_BUILD_ID && nhdr->n_namesz == 4
-          && nhdr->n_descsz > 0 && memcmp (name, "GNU", 4) == 0)
-        return true;
-      note = desc + ROUND_UP (nhdr->n_descsz, 4);
-    }
-  return false;
-}
-
-/* dl_iterate_phdr gives the main program first.  */
+/* dl_iterate_phdr gives the main program first: its load bias.  */
 static int
-shape_of_program (struct dl_phdr_info *info, size_t size, void *cookie)
+main_program_bias (struct dl_phdr_info *info, size_t size, void *cookie)
 {
-  struct program_shape *shape = cookie;
   (void) size;
-  for (int i = 0; i < info->dlpi_phnum; i++)
-    {
-      const ElfW (Phdr) *phdr = &info->dlpi_phdr[i];
-      if (phdr->p_type == PT_LOAD && (phdr->p_flags & PF_X))
-        shape->executable_segments++;
-      else if (phdr->p_type == PT_NOTE && !shape->build_id)
-        shape->build_id = has_build_id (info, phdr);
-    }
+  *(uint64_t *) cookie = info->dlpi_addr;
   return 1;
 }
 
 /* See internal.h.  */
 void
-link_check (void)
+link_check (const struct memprof_raw_segment *segments, size_t count)
 {
   static atomic_bool checked;
-  struct program_shape shape = { 0, false };
+  uint64_t bias = 0;
+  int executable_segments = 0;
+  bool build_id = false;
 
   if (atomic_exchange (&checked, true))
     return;
-  dl_iterate_phdr (shape_of_program, &shape);
-  if (!shape.build_id)
+  dl_iterate_phdr (main_program_bias, &bias);
+  for (size_t i = 0; i < count; i++)
+    if (segments[i].offset == bias)
+      {
+        executable_segments++;
+        build_id |= segments[i].build_id_size > 0;
+      }
+  if (executable_segments == 0)
+    return;
+  if (!build_id)
     log_printf ("%s has no GNU build ID: llvm-profdata cannot symbolize its "
                 "profile (it matches the binary by build ID); link with "
                 "-Wl,--build-id",
                 program_invocation_name);
-  else if (shape.executable_segments > 1)
+  else if (executable_segments > 1)
     log_printf ("%s has %d executable segments: llvm-profdata cannot "
                 "symbolize its profile (it reads one); link without what "
                 "splits the code (a linker script, or "
                 "-Wl,-z,noseparate-code)",
-                program_invocation_name, shape.executable_segments);
+                program_invocation_name, executable_segments);
 }

@@ -610,7 +610,7 @@ dump (enum memprof_extra_reason reason, bool in_signal)
           result
               = write_snapshot (&snapshot, &segments, dump_sequence++, reason);
           if (result == 0 && !in_signal)
-            link_check ();
+            link_check (segments.segments, segments.count);
         }
       if (runtime_options.print_text && !in_signal
           && (reason != MEMPROF_EXTRA_AT_EXIT || runtime_options.dump_at_exit))

@@ -19,6 +19,7 @@ memprof-uninstalled.pc.  Prints one line per check and ends with
 `workflow: N passed, N failed`."""
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -204,6 +205,22 @@ def test_llvm_verbatim(work):
                   "memprof reads the profiles with their side files; xmalloc and make_buffer "
                   "are frames at -O2", show.stderr + show.stdout[:1500])
 
+    # A profile of an older runtime has its side file as PROFILE.extra:
+    # still read.
+    if profiles:
+        old = os.path.join(work, "old-name")
+        os.makedirs(old)
+        shutil.copy(os.path.join(directory, profiles[0]), old)
+        shutil.copy(os.path.join(directory, profiles[0].replace("profraw", "extra")),
+                    os.path.join(old, profiles[0] + ".extra"))
+        shown = run([os.path.join(TOP, "analysis", "memprof"), "show", "--format=json",
+                     "--binary=" + os.path.join(directory, "app"),
+                     os.path.join(old, profiles[0])])
+        records = json.loads(shown.stdout)["records"] if shown.returncode == 0 else []
+        results.check(records and all(r.get("extra") is not None for r in records),
+                      "a side file under the old name PROFILE.extra is still read",
+                      shown.stderr + shown.stdout[:500])
+
     # LLVM's indexed profile, made by the block above.
     indexed = os.path.join(directory, "memprof.memprofdata")
     if not results.check(os.path.exists(indexed), "llvm-profdata wrote memprof.memprofdata"):
@@ -260,7 +277,7 @@ def test_dlopen_host(work):
     # The host is built as a user builds it, without the plugin, with
     # --as-needed made explicit (Debian's default).
     host = os.path.join(directory, "host")
-    command = [args.cc, "-Wl,--as-needed", os.path.join(HERE, "host.c"), "-o", host, "-ldl",
+    command = [args.cc, "-g", "-Wl,--as-needed", os.path.join(HERE, "host.c"), "-o", host, "-ldl",
                *pkg_config("--libs")]
     result = run(command)
     if not results.check(result.returncode == 0, "dlopen: host builds", result.stderr):
@@ -278,12 +295,7 @@ def test_dlopen_host(work):
 
     # dlclose before exit: the library's frames still symbolize, with
     # --binary naming the library (its segments are kept at dlclose).
-    closer = os.path.join(directory, "host_dlclose")
-    result = run([args.cc, "-g", os.path.join(HERE, "host_dlclose.c"), "-o", closer, "-ldl",
-                  *pkg_config("--libs")])
-    if not results.check(result.returncode == 0, "dlclose: host builds", result.stderr):
-        return
-    result = execute([closer, library], directory, "profile_file=closed.profraw")
+    result = execute([host, library, "dlclose"], directory, "profile_file=closed.profraw")
     results.check(result.returncode == 0 and result.stdout == "byte: 7\n",
                   "dlclose: the host runs", f"{result.returncode} {result.stdout!r}")
     raw = os.path.join(directory, "closed.profraw")
@@ -292,7 +304,7 @@ def test_dlopen_host(work):
     results.check(shown.returncode == 0 and '"plugin_make"' in shown.stdout,
                   "dlclose: the frames of a library closed before exit symbolize with "
                   "--binary=libplugin.so", shown.stderr + shown.stdout[:1000])
-    segments = run([args.llvm_profdata, "show", "--memory", raw, "--profiled-binary", closer])
+    segments = run([args.llvm_profdata, "show", "--memory", raw, "--profiled-binary", host])
     results.check(segments.returncode == 0 and library_segment_listed(segments.stdout, library),
                   "dlclose: the profile's segment table lists the closed library's build ID",
                   segments.stderr + segments.stdout[:1500])
