@@ -168,6 +168,23 @@ write_file_atomically (const char *path, const void *data, size_t size,
         }
       return 0;
     }
+  /* A device or a FIFO (/dev/null, a pipe's name) is written in place:
+     renamed over, it would be replaced by a regular file.  */
+  struct stat status;
+  if (stat (path, &status) == 0 && !S_ISREG (status.st_mode))
+    {
+      int out = open (path, O_WRONLY | O_CLOEXEC);
+      if (out < 0 || write_all (out, data, size) != 0)
+        {
+          snprintf (error, error_size, "%s: cannot write: %s", path,
+                    strerror (errno));
+          if (out >= 0)
+            close (out);
+          return -1;
+        }
+      close (out);
+      return 0;
+    }
   char *temporary = xasprintf ("%s.tmp.%ld.XXXXXX", path, (long) getpid ());
   int fd = mkstemp (temporary);
   if (fd < 0)

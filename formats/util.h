@@ -48,7 +48,8 @@ void unmap_file (struct mapped_file *file);
 
 /* Write SIZE bytes at DATA to PATH: to a temporary file in the same
    directory first, renamed into place when complete, so that PATH never
-   holds half a file; "-" is stdout.  -1 with a message in ERROR.  */
+   holds half a file; "-" is stdout; a device or FIFO (/dev/null) is
+   written in place, never replaced.  -1 with a message in ERROR.  */
 int write_file_atomically (const char *path, const void *data, size_t size,
                            char *error, size_t error_size);
 

@@ -19,7 +19,7 @@ it with the argument 1 and with 2 (every count doubles), and checks:
     with 1 and fails on the run with 2.
 
 Run: python3 testsuite/analysis/test_check.py
-Ends with `check: N passed, N failed`.
+Ends with `gate: N passed, N failed`.
 """
 
 import json
@@ -39,7 +39,7 @@ WORK = os.path.join(HERE, "work", "check")
 MEMPROF = os.environ.get("MEMPROF") or os.path.join(TOP, "analysis", "memprof")
 APP = os.path.join(WORK, "app")
 
-results = Report("check")
+results = Report("gate")
 check = results.check
 
 

@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -355,10 +356,34 @@ def main():
         out = run([MEMPROF, "export"] + args)
         check(out.returncode == 2 and "export" in out.stderr,
               f"export with {what} exits with 2 and says why", out.stderr)
-    out = run([MEMPROF, "export", "--format=pprof", "--output=/dev/null",
+    out = run([MEMPROF, "export", "--format=pprof",
+               "--output=" + os.path.join(WORK, "missing.pb.gz"),
                os.path.join(WORK, "missing.profraw")])
     check(out.returncode == 2 and "missing.profraw" in out.stderr,
           "export of a missing profile names it, status 2", out.stderr)
+
+    # A FIFO (as /dev/null, not a regular file) is written in place, never
+    # replaced by a regular file of the same name.
+    fifo = os.path.join(WORK, "fifo")
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(
+        target=lambda: received.append(open(fifo, "rb").read()))
+    reader.start()
+    sample = os.path.join(WORK, "fifo.profraw")
+    shutil.copy(os.path.join(TOP, "testsuite", "fuzz", "corpus", "raw",
+                             sorted(os.listdir(os.path.join(
+                                 TOP, "testsuite", "fuzz", "corpus",
+                                 "raw")))[0]), sample)
+    out = run([MEMPROF, "export", "--format=pprof", "--output=" + fifo,
+               sample])
+    if out.returncode != 0:  # the reader waits for a writer
+        open(fifo, "wb").close()
+    reader.join(timeout=30)
+    check(out.returncode == 0 and stat.S_ISFIFO(os.stat(fifo).st_mode)
+          and received and received[0][:2] == b"\x1f\x8b",
+          "--output=FIFO: written in place, still a FIFO",
+          out.stderr)
 
     programs = {}
     for name, source, compiler, flags, argument in (
