@@ -36,7 +36,7 @@ static const char usage[]
       "  --max-allocs=N            allocation calls in all\n"
       "  --max-live-at-exit=SIZE   bytes still allocated at exit (leaks; "
       "needs the\n"
-      "                            side file, PROFILE.extra)\n"
+      "                            side file, memprof.extra.PID)\n"
       "  --max-context-bytes=SIZE  bytes allocated by any one context\n"
       "  --baseline=OLD            a profile of the same program before the "
       "change\n"
@@ -463,8 +463,9 @@ cmd_check (int argc, char **argv)
   if (max_live >= 0 && !has_live)
     die (EXIT_BAD_INPUT,
          "check: --max-live-at-exit: no profile had its side file "
-         "(PROFILE.extra, written by GCC MemProf's runtime next to the "
-         "profile), which holds the bytes live at exit");
+         "(memprof.extra.PID for memprof.profraw.PID, written by GCC "
+         "MemProf's runtime next to the profile), which holds the bytes "
+         "live at exit");
   if (max_bytes >= 0)
     check_total (&gate, "--max-bytes", CHECK_BYTES, max_bytes);
   if (max_allocs >= 0)

@@ -46,7 +46,7 @@ static const char usage[]
       "                         waste     bytes never touched\n"
       "                         live      bytes still live at exit (needs "
       "the\n"
-      "                                   side file, PROFILE.extra)\n"
+      "                                   side file, memprof.extra.PID)\n"
       "                         peak      bytes live at the heap's peak "
       "(needs a\n"
       "                                   version 3 side file)\n"
@@ -222,8 +222,9 @@ check_metric (const struct profile *profile, enum metric metric,
   if (metric == METRIC_LIVE && profile->inputs_with_extra == 0)
     die (EXIT_BAD_INPUT,
          "flamegraph: --metric=live: no profile had its side file "
-         "(PROFILE.extra, written by GCC MemProf's runtime next to the "
-         "profile), which holds the bytes live at exit");
+         "(memprof.extra.PID for memprof.profraw.PID, written by GCC "
+         "MemProf's runtime next to the profile), which holds the bytes "
+         "live at exit");
   if (metric == METRIC_PEAK && profile->peak.runs == 0)
     die (EXIT_BAD_INPUT,
          "flamegraph: --metric=peak: no profile tracked the heap's peak "
