@@ -9,7 +9,9 @@
    lines the inline chain, innermost first, as pprof's Line list wants.
    The sample types are Go's heap profile's (alloc_objects, alloc_space,
    inuse_objects, inuse_space: "in use" meaning live at exit, from the
-   side file) and then the access count and the summed lifetime.
+   side file), then the access count and the summed lifetime, and last
+   peak_objects and peak_space: what was live at the heap's peak (side
+   files of version 3), when the profile has a peak.
 
    speedscope: its JSON file format, one `sampled' profile per metric,
    stacks root first; speedscope merges them into a flame graph.
@@ -38,7 +40,8 @@ static const char usage[]
       "  pprof       gzipped profile.proto, for `go tool pprof', Pyroscope,\n"
       "              Perfetto; sample types alloc_objects, alloc_space,\n"
       "              inuse_objects and inuse_space (live at exit: needs the\n"
-      "              side file), accesses, lifetime (milliseconds, summed)\n"
+      "              side file), accesses, lifetime (milliseconds, summed),\n"
+      "              peak_objects and peak_space (live at the heap's peak)\n"
       "  speedscope  speedscope's JSON file, one profile per metric (bytes\n"
       "              allocated, allocations, bytes live at exit, accesses)\n"
       "\n"
@@ -213,13 +216,16 @@ enum pprof_value
   PPROF_INUSE_SPACE,
   PPROF_ACCESSES,
   PPROF_LIFETIME,
+  PPROF_PEAK_OBJECTS,
+  PPROF_PEAK_SPACE,
   PPROF_VALUE_COUNT
 };
 
 static const char *const pprof_value_names[][2]
     = { { "alloc_objects", "count" }, { "alloc_space", "bytes" },
         { "inuse_objects", "count" }, { "inuse_space", "bytes" },
-        { "accesses", "count" },      { "lifetime", "milliseconds" } };
+        { "accesses", "count" },      { "lifetime", "milliseconds" },
+        { "peak_objects", "count" },  { "peak_space", "bytes" } };
 
 /* Gzip SIZE bytes at DATA into *OUT (malloc'ed); returns its size.  */
 static size_t
@@ -277,6 +283,9 @@ export_pprof (struct session *session, const char *output)
         continue;
       if (v == PPROF_ACCESSES && !has_accesses)
         continue;
+      if ((v == PPROF_PEAK_OBJECTS || v == PPROF_PEAK_SPACE)
+          && profile->peak.runs == 0)
+        continue;
       perftools__profiles__value_type__init (&types[type_count]);
       types[type_count].type = string_index (&strings, pprof_value_names[v][0]);
       types[type_count].unit = string_index (&strings, pprof_value_names[v][1]);
@@ -330,7 +339,9 @@ export_pprof (struct session *session, const char *output)
               (int64_t) context->extra.live_allocations,
               (int64_t) context->extra.live_bytes,
               (int64_t) context->mib.total_access_count,
-              (int64_t) context->mib.total_lifetime };
+              (int64_t) context->mib.total_lifetime,
+              (int64_t) context->peak_blocks,
+              (int64_t) context->peak_bytes };
       sample->value = xcalloc (type_count + 1, sizeof *sample->value);
       sample->n_value = type_count;
       for (int v = 0; v < PPROF_VALUE_COUNT; v++)

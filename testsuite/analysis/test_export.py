@@ -64,6 +64,8 @@ SAMPLE_TYPES = {
     "inuse_space": lambda r: (r["extra"] or {}).get("live_bytes", 0),
     "inuse_objects": lambda r: (r["extra"] or {}).get("live_allocations", 0),
     "accesses": lambda r: r["accesses"],
+    "peak_space": lambda r: r["peak_bytes"],
+    "peak_objects": lambda r: r["peak_blocks"],
 }
 
 
@@ -166,10 +168,13 @@ def check_pprof(name, binary, profile, records):
 
     has_live = any(r["extra"] for r in records)
     has_accesses = any(r["accesses"] for r in records)
+    has_peak = any(r["peak_bytes"] for r in records)
     for sample_type, figure in SAMPLE_TYPES.items():
         if sample_type.startswith("inuse") and not has_live:
             continue
         if sample_type == "accesses" and not has_accesses:
+            continue
+        if sample_type.startswith("peak") and not has_peak:
             continue
         traces, error = pprof_traces(path, sample_type)
         if not check(traces is not None,
