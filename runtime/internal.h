@@ -133,6 +133,11 @@ void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
    interposed entry point), as return address - 1.  Returns the count.  */
 int stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return);
 
+/* Fold recursion in PCS[0, DEPTH) (leaf first) in place (fold.c): each
+   return address kept once, MEMPROF_RAW_FOLD_PC where frames were
+   dropped.  Returns the new depth.  */
+int stack_fold_recursion (uintptr_t *pcs, int depth);
+
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */
 static inline uint32_t

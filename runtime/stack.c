@@ -8,6 +8,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -88,12 +89,19 @@ stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
         break;
       }
   /* Return addresses are stored minus 1 so that they fall inside the call
-     instruction: symbolizers then give the call's line and inline chain.  */
-  for (int i = first; i < captured && count < max; i++)
+     instruction: symbolizers then give the call's line and inline chain.
+     The whole stack is folded before it is cut to MAX frames.  */
+  uintptr_t whole[STACK_CAPTURE_MAX];
+  for (int i = first; i < captured; i++)
     {
       if (frames[i] == NULL)
         break;
-      pcs[count++] = (uintptr_t) frames[i] - 1;
+      whole[count++] = (uintptr_t) frames[i] - 1;
     }
+  if (runtime_options.fold_recursion)
+    count = stack_fold_recursion (whole, count);
+  if (count > max)
+    count = max;
+  memcpy (pcs, whole, count * sizeof *pcs);
   return count;
 }

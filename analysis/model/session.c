@@ -290,7 +290,10 @@ session_frames (struct session *session, const struct profile_context *context,
               /* Unsymbolized: its address, in its module if it has one
                  (named by the start of its build id).  */
               char name[96];
-              if (location->module == PROFILE_NO_MODULE)
+              if (location->module == PROFILE_NO_MODULE
+                  && location->address == MEMPROF_RAW_FOLD_PC)
+                snprintf (name, sizeof name, "[recursion folded]");
+              else if (location->module == PROFILE_NO_MODULE)
                 snprintf (name, sizeof name, "0x%llx",
                           (unsigned long long) location->address);
               else
