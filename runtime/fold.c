@@ -18,7 +18,7 @@
 
    A frame's function is the start of the code that covers its address in
    the unwind tables (libunwind's procedure info), looked up once per
-   return address and kept in a lock-free cache; code without unwind
+   return address and kept in a pc_map; code without unwind
    information counts as one function per return address.  */
 
 #define _GNU_SOURCE
@@ -28,34 +28,8 @@
 #include "internal.h"
 #include "rawformat.h"
 
-/* Return addresses whose function is cached (a power of two); a full
-   cache only means more lookups.  An entry is the address in its low
-   CACHE_ADDRESS_BITS and the distance from its function's start above.  */
-#define FUNCTION_CACHE_SIZE (1U << 16)
-#define FUNCTION_CACHE_PROBES 8
-#define CACHE_ADDRESS_BITS 47
-#define CACHE_DISTANCE_MAX ((1ULL << (64 - CACHE_ADDRESS_BITS)) - 1)
-
-static _Atomic uint64_t *_Atomic function_cache;
-
-static _Atomic uint64_t *
-cache_table (void)
-{
-  _Atomic uint64_t *table
-      = atomic_load_explicit (&function_cache, memory_order_acquire);
-  if (table == NULL)
-    {
-      _Atomic uint64_t *fresh
-          = runtime_map (FUNCTION_CACHE_SIZE * sizeof *fresh);
-      if (fresh == NULL)
-        return NULL;
-      if (atomic_compare_exchange_strong (&function_cache, &table, fresh))
-        table = fresh;
-      else
-        runtime_unmap ((void *) fresh, FUNCTION_CACHE_SIZE * sizeof *fresh);
-    }
-  return table;
-}
+/* The start of each return address's function, + 1 (0 is "none").  */
+static struct pc_map function_starts;
 
 static uintptr_t
 function_from_unwind_tables (uintptr_t pc)
@@ -71,30 +45,12 @@ function_from_unwind_tables (uintptr_t pc)
 static uintptr_t
 function_of (uintptr_t pc)
 {
-  _Atomic uint64_t *table = cache_table ();
-  unsigned slot = (unsigned) ((pc * 0x9e3779b97f4a7c15ULL) >> 48);
-  uintptr_t start;
-
-  if (table == NULL || pc >> CACHE_ADDRESS_BITS != 0)
-    return function_from_unwind_tables (pc);
-  for (int probe = 0; probe < FUNCTION_CACHE_PROBES; probe++)
-    {
-      _Atomic uint64_t *entry
-          = &table[(slot + probe) & (FUNCTION_CACHE_SIZE - 1)];
-      uint64_t seen = atomic_load_explicit (entry, memory_order_relaxed);
-      if (seen == 0)
-        {
-          start = function_from_unwind_tables (pc);
-          if (pc - start <= CACHE_DISTANCE_MAX)
-            atomic_compare_exchange_strong (
-                entry, &seen,
-                pc | (uint64_t) (pc - start) << CACHE_ADDRESS_BITS);
-          return start;
-        }
-      if ((seen & ((1ULL << CACHE_ADDRESS_BITS) - 1)) == pc)
-        return pc - (uintptr_t) (seen >> CACHE_ADDRESS_BITS);
-    }
-  return function_from_unwind_tables (pc);
+  uint64_t cached = pc_map_get (&function_starts, pc);
+  if (cached != 0)
+    return (uintptr_t) cached - 1;
+  uintptr_t start = function_from_unwind_tables (pc);
+  pc_map_set (&function_starts, pc, (uint64_t) start + 1);
+  return start;
 }
 
 /* Bits of the filter of functions seen (a multiple of 64).  */

@@ -132,6 +132,22 @@ void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
    at the frame that returns to CALLER_RETURN (the return address of the
    interposed entry point), as return address - 1.  Returns the count.  */
 int stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return);
+/* With verbosity=1: how unwinder=fast captured the stacks so far.  */
+void stack_report (void);
+
+/* A lock-free map from code addresses to a value (pcmap.c).  */
+struct pc_entry;
+struct pc_map
+{
+  struct pc_entry *_Atomic table;
+};
+/* PC's value, 0 when it has none.  */
+uint64_t pc_map_get (struct pc_map *map, uintptr_t pc);
+/* Give PC the value VALUE (not 0); nothing when the map is full.  */
+void pc_map_set (struct pc_map *map, uintptr_t pc, uint64_t value);
+/* Give PC the value VALUE if its value is EXPECTED (0: none).  */
+bool pc_map_replace (struct pc_map *map, uintptr_t pc, uint64_t expected,
+                     uint64_t value);
 
 /* Fold recursion in PCS[0, DEPTH) (leaf first) in place (fold.c): each
    return address kept once, MEMPROF_RAW_FOLD_PC where frames were

@@ -9,6 +9,13 @@ built with the plugin at -O0 and -O2:
   count the program prints; no folded context has two physical frames of
   one function, each shows the fold marker; llvm-profdata-19 reads and
   merges the folded profile;
+- unwinder=fast (frame pointers where verified, libunwind elsewhere, the
+  tail cache) gives every allocation the call stack a full unwind
+  (unwinder=libunwind) gives: on recursion.c, and on callbacks.c, whose
+  allocations are made in callbacks from code without frame pointers
+  (qsort's comparator, a shared library built with -fomit-frame-pointer,
+  threads), built with the plugin and without it at -fomit-frame-pointer;
+  and it does take the fast path on recursion.c;
 - the program's output and exit status are those of the build without
   the runtime, whatever the options.
 
@@ -145,6 +152,80 @@ def test_folding(work, opt):
                   show.stderr[-300:] + merged.stderr[-300:])
 
 
+def stacks_of(records):
+    """{(frame addresses, leaf first): allocations} of a profile."""
+    return {tuple(f["address"] for f in r["frames"]): r["allocs"] for r in records}
+
+
+def compare_unwinders(label, binary, work, expected, program_args=(), options=""):
+    """unwinder=fast and unwinder=libunwind give the same contexts; the
+    fast run's log (verbosity=1) is returned."""
+    contexts = {}
+    log = ""
+    for unwinder in ("fast", "libunwind"):
+        name = f"{os.path.basename(binary)}-{unwinder}{options.replace(':', '-')}"
+        result, _, records = profile_of(binary, work, name,
+                                        f"unwinder={unwinder}:verbosity=1{options}",
+                                        program_args)
+        results.check(result.stdout == expected.stdout
+                      and result.returncode == expected.returncode,
+                      f"{label} unwinder={unwinder}: same output and exit status as "
+                      "without the runtime", f"{result.returncode} {result.stderr[-300:]}")
+        if records is None:
+            return log
+        contexts[unwinder] = stacks_of(records)
+        if unwinder == "fast":
+            log = result.stderr
+    fast, full = contexts["fast"], contexts["libunwind"]
+    different = sorted(set(fast.items()) ^ set(full.items()))
+    results.check(fast == full and len(full) > 1,
+                  f"{label}{options}: unwinder=fast gives every allocation the stack a full "
+                  f"unwind gives ({len(full)} contexts)", repr(different[:4])[:800])
+    return log
+
+
+def test_unwinders(work):
+    source = os.path.join(HERE, "callbacks.c")
+    library = os.path.join(work, "libcallbacks.so")
+    built = run([args.cc, "-O2", "-fomit-frame-pointer", "-fPIC", "-shared",
+                 os.path.join(HERE, "callbacks_lib.c"), "-o", library])
+    if not results.check(built.returncode == 0, "callbacks_lib.c: builds", built.stderr):
+        return
+    link = ["-L" + work, "-lcallbacks", "-Wl,-rpath," + work, "-lpthread"]
+    plain = os.path.join(work, "callbacks-plain")
+    if not results.check(run([args.cc, "-O2", source, "-o", plain, *link]).returncode == 0,
+                         "callbacks.c: builds without the runtime"):
+        return
+    expected = run([plain])
+    builds = [("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+              ("plugin-O0", ["-fplugin=" + PLUGIN, "-O0"]),
+              ("no-plugin-omit-frame-pointer", ["-O2", "-fomit-frame-pointer"])]
+    for name, flags in builds:
+        binary = os.path.join(work, "callbacks-" + name)
+        built = run([args.cc, "-g", *flags, source, "-o", binary, *link, *runtime_flags()])
+        if results.check(built.returncode == 0, f"callbacks.c {name}: builds",
+                         built.stderr[-500:]):
+            compare_unwinders(f"callbacks.c {name}", binary, work, expected,
+                              options=":fold_recursion=0")
+
+    source = os.path.join(HERE, "recursion.c")
+    binary = os.path.join(work, "recursion-fast")
+    plain = os.path.join(work, "recursion-fast-plain")
+    if not (build(source, plain, "-O2", instrumented=False) and build(source, binary, "-O2")):
+        return
+    depth = ["12"]
+    expected = run([plain, *depth])
+    compare_unwinders("recursion.c -O2", binary, work, expected, depth, ":fold_recursion=0")
+    log = compare_unwinders("recursion.c -O2", binary, work, expected, depth)
+    allocations = int(expected.stdout.split()[1])
+    counts = [int(word) for word in log.split("unwinder=fast:")[-1].split()
+              if word.isdigit()][:2] if "unwinder=fast:" in log else []
+    results.check(len(counts) == 2 and counts[1] >= allocations // 2
+                  and counts[0] < allocations // 100,
+                  f"recursion.c -O2: unwinder=fast captures most of the {allocations} stacks "
+                  "by frame pointers and the tail cache", log[-300:])
+
+
 def main():
     global args
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -158,6 +239,7 @@ def main():
     os.makedirs(work)
     for opt in ("-O0", "-O2"):
         test_folding(work, opt)
+    test_unwinders(work)
     return results.finish()
 
 
