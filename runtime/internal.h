@@ -45,6 +45,9 @@ extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
 
 void runtime_ensure_initialized (void);
 uint32_t runtime_now_ms (void);
+/* CLOCK_MONOTONIC in nanoseconds, through the TSC where it is safe
+   (clock.c).  */
+int64_t clock_now_ns (void);
 uint32_t runtime_current_cpu (void);
 
 /* ---- Spin locks (short critical sections only) ---- */

@@ -16,6 +16,9 @@ built with the plugin at -O0 and -O2:
   (qsort's comparator, a shared library built with -fomit-frame-pointer,
   threads), built with the plugin and without it at -fomit-frame-pointer;
   and it does take the fast path on recursion.c;
+- the clock (CLOCK_MONOTONIC through the TSC, runtime/clock.c) measures
+  the lifetimes of blocks held for known times (lifetime.c) to the
+  millisecond of a clock_gettime measure, within the scheduler's slack;
 - the program's output and exit status are those of the build without
   the runtime, whatever the options.
 
@@ -226,6 +229,25 @@ def test_unwinders(work):
                   "by frame pointers and the tail cache", log[-300:])
 
 
+def test_clock(work):
+    source = os.path.join(HERE, "lifetime.c")
+    binary = os.path.join(work, "lifetime")
+    if not build(source, binary, "-O2"):
+        return
+    result, _, records = profile_of(binary, work, "lifetime", "")
+    if records is None:
+        return
+    held = [int(ms) for ms in result.stdout.split()]
+    by_size = {r["mib"]["MinSize"]: r["mib"] for r in records if r["allocs"] == 1}
+    for size, ms in zip((100, 200, 300), held):
+        mib = by_size.get(size)
+        lifetime = mib["TotalLifetime"] if mib else None
+        # nanosleep sleeps at least MS; a loaded machine may add some.
+        results.check(lifetime is not None and ms <= lifetime <= ms + 40,
+                      f"lifetime.c: a block held {ms} ms lives {ms}..{ms + 40} ms "
+                      "in the profile", f"{lifetime}")
+
+
 def main():
     global args
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -240,6 +262,7 @@ def main():
     for opt in ("-O0", "-O2"):
         test_folding(work, opt)
     test_unwinders(work)
+    test_clock(work)
     return results.finish()
 
 
