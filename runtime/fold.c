@@ -17,41 +17,12 @@
    the binary.  The leaf (the allocation call) is always kept.
 
    A frame's function is the start of the code that covers its address in
-   the unwind tables (libunwind's procedure info), looked up once per
-   return address and kept in a pc_map; code without unwind
-   information counts as one function per return address.  */
-
-#define _GNU_SOURCE
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
+   the unwind tables (stack_function_of: libunwind's procedure info,
+   learnt once per return address); code without unwind information
+   counts as one function per return address.  */
 
 #include "internal.h"
 #include "rawformat.h"
-
-/* The start of each return address's function, + 1 (0 is "none").  */
-static struct pc_map function_starts;
-
-static uintptr_t
-function_from_unwind_tables (uintptr_t pc)
-{
-  unw_proc_info_t info;
-  if (unw_get_proc_info_by_ip (unw_local_addr_space, pc, &info, NULL) == 0
-      && info.start_ip != 0 && info.start_ip <= pc)
-    return info.start_ip;
-  return pc;
-}
-
-/* The start of the function PC (a return address - 1) is in.  */
-static uintptr_t
-function_of (uintptr_t pc)
-{
-  uint64_t cached = pc_map_get (&function_starts, pc);
-  if (cached != 0)
-    return (uintptr_t) cached - 1;
-  uintptr_t start = function_from_unwind_tables (pc);
-  pc_map_set (&function_starts, pc, (uint64_t) start + 1);
-  return start;
-}
 
 /* Bits of the filter of functions seen (a multiple of 64).  */
 #define SEEN_BITS 256
@@ -82,9 +53,8 @@ has_repeated_function (const uintptr_t *functions, int depth)
 }
 
 int
-stack_fold_recursion (uintptr_t *pcs, int depth)
+stack_fold_recursion (uintptr_t *pcs, uintptr_t *functions, int depth)
 {
-  uintptr_t functions[STACK_CAPTURE_MAX];
   /* What is kept, root first; a marker's function is 0.  */
   uintptr_t kept[STACK_CAPTURE_MAX], kept_function[STACK_CAPTURE_MAX];
   int count = 0;
@@ -92,7 +62,8 @@ stack_fold_recursion (uintptr_t *pcs, int depth)
   if (depth > STACK_CAPTURE_MAX)
     return depth;
   for (int i = 0; i < depth; i++)
-    functions[i] = function_of (pcs[i]);
+    if (functions[i] == 0)
+      functions[i] = stack_function_of (pcs[i]);
   if (!has_repeated_function (functions, depth))
     return depth;
   for (int i = depth - 1; i >= 0; i--)

@@ -148,14 +148,21 @@ struct pc_map
 uint64_t pc_map_get (struct pc_map *map, uintptr_t pc);
 /* Give PC the value VALUE (not 0); nothing when the map is full.  */
 void pc_map_set (struct pc_map *map, uintptr_t pc, uint64_t value);
-/* Give PC the value VALUE if its value is EXPECTED (0: none).  */
-bool pc_map_replace (struct pc_map *map, uintptr_t pc, uint64_t expected,
-                     uint64_t value);
+/* Set the bits MASK of PC's value to BITS; with ONLY_IF_CLEAR, only if
+   they are all 0.  False when nothing was changed.  */
+bool pc_map_update (struct pc_map *map, uintptr_t pc, uint64_t mask,
+                    uint64_t bits, bool only_if_clear);
 
-/* Fold recursion in PCS[0, DEPTH) (leaf first) in place (fold.c): each
-   return address kept once, MEMPROF_RAW_FOLD_PC where frames were
-   dropped.  Returns the new depth.  */
-int stack_fold_recursion (uintptr_t *pcs, int depth);
+/* The start of the function PC (a return address - 1) is in, from the
+   unwind tables, learnt once per PC (stack.c); PC itself when no unwind
+   information covers it.  */
+uintptr_t stack_function_of (uintptr_t pc);
+
+/* Fold recursion in PCS[0, DEPTH) (leaf first) in place (fold.c): one
+   frame per function, MEMPROF_RAW_FOLD_PC where frames were dropped.
+   FUNCTIONS[i] is the function of PCS[i], or 0 when not looked up yet.
+   Returns the new depth.  */
+int stack_fold_recursion (uintptr_t *pcs, uintptr_t *functions, int depth);
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */

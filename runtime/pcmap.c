@@ -1,6 +1,6 @@
 /* A lock-free map from code addresses to one 64-bit value, for what the
    stack capture learns once per return address (its function, whether a
-   frame-pointer step from it is exact).  Fixed size, never shrinks:
+   frame-pointer step from it is exact: runtime/stack.c's frame facts).  Fixed size, never shrinks:
    entries are never removed, a full map only means more work for the
    caller.  Its memory is mapped on first use.  */
 
@@ -79,10 +79,17 @@ pc_map_set (struct pc_map *map, uintptr_t pc, uint64_t value)
 }
 
 bool
-pc_map_replace (struct pc_map *map, uintptr_t pc, uint64_t expected,
-                uint64_t value)
+pc_map_update (struct pc_map *map, uintptr_t pc, uint64_t mask, uint64_t bits,
+               bool only_if_clear)
 {
   struct pc_entry *entry = pc_map_entry (map, pc, true);
-  return entry != NULL
-         && atomic_compare_exchange_strong (&entry->value, &expected, value);
+  if (entry == NULL)
+    return false;
+  uint64_t old = atomic_load_explicit (&entry->value, memory_order_acquire);
+  do
+    if (only_if_clear && (old & mask) != 0)
+      return false;
+  while (!atomic_compare_exchange_weak (&entry->value, &old,
+                                        (old & ~mask) | bits));
+  return true;
 }

@@ -10,7 +10,7 @@
    the chain leaves code with frame pointers (the C library's start-up
    frames, a qsort calling back into the program).
 
-   What is known is learnt per return address, in step_verdicts: the
+   What is known is learnt per return address, in frame_facts: the
    first time a return address is seen, the whole stack is unwound with
    libunwind and compared with the frame-pointer chain; a step that gave
    libunwind's next frame is trusted, the first one that did not is the
@@ -105,7 +105,7 @@ walk_frame_pointers (void **frames, const uintptr_t **bases, int max)
 /* ---- unwinder=fast ---- */
 
 /* What a frame-pointer step from the frame a return address returns
-   into gives (the value of step_verdicts; 0 is not known yet).  */
+   into gives (the low bits of its frame facts; 0 is not known yet).  */
 enum step_verdict
 {
   STEP_UNKNOWN = 0,
@@ -114,7 +114,55 @@ enum step_verdict
   STEP_FULL_UNWIND = 3       /* only a full unwind is right */
 };
 
-static struct pc_map step_verdicts;
+/* Per return address - 1: its step verdict (the low FACT_VERDICT_BITS),
+   and its function's start + 1 above them (0: not looked up yet).  */
+static struct pc_map frame_facts;
+#define FACT_VERDICT_BITS 2
+#define FACT_VERDICT_MASK ((1ULL << FACT_VERDICT_BITS) - 1)
+
+static inline enum step_verdict
+verdict_of (uint64_t facts)
+{
+  return (enum step_verdict) (facts & FACT_VERDICT_MASK);
+}
+
+/* The function in FACTS, or 0 when not known yet.  */
+static inline uintptr_t
+function_in (uint64_t facts)
+{
+  return facts >> FACT_VERDICT_BITS ? (facts >> FACT_VERDICT_BITS) - 1 : 0;
+}
+
+/* Learn VERDICT for RETURN_ADDRESS: STEP_FULL_UNWIND always (a step once
+   wrong is never trusted again), the others only over STEP_UNKNOWN.  */
+static void
+learn_verdict (uintptr_t return_address, enum step_verdict verdict)
+{
+  pc_map_update (&frame_facts, return_address - 1, FACT_VERDICT_MASK, verdict,
+                 verdict != STEP_FULL_UNWIND);
+}
+
+static uintptr_t
+function_from_unwind_tables (uintptr_t pc)
+{
+  unw_proc_info_t info;
+  if (unw_get_proc_info_by_ip (unw_local_addr_space, pc, &info, NULL) == 0
+      && info.start_ip != 0 && info.start_ip <= pc)
+    return info.start_ip;
+  return pc;
+}
+
+uintptr_t
+stack_function_of (uintptr_t pc)
+{
+  uintptr_t function = function_in (pc_map_get (&frame_facts, pc));
+  if (function != 0)
+    return function;
+  function = function_from_unwind_tables (pc);
+  pc_map_update (&frame_facts, pc, ~FACT_VERDICT_MASK,
+                 ((uint64_t) function + 1) << FACT_VERDICT_BITS, false);
+  return function;
+}
 
 /* One fast capture in this many is checked against a full unwind.  */
 #define VERIFY_INTERVAL 1024
@@ -189,6 +237,7 @@ struct tail_cache
   uint32_t frame_count;
   uint32_t memory_words;
   uintptr_t frames[TAIL_FRAMES_MAX];
+  uintptr_t functions[TAIL_FRAMES_MAX]; /* of frames[i] - 1 */
   uintptr_t memory[TAIL_MEMORY_MAX / sizeof (uintptr_t)];
 };
 
@@ -198,8 +247,8 @@ static __thread struct tail_cache tail_cache
 /* Append the cached tail for a hand-over at RETURN_ADDRESS from FRAME to
    OUT[COUNT, MAX); -1 when it is not cached.  */
 static int
-tail_from_cache (uintptr_t *out, int count, int max, uintptr_t return_address,
-                 const uintptr_t *frame)
+tail_from_cache (uintptr_t *out, uintptr_t *functions, int count, int max,
+                 uintptr_t return_address, const uintptr_t *frame)
 {
   struct tail_cache *tail = &tail_cache;
   if (tail->return_address != return_address || tail->frame != frame
@@ -208,6 +257,8 @@ tail_from_cache (uintptr_t *out, int count, int max, uintptr_t return_address,
              != 0)
     return -1;
   memcpy (out + count, tail->frames, tail->frame_count * sizeof *out);
+  memcpy (functions + count, tail->functions,
+          tail->frame_count * sizeof *functions);
   return count + (int) tail->frame_count;
 }
 
@@ -232,6 +283,8 @@ tail_remember (const uintptr_t *tail, int count, uintptr_t return_address,
   tail_cache.memory_words
       = (uint32_t) ((end - (uintptr_t) frame) / sizeof (uintptr_t));
   memcpy (tail_cache.frames, tail, count * sizeof *tail);
+  for (int i = 0; i < count; i++)
+    tail_cache.functions[i] = stack_function_of (tail[i] - 1);
   memcpy (tail_cache.memory, frame,
           tail_cache.memory_words * sizeof (uintptr_t));
   tail_cache.return_address = return_address;
@@ -241,7 +294,8 @@ tail_remember (const uintptr_t *tail, int count, uintptr_t return_address,
    MAX), by frame pointers where the verdicts allow it; -1 when a return
    address is not known yet or needs a full unwind.  */
 static int
-capture_fast (uintptr_t *out, int max, uintptr_t caller_return)
+capture_fast (uintptr_t *out, uintptr_t *functions, int max,
+              uintptr_t caller_return)
 {
   uintptr_t low, high;
   const uintptr_t *frame = __builtin_frame_address (0);
@@ -263,11 +317,13 @@ capture_fast (uintptr_t *out, int max, uintptr_t caller_return)
         {
           if (count == max)
             return count;
+          uint64_t facts = pc_map_get (&frame_facts, return_address - 1);
+          functions[count] = function_in (facts);
           out[count++] = return_address;
-          uint64_t verdict = pc_map_get (&step_verdicts, return_address);
-          if (verdict == STEP_UNWIND_FROM_HERE)
-            return tail_from_cache (out, count, max, return_address, frame);
-          if (verdict != STEP_FRAME_POINTER)
+          if (verdict_of (facts) == STEP_UNWIND_FROM_HERE)
+            return tail_from_cache (out, functions, count, max, return_address,
+                                    frame);
+          if (verdict_of (facts) != STEP_FRAME_POINTER)
             return -1;
         }
       const uintptr_t *next = (const uintptr_t *) frame[0];
@@ -305,8 +361,7 @@ capture_learning (uintptr_t *out, int max, uintptr_t caller_return)
       if (i + 1 < count && c + i + 1 < chain_count
           && (uintptr_t) chain[c + i + 1] == out[i + 1])
         {
-          pc_map_replace (&step_verdicts, return_address, STEP_UNKNOWN,
-                          STEP_FRAME_POINTER);
+          learn_verdict (return_address, STEP_FRAME_POINTER);
           continue;
         }
       if (i + 1 == count)
@@ -318,11 +373,10 @@ capture_learning (uintptr_t *out, int max, uintptr_t caller_return)
           = tail_count == count - i - 1
             && memcmp (tail, out + i + 1, tail_count * sizeof *tail) == 0;
       if (!right)
-        pc_map_set (&step_verdicts, return_address, STEP_FULL_UNWIND);
+        learn_verdict (return_address, STEP_FULL_UNWIND);
       else
         {
-          pc_map_replace (&step_verdicts, return_address, STEP_UNKNOWN,
-                          STEP_UNWIND_FROM_HERE);
+          learn_verdict (return_address, STEP_UNWIND_FROM_HERE);
           tail_remember (tail, tail_count, return_address, bases[c + i],
                          last_sp);
         }
@@ -351,7 +405,7 @@ verify_fast (uintptr_t *fast, int count, int max, uintptr_t caller_return)
   /* fast[same - 1]'s step gave a wrong frame (same >= 1: both start at
      CALLER_RETURN).  */
   if (same > 0)
-    pc_map_set (&step_verdicts, fast[same - 1], STEP_FULL_UNWIND);
+    learn_verdict (fast[same - 1], STEP_FULL_UNWIND);
   memcpy (fast, full, full_count * sizeof *full);
   return full_count;
 }
@@ -363,20 +417,25 @@ static _Atomic uint64_t fast_capture_count, full_unwind_count;
 /* Return addresses from CALLER_RETURN outwards, as a full unwind gives
    them; -1 when CALLER_RETURN is not found.  */
 static int
-capture_exact (uintptr_t *out, int max, uintptr_t caller_return)
+capture_exact (uintptr_t *out, uintptr_t *functions, int max,
+               uintptr_t caller_return)
 {
-  int count = capture_fast (out, max, caller_return);
+  int count = capture_fast (out, functions, max, caller_return);
+  if (LIKELY (count >= 0 && ++fast_captures % VERIFY_INTERVAL != 0))
+    return count;
   if (count < 0)
     {
       atomic_fetch_add_explicit (&full_unwind_count, 1, memory_order_relaxed);
-      return capture_learning (out, max, caller_return);
+      count = capture_learning (out, max, caller_return);
     }
-  if (UNLIKELY (++fast_captures % VERIFY_INTERVAL == 0))
+  else
     {
       atomic_fetch_add_explicit (&fast_capture_count, VERIFY_INTERVAL,
                                  memory_order_relaxed);
-      return verify_fast (out, count, max, caller_return);
+      count = verify_fast (out, count, max, caller_return);
     }
+  if (count > 0)
+    memset (functions, 0, count * sizeof *functions); /* looked up later */
   return count;
 }
 
@@ -398,12 +457,12 @@ int
 stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
 {
   void *frames[STACK_CAPTURE_MAX];
-  uintptr_t whole[STACK_CAPTURE_MAX];
+  uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
   const char *unwinder = runtime_options.unwinder;
   int count = -1;
 
   if (unwinder[0] == 'f' && unwinder[1] == 'a') /* fast */
-    count = capture_exact (whole, PROGRAM_FRAMES_MAX, caller_return);
+    count = capture_exact (whole, functions, PROGRAM_FRAMES_MAX, caller_return);
   if (count < 0)
     {
       bool frame_pointers = unwinder[0] == 'f' && unwinder[1] == 'p';
@@ -424,6 +483,7 @@ stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
         {
           if (frames[i] == NULL)
             break;
+          functions[count] = 0;
           whole[count++] = (uintptr_t) frames[i];
         }
     }
@@ -433,7 +493,7 @@ stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
   for (int i = 0; i < count; i++)
     whole[i] -= 1;
   if (runtime_options.fold_recursion)
-    count = stack_fold_recursion (whole, count);
+    count = stack_fold_recursion (whole, functions, count);
   if (count > max)
     count = max;
   memcpy (pcs, whole, count * sizeof *pcs);

@@ -90,7 +90,8 @@ main (int argc, char **argv)
           failed++;
           continue;
         }
-      checksum = checksum * 31 + strlen (demangled) + (unsigned char) demangled[7];
+      checksum
+          = checksum * 31 + strlen (demangled) + (unsigned char) demangled[7];
       free (window[i % WINDOW]);
       window[i % WINDOW] = demangled;
     }
