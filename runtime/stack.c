@@ -69,8 +69,10 @@ thread_stack_bounds (uintptr_t *low, uintptr_t *high)
 static inline bool
 frame_in_stack (const uintptr_t *frame, uintptr_t low, uintptr_t high)
 {
-  return (uintptr_t) frame >= low
-         && (uintptr_t) frame + 2 * sizeof (uintptr_t) <= high
+  /* Written so that no sum overflows: a frame pointer is any value in
+     code without frame pointers.  */
+  return (uintptr_t) frame >= low && high >= 2 * sizeof (uintptr_t)
+         && (uintptr_t) frame <= high - 2 * sizeof (uintptr_t)
          && ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) == 0;
 }
 
