@@ -26,6 +26,10 @@
 #include "internal.h"
 
 #define ANCHOR_LIFE_NS 100000000LL
+/* The most TSC ticks around the clock_gettime an anchor is made of (a
+   clock_gettime takes about 300), and how often it is tried.  */
+#define ANCHOR_READ_TICKS_MAX 5000
+#define ANCHOR_ATTEMPTS 3
 /* The shortest interval a rate is measured over.  */
 #define RATE_INTERVAL_NS 10000000LL
 
@@ -130,10 +134,21 @@ clock_now_ns (void)
         int64_t) (base_ns
                   + (uint64_t) (((unsigned __int128) (tsc - base_tsc) * rate)
                                 >> 32));
-  int64_t ns = monotonic_ns ();
-  if (consistent
-      && (base_tsc == 0 || rate == 0 || tsc < base_tsc
-          || tsc - base_tsc >= life))
-    renew_anchor (tsc, ns);
-  return ns;
+  /* An anchor pairs a TSC value with the clock_gettime read between two
+     TSC reads close together: a thread descheduled in between would
+     pair the TSC with a later time and shift every reading after it.  */
+  for (int attempt = 0; attempt < ANCHOR_ATTEMPTS; attempt++)
+    {
+      uint64_t before = __rdtsc ();
+      int64_t ns = monotonic_ns ();
+      uint64_t after = __rdtsc ();
+      if (after - before > ANCHOR_READ_TICKS_MAX)
+        continue;
+      if (consistent
+          && (base_tsc == 0 || rate == 0 || before < base_tsc
+              || before - base_tsc >= life))
+        renew_anchor (before + (after - before) / 2, ns);
+      return ns;
+    }
+  return monotonic_ns ();
 }
