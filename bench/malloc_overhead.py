@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """The runtime's cost per allocation: a malloc/free loop run without the
 runtime, linked with libmemprof.so, and under LD_PRELOAD, interleaved
-(ROUNDS runs each, in turn), reporting the median wall time, the time per
-malloc/free pair, and each ratio to the run without the runtime.  Ratios
-from one run are what to compare: the machine is shared and noisy."""
+(ROUNDS runs each, in turn), reporting the median CPU time (user + sys),
+the time per malloc/free pair, what the runtime adds to it, and each ratio
+to the run without the runtime.  Ratios from one run are what to compare:
+the machine is shared and noisy."""
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -44,7 +45,11 @@ def main():
         ("LD_PRELOAD libmemprof.so", [plain],
          {"MEMPROF_OPTIONS": profile,
           "LD_PRELOAD": os.path.join(TOP, "runtime", "libmemprof.so")}),
+        ("linked, unwinder=libunwind", [linked],
+         {"MEMPROF_OPTIONS": profile + ":unwinder=libunwind"}),
         ("linked, unwinder=fp", [linked], {"MEMPROF_OPTIONS": profile + ":unwinder=fp"}),
+        ("linked, fold_recursion=0", [linked],
+         {"MEMPROF_OPTIONS": profile + ":fold_recursion=0"}),
         ("linked, sample_interval=524288", [linked],
          {"MEMPROF_OPTIONS": profile + ":sample_interval=524288"}),
         ("linked, unwinder=fp, sample_interval=524288", [linked],
@@ -54,10 +59,12 @@ def main():
     outputs = {}
     for _ in range(args.runs):
         for name, command, extra in configurations:
-            start = time.perf_counter()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             result = subprocess.run([*command, str(args.allocations)], capture_output=True,
                                     text=True, env=dict(os.environ, **extra))
-            times[name].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times[name].append(after.ru_utime - before.ru_utime
+                               + after.ru_stime - before.ru_stime)
             if result.returncode != 0:
                 print(f"bench: {name} failed: {result.stderr}")
                 return 1
@@ -71,13 +78,14 @@ def main():
 
     baseline = statistics.median(times["no runtime"])
     lines = [f"malloc/free loop, {args.allocations:,} allocations (16..4096 bytes, "
-             f"1024 live), median of {args.runs} interleaved runs",
+             f"1024 live), median CPU time (user+sys) of {args.runs} interleaved runs",
              "",
-             "| configuration | median s | ns per malloc+free | ratio |",
-             "|---|---|---|---|"]
+             "| configuration | median CPU s | ns per malloc+free | ns added | ratio |",
+             "|---|---|---|---|---|"]
     for name, _, _ in configurations:
         median = statistics.median(times[name])
         lines.append(f"| {name} | {median:.3f} | {median / args.allocations * 1e9:.0f} | "
+                     f"{(median - baseline) / args.allocations * 1e9:.0f} | "
                      f"{median / baseline:.2f}x |")
     print("\n".join(lines))
     results = os.path.join(HERE, "results")

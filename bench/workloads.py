@@ -56,6 +56,10 @@ WORKLOADS = [
              gcc_dirs=["libiberty", "include"],
              extra=["libiberty/hashtab.c", "libiberty/splay-tree.c"],
              flags=["-I{src}/include", *LIBIBERTY_DEFINES]),
+    # A recursive-descent parser that allocates: GCC's C++ demangler.
+    Workload("libiberty_demangle", "libiberty_demangle.c", 2.2, 0.25,
+             gcc_dirs=["libiberty", "include"], extra=["libiberty/cp-demangle.c"],
+             flags=["-I{src}/include", *LIBIBERTY_DEFINES]),
 ]
 
 

@@ -43,4 +43,9 @@ _Static_assert(sizeof (struct memprof_raw_segment) == MEMPROF_RAW_SEGMENT_SIZE,
 #define MEMPROF_RAW_BAD_ID_1 UINT64_MAX
 #define MEMPROF_RAW_BAD_ID_2 (UINT64_MAX - 1)
 
+/* A frame address the runtime writes where recursion folding dropped
+   frames (docs/profile-format.md, "Recursion folding"): above any user
+   address, so no symbolizer finds code there and llvm-profdata drops it. */
+#define MEMPROF_RAW_FOLD_PC 0xfffffffffffff01dULL
+
 #endif /* MEMPROF_RAWFORMAT_H */

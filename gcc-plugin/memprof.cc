@@ -229,6 +229,15 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
     plugin_options.instrument = !feedback_enabled ();
   if (feedback_enabled () && !feedback_start (info->base_name))
     return 1;
+  /* The runtime walks frame pointers through instrumented code
+     (runtime/stack.c) and unwinds with DWARF only where the chain leaves
+     it: keep them, as an explicit -fno-omit-frame-pointer would (marked
+     as given, so that the target's defaults do not turn it back on).  */
+  if (plugin_options.instrument)
+    {
+      global_options.x_flag_omit_frame_pointer = 0;
+      global_options_set.x_flag_omit_frame_pointer = 1;
+    }
   plugin_info.help
       = concat (plugin_help, "\n", feedback_help, default_options_help, NULL);
 

@@ -84,6 +84,9 @@ void modes_register (unsigned mode, const void *caller);
 /* At exit: one line when the program was compiled with -flto and the
    plugin but linked without it.  */
 void modes_check_at_exit (void);
+/* CLOCK_MONOTONIC in nanoseconds, through the TSC where it is safe
+   (clock.c).  */
+int64_t clock_now_ns (void);
 uint32_t runtime_current_cpu (void);
 
 /* ---- Spin locks (short critical sections only) ---- */
@@ -189,6 +192,34 @@ void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
    at the frame that returns to CALLER_RETURN (the return address of the
    interposed entry point), as return address - 1.  Returns the count.  */
 int stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return);
+/* With verbosity=1: how unwinder=fast captured the stacks so far.  */
+void stack_report (void);
+
+/* A lock-free map from code addresses to a value (pcmap.c).  */
+struct pc_entry;
+struct pc_map
+{
+  struct pc_entry *_Atomic table;
+};
+/* PC's value, 0 when it has none.  */
+uint64_t pc_map_get (struct pc_map *map, uintptr_t pc);
+/* Give PC the value VALUE (not 0); nothing when the map is full.  */
+void pc_map_set (struct pc_map *map, uintptr_t pc, uint64_t value);
+/* Set the bits MASK of PC's value to BITS; with ONLY_IF_CLEAR, only if
+   they are all 0.  False when nothing was changed.  */
+bool pc_map_update (struct pc_map *map, uintptr_t pc, uint64_t mask,
+                    uint64_t bits, bool only_if_clear);
+
+/* The start of the function PC (a return address - 1) is in, from the
+   unwind tables, learnt once per PC (stack.c); PC itself when no unwind
+   information covers it.  */
+uintptr_t stack_function_of (uintptr_t pc);
+
+/* Fold recursion in PCS[0, DEPTH) (leaf first) in place (fold.c): one
+   frame per function, MEMPROF_RAW_FOLD_PC where frames were dropped.
+   FUNCTIONS[i] is the function of PCS[i], or 0 when not looked up yet.
+   Returns the new depth.  */
+int stack_fold_recursion (uintptr_t *pcs, uintptr_t *functions, int depth);
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */

@@ -493,9 +493,12 @@ write_snapshot (const struct snapshot *snapshot,
       return -1;
     }
   if (runtime_options.verbosity >= 1)
-    log_printf ("profile written to %s (%lu bytes)%s", final,
-                (unsigned long) writer.written,
-                side_file ? ", with its side file" : "");
+    {
+      log_printf ("profile written to %s (%lu bytes)%s", final,
+                  (unsigned long) writer.written,
+                  side_file ? ", with its side file" : "");
+      stack_report ();
+    }
   return 0;
 }
 

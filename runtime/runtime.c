@@ -137,10 +137,7 @@ runtime_ensure_initialized (void)
 uint32_t
 runtime_now_ms (void)
 {
-  struct timespec now;
-  clock_gettime (CLOCK_MONOTONIC, &now);
-  return (uint32_t) ((now.tv_sec - start_second) * 1000
-                     + now.tv_nsec / 1000000);
+  return (uint32_t) (clock_now_ns () / 1000000 - (int64_t) start_second * 1000);
 }
 
 uint32_t

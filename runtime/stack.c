@@ -1,13 +1,36 @@
-/* Call-stack capture, with libunwind (DWARF unwind tables) or by walking
-   frame pointers (unwinder=fp).  The runtime's own frames are cut off by
-   finding the return address of the interposed entry point (the first
-   frame outside the runtime) in the unwound stack; no frame count is
-   assumed, so inlining inside the runtime changes nothing.  */
+/* Call-stack capture.  The runtime's own frames are cut off by finding
+   the return address of the interposed entry point (the first frame
+   outside the runtime) in the unwound stack; no frame count is assumed,
+   so inlining inside the runtime changes nothing.
+
+   unwinder=libunwind unwinds every frame with the DWARF unwind tables;
+   unwinder=fp walks frame pointers only; unwinder=fast (the default)
+   gives what libunwind gives, faster: it walks the frame-pointer chain
+   while each step is known to be exact and hands over to libunwind where
+   the chain leaves code with frame pointers (the C library's start-up
+   frames, a qsort calling back into the program).
+
+   What is known is learnt per return address, in frame_facts: the
+   first time a return address is seen, the whole stack is unwound with
+   libunwind and compared with the frame-pointer chain; a step that gave
+   libunwind's next frame is trusted, the first one that did not is the
+   hand-over, where libunwind must take over.  If libunwind started
+   there does not give the full unwind's frames, that return address
+   always gets a full unwind.  Beyond a hand-over, the thread's tail
+   cache (below) gives the frames when the registers and the stack memory
+   the tail was unwound from are unchanged; otherwise the stack is
+   unwound in full.  Every VERIFY_INTERVAL-th fast capture of a thread is
+   checked against a full unwind; a return address whose step was once
+   wrong is never trusted again.  The plugin keeps frame pointers in the
+   code it instruments (-fno-omit-frame-pointer), so most steps are
+   frame-pointer steps.  */
 
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
+#include <ucontext.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -42,25 +65,37 @@ thread_stack_bounds (uintptr_t *low, uintptr_t *high)
   *high = stack_high;
 }
 
-/* Return addresses along the frame-pointer chain, innermost first.  Every
+/* A frame base is inside this thread's stack and aligned.  */
+static inline bool
+frame_in_stack (const uintptr_t *frame, uintptr_t low, uintptr_t high)
+{
+  /* Written so that no sum overflows: a frame pointer is any value in
+     code without frame pointers.  */
+  return (uintptr_t) frame >= low && high >= 2 * sizeof (uintptr_t)
+         && (uintptr_t) frame <= high - 2 * sizeof (uintptr_t)
+         && ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) == 0;
+}
+
+/* Return addresses along the frame-pointer chain, innermost first, and
+   (when BASES is not NULL) the frame base each was read from.  Every
    frame read lies inside this thread's stack, above the previous one, so
    a program built without frame pointers gives a short or odd stack,
    never a fault.  */
 static int
-walk_frame_pointers (void **frames, int max)
+walk_frame_pointers (void **frames, const uintptr_t **bases, int max)
 {
   uintptr_t low, high;
   const uintptr_t *frame = __builtin_frame_address (0);
   int count = 0;
 
   thread_stack_bounds (&low, &high);
-  while (count < max && (uintptr_t) frame >= low
-         && (uintptr_t) frame + 2 * sizeof (uintptr_t) <= high
-         && ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) == 0)
+  while (count < max && frame_in_stack (frame, low, high))
     {
       const uintptr_t *next = (const uintptr_t *) frame[0];
       if (frame[1] == 0)
         break;
+      if (bases != NULL)
+        bases[count] = frame;
       frames[count++] = (void *) frame[1];
       if (next <= frame)
         break;
@@ -69,31 +104,400 @@ walk_frame_pointers (void **frames, int max)
   return count;
 }
 
+/* ---- unwinder=fast ---- */
+
+/* What a frame-pointer step from the frame a return address returns
+   into gives (the low bits of its frame facts; 0 is not known yet).  */
+enum step_verdict
+{
+  STEP_UNKNOWN = 0,
+  STEP_FRAME_POINTER = 1,    /* the caller's frame, as libunwind gives */
+  STEP_UNWIND_FROM_HERE = 2, /* wrong; libunwind from this frame is right */
+  STEP_FULL_UNWIND = 3       /* only a full unwind is right */
+};
+
+/* Per return address - 1: its step verdict (the low FACT_VERDICT_BITS),
+   and its function's start + 1 above them (0: not looked up yet).  */
+static struct pc_map frame_facts;
+#define FACT_VERDICT_BITS 2
+#define FACT_VERDICT_MASK ((1ULL << FACT_VERDICT_BITS) - 1)
+
+static inline enum step_verdict
+verdict_of (uint64_t facts)
+{
+  return (enum step_verdict) (facts & FACT_VERDICT_MASK);
+}
+
+/* The function in FACTS, or 0 when not known yet.  */
+static inline uintptr_t
+function_in (uint64_t facts)
+{
+  return facts >> FACT_VERDICT_BITS ? (facts >> FACT_VERDICT_BITS) - 1 : 0;
+}
+
+/* Learn VERDICT for RETURN_ADDRESS: STEP_FULL_UNWIND always (a step once
+   wrong is never trusted again), the others only over STEP_UNKNOWN.  */
+static void
+learn_verdict (uintptr_t return_address, enum step_verdict verdict)
+{
+  pc_map_update (&frame_facts, return_address - 1, FACT_VERDICT_MASK, verdict,
+                 verdict != STEP_FULL_UNWIND);
+}
+
+static uintptr_t
+function_from_unwind_tables (uintptr_t pc)
+{
+  unw_proc_info_t info;
+  if (unw_get_proc_info_by_ip (unw_local_addr_space, pc, &info, NULL) == 0
+      && info.start_ip != 0 && info.start_ip <= pc)
+    return info.start_ip;
+  return pc;
+}
+
+uintptr_t
+stack_function_of (uintptr_t pc)
+{
+  uintptr_t function = function_in (pc_map_get (&frame_facts, pc));
+  if (function != 0)
+    return function;
+  function = function_from_unwind_tables (pc);
+  pc_map_update (&frame_facts, pc, ~FACT_VERDICT_MASK,
+                 ((uint64_t) function + 1) << FACT_VERDICT_BITS, false);
+  return function;
+}
+
+/* One fast capture in this many is checked against a full unwind.  */
+#define VERIFY_INTERVAL 1024
+static __thread unsigned fast_captures
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* Frames of the runtime's own above the interposed entry point's caller,
+   at most.  */
+#define RUNTIME_FRAMES_MAX 32
+
+static _Atomic bool per_thread_caching;
+
+/* The callers of the function that RETURN_ADDRESS returns into, whose
+   callee's frame base is FRAME, by libunwind started there: after the
+   return, the instruction pointer is RETURN_ADDRESS, the stack pointer is
+   just above the return address, and the frame pointer is the one the
+   callee saved.  Appended to OUT[COUNT, MAX); returns the new count.  */
+static int
+unwind_from (uintptr_t *out, int count, int max, uintptr_t return_address,
+             const uintptr_t *frame, uintptr_t *last_sp)
+{
+  unw_context_t context;
+  unw_cursor_t cursor;
+
+  if (UNLIKELY (
+          !atomic_load_explicit (&per_thread_caching, memory_order_relaxed))
+      && !atomic_exchange (&per_thread_caching, true))
+    /* libunwind's global cache takes a lock and masks signals (two
+       system calls) at every step; a per-thread cache does neither.  */
+    unw_set_caching_policy (unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  unw_getcontext (&context);
+  /* Inside the call instruction, as libunwind looks up a caller's pc.  */
+  context.uc_mcontext.gregs[REG_RIP] = (greg_t) (return_address - 1);
+  context.uc_mcontext.gregs[REG_RSP] = (greg_t) (frame + 2);
+  context.uc_mcontext.gregs[REG_RBP] = (greg_t) frame[0];
+  if (unw_init_local (&cursor, &context) < 0)
+    return -1;
+  while (count < max && unw_step (&cursor) > 0)
+    {
+      unw_word_t ip;
+      if (unw_get_reg (&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+        break;
+      out[count++] = (uintptr_t) ip;
+    }
+  unw_word_t sp = 0;
+  unw_get_reg (&cursor, UNW_REG_SP, &sp);
+  *last_sp = (uintptr_t) sp;
+  return count;
+}
+
+/* ---- The tail cache ----
+
+   Where a thread's stack leaves code with frame pointers for the last
+   time -- the C library's start-up frames under main, or under a
+   thread's start routine -- the frames beyond stay the same for as long
+   as that frame lives.  The thread keeps the tail a full unwind gave,
+   with the state it was unwound from: the return address and frame base
+   of the hand-over, and a copy of the stack memory the unwind of the
+   tail reads (from the frame base to beyond the outermost frame's stack
+   pointer).  The same registers and the same memory give the same
+   unwind, so a tail is reused only when all of them are equal.  */
+
+#define TAIL_FRAMES_MAX 16
+#define TAIL_MEMORY_MAX 512 /* bytes */
+/* Bytes kept beyond the outermost frame's stack pointer.  */
+#define TAIL_MARGIN 64
+
+struct tail_cache
+{
+  uintptr_t return_address; /* 0: empty */
+  const uintptr_t *frame;
+  uint32_t frame_count;
+  uint32_t memory_words;
+  uintptr_t frames[TAIL_FRAMES_MAX];
+  uintptr_t functions[TAIL_FRAMES_MAX]; /* of frames[i] - 1 */
+  uintptr_t memory[TAIL_MEMORY_MAX / sizeof (uintptr_t)];
+};
+
+static __thread struct tail_cache tail_cache
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* Append the cached tail for a hand-over at RETURN_ADDRESS from FRAME to
+   OUT[COUNT, MAX); -1 when it is not cached.  */
+static int
+tail_from_cache (uintptr_t *out, uintptr_t *functions, int count, int max,
+                 uintptr_t return_address, const uintptr_t *frame)
+{
+  struct tail_cache *tail = &tail_cache;
+  if (tail->return_address != return_address || tail->frame != frame
+      || count + (int) tail->frame_count > max
+      || memcmp (frame, tail->memory, tail->memory_words * sizeof (uintptr_t))
+             != 0)
+    return -1;
+  memcpy (out + count, tail->frames, tail->frame_count * sizeof *out);
+  memcpy (functions + count, tail->functions,
+          tail->frame_count * sizeof *functions);
+  return count + (int) tail->frame_count;
+}
+
+/* Keep TAIL (COUNT frames), unwound from a hand-over at RETURN_ADDRESS
+   from FRAME, whose outermost stack pointer was LAST_SP.  */
+static void
+tail_remember (const uintptr_t *tail, int count, uintptr_t return_address,
+               const uintptr_t *frame, uintptr_t last_sp)
+{
+  uintptr_t low, high;
+  uintptr_t end = last_sp + TAIL_MARGIN;
+
+  thread_stack_bounds (&low, &high);
+  if (end > high)
+    end = high;
+  tail_cache.return_address = 0;
+  if (count > TAIL_FRAMES_MAX || last_sp < (uintptr_t) frame
+      || end - (uintptr_t) frame > TAIL_MEMORY_MAX)
+    return;
+  tail_cache.frame = frame;
+  tail_cache.frame_count = (uint32_t) count;
+  tail_cache.memory_words
+      = (uint32_t) ((end - (uintptr_t) frame) / sizeof (uintptr_t));
+  memcpy (tail_cache.frames, tail, count * sizeof *tail);
+  for (int i = 0; i < count; i++)
+    tail_cache.functions[i] = stack_function_of (tail[i] - 1);
+  memcpy (tail_cache.memory, frame,
+          tail_cache.memory_words * sizeof (uintptr_t));
+  tail_cache.return_address = return_address;
+}
+
+/* The return addresses from CALLER_RETURN outwards into OUT (at most
+   MAX), by frame pointers where the verdicts allow it; -1 when a return
+   address is not known yet or needs a full unwind.  */
+static int
+capture_fast (uintptr_t *out, uintptr_t *functions, int max,
+              uintptr_t caller_return)
+{
+  uintptr_t low, high;
+  const uintptr_t *frame = __builtin_frame_address (0);
+  int count = 0, skipped = 0;
+
+  thread_stack_bounds (&low, &high);
+  for (;;)
+    {
+      if (!frame_in_stack (frame, low, high))
+        return -1;
+      uintptr_t return_address = frame[1];
+      if (count == 0 && return_address != caller_return)
+        {
+          /* The runtime's own frames, built with frame pointers.  */
+          if (++skipped > RUNTIME_FRAMES_MAX)
+            return -1;
+        }
+      else
+        {
+          if (count == max)
+            return count;
+          uint64_t facts = pc_map_get (&frame_facts, return_address - 1);
+          functions[count] = function_in (facts);
+          out[count++] = return_address;
+          if (verdict_of (facts) == STEP_UNWIND_FROM_HERE)
+            return tail_from_cache (out, functions, count, max, return_address,
+                                    frame);
+          if (verdict_of (facts) != STEP_FRAME_POINTER)
+            return -1;
+        }
+      const uintptr_t *next = (const uintptr_t *) frame[0];
+      if (next <= frame)
+        return -1;
+      frame = next;
+    }
+}
+
+/* A full unwind from CALLER_RETURN outwards into OUT (at most MAX), and
+   what it teaches about the frame-pointer steps of its return addresses.
+   -1 when CALLER_RETURN is not in the unwound stack.  */
+static int
+capture_learning (uintptr_t *out, int max, uintptr_t caller_return)
+{
+  void *full[STACK_CAPTURE_MAX], *chain[STACK_CAPTURE_MAX];
+  const uintptr_t *bases[STACK_CAPTURE_MAX];
+  uintptr_t tail[STACK_CAPTURE_MAX];
+  int full_count = unw_backtrace (full, STACK_CAPTURE_MAX);
+  int chain_count = walk_frame_pointers (chain, bases, STACK_CAPTURE_MAX);
+  int f = 0, c = 0, count = 0;
+
+  while (f < full_count && (uintptr_t) full[f] != caller_return)
+    f++;
+  while (c < chain_count && (uintptr_t) chain[c] != caller_return)
+    c++;
+  if (f == full_count)
+    return -1;
+  for (int i = f; i < full_count && count < max && full[i] != NULL; i++)
+    out[count++] = (uintptr_t) full[i];
+  /* Walk both while they agree: chain[c + i] == out[i].  */
+  for (int i = 0; c + i < chain_count && i < count; i++)
+    {
+      uintptr_t return_address = out[i];
+      if (i + 1 < count && c + i + 1 < chain_count
+          && (uintptr_t) chain[c + i + 1] == out[i + 1])
+        {
+          learn_verdict (return_address, STEP_FRAME_POINTER);
+          continue;
+        }
+      if (i + 1 == count)
+        break; /* the end of the stack (or of MAX): nothing to learn */
+      uintptr_t last_sp = 0;
+      int tail_count = unwind_from (tail, 0, count - i - 1, return_address,
+                                    bases[c + i], &last_sp);
+      bool right
+          = tail_count == count - i - 1
+            && memcmp (tail, out + i + 1, tail_count * sizeof *tail) == 0;
+      if (!right)
+        learn_verdict (return_address, STEP_FULL_UNWIND);
+      else
+        {
+          learn_verdict (return_address, STEP_UNWIND_FROM_HERE);
+          tail_remember (tail, tail_count, return_address, bases[c + i],
+                         last_sp);
+        }
+      break;
+    }
+  return count;
+}
+
+/* Every VERIFY_INTERVAL-th time: is the fast capture FAST (COUNT return
+   addresses) what a full unwind gives?  If not, the step that went wrong
+   is never trusted again.  The right capture is left in FAST; returns its
+   count.  */
+static int
+verify_fast (uintptr_t *fast, int count, int max, uintptr_t caller_return)
+{
+  uintptr_t full[STACK_CAPTURE_MAX];
+  int full_count = capture_learning (full, max, caller_return);
+  int same = 0;
+
+  if (full_count < 0)
+    return count;
+  while (same < count && same < full_count && fast[same] == full[same])
+    same++;
+  if (same == count && same == full_count)
+    return count;
+  /* fast[same - 1]'s step gave a wrong frame (same >= 1: both start at
+     CALLER_RETURN).  */
+  if (same > 0)
+    learn_verdict (fast[same - 1], STEP_FULL_UNWIND);
+  memcpy (fast, full, full_count * sizeof *full);
+  return full_count;
+}
+
+/* For verbosity=1: fast captures (counted by VERIFY_INTERVAL) and full
+   unwinds of unwinder=fast.  */
+static _Atomic uint64_t fast_capture_count, full_unwind_count;
+
+/* Return addresses from CALLER_RETURN outwards, as a full unwind gives
+   them; -1 when CALLER_RETURN is not found.  */
+static int
+capture_exact (uintptr_t *out, uintptr_t *functions, int max,
+               uintptr_t caller_return)
+{
+  int count = capture_fast (out, functions, max, caller_return);
+  if (LIKELY (count >= 0 && ++fast_captures % VERIFY_INTERVAL != 0))
+    return count;
+  if (count < 0)
+    {
+      atomic_fetch_add_explicit (&full_unwind_count, 1, memory_order_relaxed);
+      count = capture_learning (out, max, caller_return);
+    }
+  else
+    {
+      atomic_fetch_add_explicit (&fast_capture_count, VERIFY_INTERVAL,
+                                 memory_order_relaxed);
+      count = verify_fast (out, count, max, caller_return);
+    }
+  if (count > 0)
+    memset (functions, 0, count * sizeof *functions); /* looked up later */
+  return count;
+}
+
+void
+stack_report (void)
+{
+  if (runtime_options.unwinder[0] == 'f' && runtime_options.unwinder[1] == 'a')
+    log_printf ("unwinder=fast: %lu full unwinds, at least %lu stacks by "
+                "frame pointers and the tail cache",
+                (unsigned long) full_unwind_count,
+                (unsigned long) fast_capture_count);
+}
+
+/* The most frames of the program kept (max_stack_depth's maximum), the
+   same for every unwinder.  */
+#define PROGRAM_FRAMES_MAX 256
+
 int
 stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
 {
   void *frames[STACK_CAPTURE_MAX];
-  bool frame_pointers = runtime_options.unwinder[0] == 'f';
-  int captured = frame_pointers
-                     ? walk_frame_pointers (frames, STACK_CAPTURE_MAX)
-                     : unw_backtrace (frames, STACK_CAPTURE_MAX);
-  /* libunwind's frame 0 is this function's own pc.  */
-  int first = frame_pointers ? 0 : 1;
-  int count = 0;
+  uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
+  const char *unwinder = runtime_options.unwinder;
+  int count = -1;
 
-  for (int i = 0; i < captured; i++)
-    if ((uintptr_t) frames[i] == caller_return)
-      {
-        first = i;
-        break;
-      }
-  /* Return addresses are stored minus 1 so that they fall inside the call
-     instruction: symbolizers then give the call's line and inline chain.  */
-  for (int i = first; i < captured && count < max; i++)
+  if (unwinder[0] == 'f' && unwinder[1] == 'a') /* fast */
+    count = capture_exact (whole, functions, PROGRAM_FRAMES_MAX, caller_return);
+  if (count < 0)
     {
-      if (frames[i] == NULL)
-        break;
-      pcs[count++] = (uintptr_t) frames[i] - 1;
+      bool frame_pointers = unwinder[0] == 'f' && unwinder[1] == 'p';
+      int captured = frame_pointers
+                         ? walk_frame_pointers (frames, NULL, STACK_CAPTURE_MAX)
+                         : unw_backtrace (frames, STACK_CAPTURE_MAX);
+      /* libunwind's frame 0 is this function's own pc.  */
+      int first = frame_pointers ? 0 : 1;
+
+      for (int i = 0; i < captured; i++)
+        if ((uintptr_t) frames[i] == caller_return)
+          {
+            first = i;
+            break;
+          }
+      count = 0;
+      for (int i = first; i < captured && count < PROGRAM_FRAMES_MAX; i++)
+        {
+          if (frames[i] == NULL)
+            break;
+          functions[count] = 0;
+          whole[count++] = (uintptr_t) frames[i];
+        }
     }
+  /* Return addresses are stored minus 1 so that they fall inside the call
+     instruction: symbolizers then give the call's line and inline chain.
+     The whole stack is folded before it is cut to MAX frames.  */
+  for (int i = 0; i < count; i++)
+    whole[i] -= 1;
+  if (runtime_options.fold_recursion)
+    count = stack_fold_recursion (whole, functions, count);
+  if (count > max)
+    count = max;
+  memcpy (pcs, whole, count * sizeof *pcs);
   return count;
 }

@@ -330,7 +330,8 @@ unsymbolized_locations (const struct report *report)
   size_t count = 0;
   for (size_t i = 0; i < profile->location_count; i++)
     count += report->location_ids[i] != UNASSIGNED
-             && profile->locations[i].frame_count == 0;
+             && profile->locations[i].frame_count == 0
+             && profile->locations[i].address != MEMPROF_RAW_FOLD_PC;
   return count;
 }
 

@@ -347,7 +347,10 @@ session_frames (struct session *session, const struct profile_context *context,
               char name[96];
               const char *module_file
                   = origin_module_file_name (profile, location->module);
-              if (location->module == PROFILE_NO_MODULE)
+              if (location->module == PROFILE_NO_MODULE
+                  && location->address == MEMPROF_RAW_FOLD_PC)
+                snprintf (name, sizeof name, "[recursion folded]");
+              else if (location->module == PROFILE_NO_MODULE)
                 snprintf (name, sizeof name, "0x%llx",
                           (unsigned long long) location->address);
               else if (module_file != NULL)

@@ -101,7 +101,9 @@ def build_and_run_program():
     if built.returncode != 0:
         fatal("building fg_program.c: " + built.stderr)
     ran = run([PROGRAM], env=dict(os.environ,
-                                  MEMPROF_OPTIONS="profile_file=" + PROFILE))
+                                  MEMPROF_OPTIONS="profile_file=" + PROFILE
+                                  # Its recursion is expected unfolded.
+                                  + ":fold_recursion=0"))
     if ran.returncode != 0 or not os.path.exists(PROFILE):
         fatal("running fg_program: status %d, %s" % (ran.returncode, ran.stderr))
     # fg.profraw's side file is fg.extra (docs/profile-format.md).

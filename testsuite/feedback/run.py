@@ -43,6 +43,8 @@ PROGRAMS = [
     (os.path.join(TOP, "examples", "shapes.cc"), []),
     (os.path.join(TOP, "testsuite", "compat", "alloc_c.c"), ["-DNO_RUNTIME"]),
     (os.path.join(TOP, "testsuite", "compat", "newdelete.cc"), ["-DNO_RUNTIME"]),
+    # Recursion: its contexts are folded (fold_recursion=1).
+    (os.path.join(TOP, "testsuite", "stacks", "recursion.c"), []),
 ]
 # Small thresholds, so that these short runs have hot and cold sites.
 THRESHOLDS = ["-fplugin-arg-memprof-cold-lifetime=0", "-fplugin-arg-memprof-cold-density=1",

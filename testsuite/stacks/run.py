@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Allocation call stacks as the runtime captures them, on real programs
+built with the plugin at -O0 and -O2:
+
+- recursion folding (fold_recursion, docs/profile-format.md): recursion.c
+  (direct and mutual recursion) gives a bounded number of contexts folded
+  and one per recursion path unfolded; the totals of allocations and
+  accesses are the same either way, and its own allocations equal the
+  count the program prints; no folded context has two physical frames of
+  one function, each shows the fold marker; llvm-profdata-19 reads and
+  merges the folded profile;
+- unwinder=fast (frame pointers where verified, libunwind elsewhere, the
+  tail cache) gives every allocation the call stack a full unwind
+  (unwinder=libunwind) gives: on recursion.c, and on callbacks.c, whose
+  allocations are made in callbacks from code without frame pointers
+  (qsort's comparator, a shared library built with -fomit-frame-pointer,
+  threads), built with the plugin and without it at -fomit-frame-pointer;
+  and it does take the fast path on recursion.c;
+- the clock (CLOCK_MONOTONIC through the TSC, runtime/clock.c) measures
+  the lifetimes of blocks held for known times (lifetime.c) to the
+  millisecond of a clock_gettime measure, within the scheduler's slack;
+- the program's output and exit status are those of the build without
+  the runtime, whatever the options.
+
+Prints one line per check and ends with `stacks: N passed, N failed`."""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
+from report import Report  # noqa: E402
+
+MEMPROF = os.path.join(TOP, "analysis", "memprof")
+PLUGIN = os.path.join(TOP, "gcc-plugin", "memprof.so")
+FOLD_MARKER = "[recursion folded]"
+# recursion.c's depth: 2^(DEPTH+1) - 1 call stacks per builder unfolded.
+DEPTH = 9
+# Folded, a context is an allocation call, the physical frames of distinct
+# functions around it and markers: a few per allocation call and caller.
+FOLDED_CONTEXTS_MAX = 40
+
+results = Report("stacks")
+args = None
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+def runtime_flags():
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    return run(["pkg-config", "--cflags", "--libs", "memprof"], env=env,
+               check=True).stdout.split()
+
+
+def build(source, output, opt, instrumented=True):
+    command = [args.cc, opt, "-g", source, "-o", output]
+    if instrumented:
+        command[1:1] = ["-fplugin=" + PLUGIN]
+        command += runtime_flags()
+    built = run(command)
+    results.check(built.returncode == 0,
+                  f"{os.path.basename(output)}: builds", built.stderr[-600:])
+    return built.returncode == 0
+
+
+def profile_of(binary, work, name, options, program_args=()):
+    """Run BINARY with MEMPROF_OPTIONS OPTIONS; its result and the
+    contexts of its profile (memprof show's JSON records), or None."""
+    profile = os.path.join(work, name + ".profraw")
+    env = dict(os.environ, MEMPROF_OPTIONS=f"profile_file={profile}:{options}")
+    result = run([binary, *program_args], env=env)
+    shown = run([MEMPROF, "show", "--format=json", "--top=0", "--no-libraries",
+                 "--binary=" + binary, profile])
+    if shown.returncode != 0:
+        results.check(False, f"{name}: memprof show reads the profile", shown.stderr)
+        return result, profile, None
+    return result, profile, json.loads(shown.stdout)["records"]
+
+
+def totals(records):
+    return (sum(r["allocs"] for r in records), sum(r["accesses"] for r in records),
+            sum(r["bytes"] for r in records))
+
+
+def physical_functions(record):
+    """The function of each physical frame (the last frame of each
+    location: the ones inlined into it come before it)."""
+    return [frame["function"] for frame in record["frames"] if not frame["inline"]
+            and frame["function"]]
+
+
+def test_folding(work, opt):
+    label = f"recursion.c {opt}"
+    source = os.path.join(HERE, "recursion.c")
+    plain = os.path.join(work, f"plain{opt}")
+    binary = os.path.join(work, f"recursion{opt}")
+    if not (build(source, plain, opt, instrumented=False) and build(source, binary, opt)):
+        return
+    depth = [str(DEPTH)]
+    expected = run([plain, *depth])
+    folded_run, folded_profile, folded = profile_of(binary, work, f"folded{opt}", "", depth)
+    whole_run, _, whole = profile_of(binary, work, f"whole{opt}", "fold_recursion=0", depth)
+    for name, result in (("folded", folded_run), ("fold_recursion=0", whole_run)):
+        results.check(result.stdout == expected.stdout and result.returncode == expected.returncode
+                      and result.stderr == "",
+                      f"{label} {name}: same output and exit status as without the runtime",
+                      f"{result.returncode} {result.stdout!r} {result.stderr[-300:]}")
+    if folded is None or whole is None:
+        return
+    paths = 2 ** (DEPTH + 1) - 1
+    results.check(len(folded) <= FOLDED_CONTEXTS_MAX,
+                  f"{label}: folded, at most {FOLDED_CONTEXTS_MAX} contexts",
+                  f"{len(folded)} contexts")
+    results.check(len(whole) >= 2 * paths,
+                  f"{label}: unfolded, one context per recursion path (>= {2 * paths})",
+                  f"{len(whole)} contexts")
+    results.check(totals(folded) == totals(whole) and totals(folded)[1] > 0,
+                  f"{label}: allocations, accesses and bytes are the same folded and unfolded",
+                  f"folded {totals(folded)}, unfolded {totals(whole)}")
+    own = sum(r["allocs"] for r in folded
+              if r["frames"] and r["frames"][0]["file"].endswith("recursion.c"))
+    printed = int(expected.stdout.split()[1])
+    results.check(own == printed,
+                  f"{label}: the program's own allocations are the {printed} it counted",
+                  f"{own} in the profile")
+    repeated = [r for r in folded
+                if len(set(physical_functions(r))) != len(physical_functions(r))]
+    results.check(not repeated, f"{label}: no folded context has two frames of one function",
+                  json.dumps(repeated[:1])[:800])
+    # The three rounds' outermost calls are not recursion yet: one
+    # allocation per round in those contexts; every other context of the
+    # builders has gone round a cycle.
+    recursive = [r for r in folded if r["allocs"] > 3 and r["frames"]
+                 and r["frames"][0]["function"] in ("build", "build_odd", "new_node")]
+    marked = [r for r in recursive if any(f["name"] == FOLD_MARKER for f in r["frames"])]
+    results.check(len(recursive) >= 4 and len(marked) == len(recursive),
+                  f"{label}: the recursive contexts show the fold marker",
+                  f"{len(marked)} of {len(recursive)}")
+    results.check(not any(f["name"] == FOLD_MARKER for r in whole for f in r["frames"]),
+                  f"{label}: unfolded, no marker")
+    show = run([args.llvm_profdata, "show", "--memory", folded_profile,
+                "--profiled-binary", binary])
+    merged = run([args.llvm_profdata, "merge", folded_profile, "--profiled-binary", binary,
+                  "-o", os.path.join(work, f"folded{opt}.memprofdata")])
+    results.check(show.returncode == 0 and merged.returncode == 0
+                  and "build_odd" in show.stdout,
+                  f"{label}: llvm-profdata-19 show --memory and merge accept the folded profile",
+                  show.stderr[-300:] + merged.stderr[-300:])
+
+
+def stacks_of(records):
+    """{(frame addresses, leaf first): allocations} of a profile."""
+    return {tuple(f["address"] for f in r["frames"]): r["allocs"] for r in records}
+
+
+def compare_unwinders(label, binary, work, expected, program_args=(), options=""):
+    """unwinder=fast and unwinder=libunwind give the same contexts; the
+    fast run's log (verbosity=1) is returned."""
+    contexts = {}
+    log = ""
+    for unwinder in ("fast", "libunwind"):
+        name = f"{os.path.basename(binary)}-{unwinder}{options.replace(':', '-')}"
+        result, _, records = profile_of(binary, work, name,
+                                        f"unwinder={unwinder}:verbosity=1{options}",
+                                        program_args)
+        results.check(result.stdout == expected.stdout
+                      and result.returncode == expected.returncode,
+                      f"{label} unwinder={unwinder}: same output and exit status as "
+                      "without the runtime", f"{result.returncode} {result.stderr[-300:]}")
+        if records is None:
+            return log
+        contexts[unwinder] = stacks_of(records)
+        if unwinder == "fast":
+            log = result.stderr
+    fast, full = contexts["fast"], contexts["libunwind"]
+    different = sorted(set(fast.items()) ^ set(full.items()))
+    results.check(fast == full and len(full) > 1,
+                  f"{label}{options}: unwinder=fast gives every allocation the stack a full "
+                  f"unwind gives ({len(full)} contexts)", repr(different[:4])[:800])
+    return log
+
+
+def test_unwinders(work):
+    source = os.path.join(HERE, "callbacks.c")
+    library = os.path.join(work, "libcallbacks.so")
+    built = run([args.cc, "-O2", "-fomit-frame-pointer", "-fPIC", "-shared",
+                 os.path.join(HERE, "callbacks_lib.c"), "-o", library])
+    if not results.check(built.returncode == 0, "callbacks_lib.c: builds", built.stderr):
+        return
+    link = ["-L" + work, "-lcallbacks", "-Wl,-rpath," + work, "-lpthread"]
+    plain = os.path.join(work, "callbacks-plain")
+    if not results.check(run([args.cc, "-O2", source, "-o", plain, *link]).returncode == 0,
+                         "callbacks.c: builds without the runtime"):
+        return
+    expected = run([plain])
+    builds = [("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+              ("plugin-O0", ["-fplugin=" + PLUGIN, "-O0"]),
+              ("no-plugin-omit-frame-pointer", ["-O2", "-fomit-frame-pointer"])]
+    for name, flags in builds:
+        binary = os.path.join(work, "callbacks-" + name)
+        built = run([args.cc, "-g", *flags, source, "-o", binary, *link, *runtime_flags()])
+        if results.check(built.returncode == 0, f"callbacks.c {name}: builds",
+                         built.stderr[-500:]):
+            compare_unwinders(f"callbacks.c {name}", binary, work, expected,
+                              options=":fold_recursion=0")
+
+    source = os.path.join(HERE, "recursion.c")
+    binary = os.path.join(work, "recursion-fast")
+    plain = os.path.join(work, "recursion-fast-plain")
+    if not (build(source, plain, "-O2", instrumented=False) and build(source, binary, "-O2")):
+        return
+    depth = ["12"]
+    expected = run([plain, *depth])
+    compare_unwinders("recursion.c -O2", binary, work, expected, depth, ":fold_recursion=0")
+    log = compare_unwinders("recursion.c -O2", binary, work, expected, depth)
+    allocations = int(expected.stdout.split()[1])
+    counts = [int(word) for word in log.split("unwinder=fast:")[-1].split()
+              if word.isdigit()][:2] if "unwinder=fast:" in log else []
+    results.check(len(counts) == 2 and counts[1] >= allocations // 2
+                  and counts[0] < allocations // 100,
+                  f"recursion.c -O2: unwinder=fast captures most of the {allocations} stacks "
+                  "by frame pointers and the tail cache", log[-300:])
+
+
+def test_clock(work):
+    source = os.path.join(HERE, "lifetime.c")
+    binary = os.path.join(work, "lifetime")
+    if not build(source, binary, "-O2"):
+        return
+    result, _, records = profile_of(binary, work, "lifetime", "")
+    if records is None:
+        return
+    held = [int(ms) for ms in result.stdout.split()]
+    by_size = {r["mib"]["MinSize"]: r["mib"] for r in records if r["allocs"] == 1}
+    for size, ms in zip((100, 200, 300), held):
+        mib = by_size.get(size)
+        lifetime = mib["TotalLifetime"] if mib else None
+        # nanosleep sleeps at least MS; a loaded machine may add some.
+        results.check(lifetime is not None and ms <= lifetime <= ms + 40,
+                      f"lifetime.c: a block held {ms} ms lives {ms}..{ms + 40} ms "
+                      "in the profile", f"{lifetime}")
+
+
+def main():
+    global args
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--llvm-profdata", default="llvm-profdata-19")
+    args = parser.parse_args()
+    if not os.path.exists(MEMPROF):
+        sys.exit(f"stacks: build the tree first: {MEMPROF} is missing")
+    work = os.path.join(HERE, "work")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for opt in ("-O0", "-O2"):
+        test_folding(work, opt)
+    test_unwinders(work)
+    test_clock(work)
+    return results.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
