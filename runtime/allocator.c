@@ -258,7 +258,8 @@ record_allocation (struct block_header *header, uintptr_t user,
   header->alloc_timestamp = runtime_now_ms ();
   header->alloc_cpu = runtime_current_cpu ();
   shadow_clear (user, granules_for (header->size));
-  peak_note_allocation (header->context, header->size, header->weight);
+  peak_note_allocation (header->context, header->size, header->weight,
+                        clock_reading_tsc ());
   live_insert (header, user);
 }
 
@@ -266,7 +267,7 @@ record_allocation (struct block_header *header, uintptr_t user,
    histogram, with ENTRIES of them), its MIB and its side-file counts.  */
 static inline void
 fold_block (const struct live_block *block, uint64_t *histogram,
-            uint32_t entries)
+            uint32_t entries, uint32_t now)
 {
   struct memprof_mib mib;
   struct context_extra extra;
@@ -274,8 +275,8 @@ fold_block (const struct live_block *block, uint64_t *histogram,
   uint64_t accesses
       = shadow_collect (block->user, granules_for (block->size), true,
                         &touched_counters, histogram, entries);
-  mib_init_one (&mib, block->size, accesses, block->alloc_timestamp,
-                runtime_now_ms (), block->alloc_cpu, runtime_current_cpu ());
+  mib_init_one (&mib, block->size, accesses, block->alloc_timestamp, now,
+                block->alloc_cpu, runtime_current_cpu ());
   mib_scale (&mib, block->weight);
   mib.access_histogram_size = entries;
   context_extra_init_one (&extra, block->size, accesses, touched_counters,
@@ -290,7 +291,7 @@ fold_block (const struct live_block *block, uint64_t *histogram,
 /* fold_block in histogram mode, out of the common path (its buffer is
    2 KiB of stack).  */
 static __attribute__ ((noinline)) void
-fold_with_histogram (const struct live_block *block)
+fold_with_histogram (const struct live_block *block, uint32_t now)
 {
   uint64_t on_stack[HISTOGRAM_ON_STACK];
   uint32_t entries = histogram_entries_for (block->size);
@@ -302,23 +303,29 @@ fold_with_histogram (const struct live_block *block)
       if (histogram == NULL)
         entries = 0;
     }
-  fold_block (block, histogram, entries);
+  fold_block (block, histogram, entries, now);
   if (histogram != NULL && histogram != on_stack)
     runtime_unmap (histogram, entries * sizeof (uint64_t));
 }
 
-/* Fold a freed block into its context, its counters cleared.  */
+/* Fold a block freed at NOW into its context, its counters cleared.  */
 void
-allocator_fold_freed (const struct live_block *block)
+allocator_fold_freed_at (const struct live_block *block, uint32_t now)
 {
   if (runtime_state != RUNTIME_RUNNING || in_runtime)
     return;
   in_runtime++;
   if (UNLIKELY (runtime_histogram))
-    fold_with_histogram (block);
+    fold_with_histogram (block, now);
   else
-    fold_block (block, NULL, 0);
+    fold_block (block, NULL, 0, now);
   in_runtime--;
+}
+
+void
+allocator_fold_freed (const struct live_block *block)
+{
+  allocator_fold_freed_at (block, runtime_now_ms ());
 }
 
 /* Fold the block at USER into its context and forget it.  */
@@ -331,9 +338,12 @@ record_free (struct block_header *header, uintptr_t user)
                               header->alloc_timestamp,
                               header->alloc_cpu,
                               header->weight };
-  peak_note_free (header->context, header->size, header->weight);
+  /* One reading of the clock for the peak and the MIB.  */
+  uint32_t now = runtime_now_ms ();
+  peak_note_free (header->context, header->size, header->weight,
+                  clock_reading_tsc ());
   live_remove (header, user);
-  allocator_fold_freed (&block);
+  allocator_fold_freed_at (&block, now);
 }
 
 /* Allocate SIZE bytes aligned to ALIGNMENT (a power of two, at least 64

@@ -102,6 +102,17 @@ renew_anchor (uint64_t tsc, int64_t ns)
   atomic_flag_clear_explicit (&anchor_lock.flag, memory_order_release);
 }
 
+__thread uint64_t clock_last_tsc __attribute__ ((tls_model ("initial-exec")));
+
+/* See internal.h.  */
+uint64_t
+clock_reading_tsc (void)
+{
+  return atomic_load_explicit (&tsc_state, memory_order_relaxed) == 1
+             ? clock_last_tsc
+             : __rdtsc ();
+}
+
 int64_t
 clock_now_ns (void)
 {
@@ -115,6 +126,7 @@ clock_now_ns (void)
     return monotonic_ns ();
 
   uint64_t tsc = __rdtsc ();
+  clock_last_tsc = tsc;
   uint32_t sequence
       = atomic_load_explicit (&anchor_sequence, memory_order_acquire);
   uint64_t base_tsc = atomic_load_explicit (&anchor_tsc, memory_order_relaxed);

@@ -128,7 +128,8 @@ remove_slot (unsigned shard, struct heap_block *entry)
 static void
 heap_block_freed (const struct live_block *block)
 {
-  peak_note_free (block->context, block->size, block->weight);
+  peak_note_free (block->context, block->size, block->weight,
+                  __builtin_ia32_rdtsc ());
   allocator_fold_freed (block);
 }
 
@@ -232,7 +233,8 @@ __memprof_heap_alloc (unsigned heap, const void *block, size_t size)
   record.context = allocator_capture_context (size, caller, &record.weight);
   if (record.context == NULL)
     return;
-  peak_note_allocation (record.context, size, record.weight);
+  peak_note_allocation (record.context, size, record.weight,
+                        __builtin_ia32_rdtsc ());
   record.user = pointer & ~(uintptr_t) (MEMPROF_GRANULE_SIZE - 1);
   record.size = size;
   record.alloc_timestamp = runtime_now_ms ();

@@ -87,6 +87,14 @@ void modes_check_at_exit (void);
 /* CLOCK_MONOTONIC in nanoseconds, through the TSC where it is safe
    (clock.c).  */
 int64_t clock_now_ns (void);
+
+/* The time stamp counter as this thread's last clock_now_ns read it, when
+   the clock reads the TSC; else the TSC now.  So that the peak's
+   bookkeeping (peak.c) needs no reading of its own next to the
+   allocator's.  */
+extern __thread uint64_t clock_last_tsc
+    __attribute__ ((tls_model ("initial-exec")));
+uint64_t clock_reading_tsc (void);
 uint32_t runtime_current_cpu (void);
 
 /* ---- Spin locks (short critical sections only) ---- */
@@ -328,6 +336,9 @@ struct depot_context *allocator_capture_context (uint64_t size,
                                                  uintptr_t caller_return,
                                                  uint32_t *weight);
 void allocator_fold_freed (const struct live_block *block);
+/* The same with the time of the free, NOW (runtime_now_ms), read by the
+   caller.  */
+void allocator_fold_freed_at (const struct live_block *block, uint32_t now);
 
 /* ---- Blocks of the program's own heaps (heaps.c) ---- */
 
@@ -363,11 +374,12 @@ void stats_report (uint64_t heap_accesses, uint64_t live_heap_counters);
 
 void peak_start (void);
 /* A recorded block of SIZE bytes standing for WEIGHT allocations of
-   CONTEXT was allocated, or is about to be freed.  */
+   CONTEXT was allocated, or is about to be freed, at TSC (the time stamp
+   counter: clock_reading_tsc after the allocator's reading).  */
 void peak_note_allocation (struct depot_context *context, uint64_t size,
-                           uint32_t weight);
+                           uint32_t weight, uint64_t tsc);
 void peak_note_free (struct depot_context *context, uint64_t size,
-                     uint32_t weight);
+                     uint32_t weight, uint64_t tsc);
 /* The side file's version 3 section, for a dump now: fill PEAK and hand
    out the per-context records (at most CONTEXT_CAPACITY into CONTEXTS)
    and the timeline (*SAMPLES, peak->sample_count of them).  */

@@ -155,13 +155,14 @@ copy_if_at_new_peak (uint64_t tsc, bool forced)
   if (peak > atomic_load (&snapshot_bytes) + slack && live + slack >= peak)
     {
       struct copy copy = { 0, 0 };
+      uint64_t started = __builtin_ia32_rdtsc ();
       copy_generation++;
       allocator_for_each_live (copy_block, &copy, 0);
       atomic_store (&snapshot_bytes, (int64_t) copy.bytes);
       snapshot_blocks = copy.blocks;
       snapshot_tsc = tsc;
       uint64_t done = __builtin_ia32_rdtsc ();
-      atomic_store (&next_copy_tsc, done + (done - tsc) * COST_SHARE);
+      atomic_store (&next_copy_tsc, done + (done - started) * COST_SHARE);
       calibrate (1000000);
     }
   spin_unlock (&snapshot_lock);
@@ -252,8 +253,11 @@ sample_if_due (uint64_t tsc)
         }
       if (timeline_count == TIMELINE_SLOTS)
         compact_timeline ();
+      /* The walk's own cost (TSC may have been read a while before).  */
+      uint64_t started = __builtin_ia32_rdtsc ();
       take_sample (&timeline[timeline_count++], before ? before : tsc);
-      uint64_t cost = __builtin_ia32_rdtsc () - tsc, wait = timeline_interval;
+      uint64_t cost = __builtin_ia32_rdtsc () - started,
+               wait = timeline_interval;
       if (wait < cost * COST_SHARE)
         wait = cost * COST_SHARE;
       atomic_store (&timeline_next_tsc, tsc + wait);
@@ -265,13 +269,12 @@ sample_if_due (uint64_t tsc)
 
 void
 peak_note_allocation (struct depot_context *context, uint64_t size,
-                      uint32_t weight)
+                      uint32_t weight, uint64_t tsc)
 {
   (void) context;
   if (!peak_enabled)
     return;
   int64_t bytes = (int64_t) (size * weight);
-  uint64_t tsc = __builtin_ia32_rdtsc ();
   sample_if_due (tsc);
   int64_t live = atomic_fetch_add (&live_bytes, bytes) + bytes;
   int64_t peak = atomic_load_explicit (&peak_bytes, memory_order_relaxed);
@@ -284,12 +287,12 @@ peak_note_allocation (struct depot_context *context, uint64_t size,
 }
 
 void
-peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight)
+peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight,
+                uint64_t tsc)
 {
   (void) context;
   if (!peak_enabled)
     return;
-  uint64_t tsc = __builtin_ia32_rdtsc ();
   copy_if_at_new_peak (tsc, false);
   sample_if_due (tsc);
   atomic_fetch_sub (&live_bytes, (int64_t) (size * weight));

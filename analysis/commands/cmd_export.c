@@ -207,6 +207,10 @@ functions_free (struct functions *functions)
 
 /* ---- pprof ---- */
 
+/* The name of the frame that marks folded recursion, as session.c gives
+   it.  */
+#define FOLD_NAME "[recursion folded]"
+
 /* The sample types, in the order of each sample's values.  */
 enum pprof_value
 {
@@ -429,6 +433,35 @@ export_pprof (struct session *session, const char *output)
           line->function_id = function + 1;
           line->line = frame->line;
           out->line[f] = line;
+        }
+      /* The runtime's mark where recursion was folded: a function of
+         that name, as memprof show names it, not an unknown address.  */
+      if (location->module == PROFILE_NO_MODULE
+          && location->address == MEMPROF_RAW_FOLD_PC
+          && location->frame_count == 0)
+        {
+          bool added;
+          uint32_t function
+              = function_index (&functions, FOLD_NAME, "", &added);
+          if (added)
+            {
+              function_pointers
+                  = array_grow (function_pointers, &function_capacity, function,
+                                sizeof *function_pointers);
+              Perftools__Profiles__Function *pf = xmalloc (sizeof *pf);
+              perftools__profiles__function__init (pf);
+              pf->id = function + 1;
+              pf->name = string_index (&strings, FOLD_NAME);
+              pf->system_name = pf->name;
+              function_pointers[function] = pf;
+            }
+          Perftools__Profiles__Line *line = xmalloc (sizeof *line);
+          perftools__profiles__line__init (line);
+          line->function_id = function + 1;
+          free (out->line);
+          out->line = xcalloc (2, sizeof *out->line);
+          out->line[0] = line;
+          out->n_line = 1;
         }
     }
   message.n_location = location_count;

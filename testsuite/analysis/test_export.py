@@ -109,7 +109,8 @@ def show_records(binary, profile):
 # show names an unsymbolized frame by its module's file (libc.so.6+0x2a1b)
 # or, without one, by its build id ([1f2e...]+0x2a1b) or address alone.
 UNSYMBOLIZED_SHOW = re.compile(r"^((\[[0-9a-f]+\]|[^\s()\[\]]+)\+)?0x[0-9a-f]+$")
-UNSYMBOLIZED_PPROF = re.compile(r"^(\[.*\]|0x[0-9a-f]+)$")
+# (the runtime's mark of folded recursion is a name both print alike)
+UNSYMBOLIZED_PPROF = re.compile(r"^(\[(?!recursion folded\]).*\]|0x[0-9a-f]+)$")
 
 
 def show_stack(record):
