@@ -83,9 +83,8 @@ struct caller_group
 static bool
 same_call (const struct feedback_frame *f, const struct frame *g)
 {
-  return f->guid == g->guid
-         && (f->line_offset & 0xffff) == (g->line_offset & 0xffff)
-         && (!feedback_profile.has_columns || f->column == g->column);
+  return same_call_site (f->guid, f->line_offset, f->column, g->guid,
+                         g->line_offset, g->column);
 }
 
 /* The one class of GROUP's contexts, or -1 when they disagree.  */
@@ -183,11 +182,9 @@ clone_wrapper (cgraph_node *w, gcall *call, const vec<caller_group> &groups)
       if (count == 0)
         continue;
       for (const caller_group &group : groups)
-        if (group.frame.guid == chain[0].guid
-            && (group.frame.line_offset & 0xffff)
-                   == (chain[0].line_offset & 0xffff)
-            && (!feedback_profile.has_columns
-                || group.frame.column == chain[0].column))
+        if (same_call_site (group.frame.guid, group.frame.line_offset,
+                            group.frame.column, chain[0].guid,
+                            chain[0].line_offset, chain[0].column))
           {
             int c = group_class (&group);
             if (c >= 0)

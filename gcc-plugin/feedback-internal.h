@@ -91,6 +91,17 @@ struct frame
    functions, then the function): returns the count.  */
 unsigned call_frames (gimple *stmt, struct frame *frames);
 
+/* Are two frames (GUID, line offset, column each) the same call, as
+   LLVM's use pass compares them: line offsets in 16 bits, columns only
+   when the profile has columns, inline flags not at all?  */
+static inline bool
+same_call_site (uint64_t guid_a, uint32_t line_a, uint32_t column_a,
+                uint64_t guid_b, uint32_t line_b, uint32_t column_b)
+{
+  return guid_a == guid_b && (line_a & 0xffff) == (line_b & 0xffff)
+         && (!feedback_profile.has_columns || column_a == column_b);
+}
+
 /* Does the profile's CONTEXT start with the COUNT frames of CHAIN?  */
 bool context_starts_with (const struct feedback_context *context,
                           const struct frame *chain, unsigned count);

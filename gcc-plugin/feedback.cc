@@ -311,9 +311,8 @@ context_starts_with (const struct feedback_context *context,
     {
       const struct feedback_frame *f
           = &feedback_profile.frames[context->first_frame + i];
-      if (f->guid != chain[i].guid
-          || (f->line_offset & 0xffff) != (chain[i].line_offset & 0xffff)
-          || (feedback_profile.has_columns && f->column != chain[i].column))
+      if (!same_call_site (f->guid, f->line_offset, f->column, chain[i].guid,
+                           chain[i].line_offset, chain[i].column))
         return false;
     }
   return true;
@@ -419,9 +418,8 @@ static bool
 same_profile_frame (const struct feedback_frame *a,
                     const struct feedback_frame *b)
 {
-  return a->guid == b->guid
-         && (a->line_offset & 0xffff) == (b->line_offset & 0xffff)
-         && (!feedback_profile.has_columns || a->column == b->column);
+  return same_call_site (a->guid, a->line_offset, a->column, b->guid,
+                         b->line_offset, b->column);
 }
 
 /* The caller depth at which contexts X and Y, which agree on their first
