@@ -322,12 +322,6 @@ allocator_fold_freed_at (const struct live_block *block, uint32_t now)
   in_runtime--;
 }
 
-void
-allocator_fold_freed (const struct live_block *block)
-{
-  allocator_fold_freed_at (block, runtime_now_ms ());
-}
-
 /* Fold the block at USER into its context and forget it.  */
 static void
 record_free (struct block_header *header, uintptr_t user)

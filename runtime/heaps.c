@@ -128,9 +128,11 @@ remove_slot (unsigned shard, struct heap_block *entry)
 static void
 heap_block_freed (const struct live_block *block)
 {
+  /* One reading of the clock for the peak and the MIB, as malloc's.  */
+  uint32_t now = runtime_now_ms ();
   peak_note_free (block->context, block->size, block->weight,
-                  __builtin_ia32_rdtsc ());
-  allocator_fold_freed (block);
+                  clock_reading_tsc ());
+  allocator_fold_freed_at (block, now);
 }
 
 /* Misuse of the API is said once per kind, on the runtime's log.  */
@@ -233,11 +235,11 @@ __memprof_heap_alloc (unsigned heap, const void *block, size_t size)
   record.context = allocator_capture_context (size, caller, &record.weight);
   if (record.context == NULL)
     return;
-  peak_note_allocation (record.context, size, record.weight,
-                        __builtin_ia32_rdtsc ());
   record.user = pointer & ~(uintptr_t) (MEMPROF_GRANULE_SIZE - 1);
   record.size = size;
   record.alloc_timestamp = runtime_now_ms ();
+  peak_note_allocation (record.context, size, record.weight,
+                        clock_reading_tsc ());
   record.alloc_cpu = runtime_current_cpu ();
   shadow_clear (record.user, granules_for (size));
 

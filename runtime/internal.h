@@ -335,9 +335,8 @@ struct live_block
 struct depot_context *allocator_capture_context (uint64_t size,
                                                  uintptr_t caller_return,
                                                  uint32_t *weight);
-void allocator_fold_freed (const struct live_block *block);
-/* The same with the time of the free, NOW (runtime_now_ms), read by the
-   caller.  */
+/* Fold a block freed at NOW (runtime_now_ms, read by the caller with the
+   peak's TSC) into its context, its counters cleared.  */
 void allocator_fold_freed_at (const struct live_block *block, uint32_t now);
 
 /* ---- Blocks of the program's own heaps (heaps.c) ---- */
