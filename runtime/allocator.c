@@ -224,9 +224,7 @@ struct depot_context *
 allocator_capture_context (uint64_t size, uintptr_t caller_return,
                            uint32_t *weight)
 {
-  uintptr_t pcs[256];
   struct depot_context *context;
-  int depth;
 
   if (UNLIKELY (runtime_state != RUNTIME_RUNNING))
     {
@@ -238,9 +236,8 @@ allocator_capture_context (uint64_t size, uintptr_t caller_return,
       || !sample_allocation (size, caller_return, weight))
     return NULL;
   in_runtime++;
-  depth = stack_capture (pcs, (int) runtime_options.max_stack_depth,
-                         caller_return);
-  context = depot_intern (pcs, (uint32_t) depth);
+  context
+      = context_capture ((int) runtime_options.max_stack_depth, caller_return);
   in_runtime--;
   return context;
 }

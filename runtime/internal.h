@@ -200,6 +200,26 @@ void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
    at the frame that returns to CALLER_RETURN (the return address of the
    interposed entry point), as return address - 1.  Returns the count.  */
 int stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return);
+/* stack_capture in two steps.  The return addresses from CALLER_RETURN
+   outwards (as they are, not minus 1), as the unwinder option captures
+   them, into WHOLE (STACK_CAPTURE_MAX entries), and into FUNCTIONS the
+   function of each where known (0 where not); returns the count.  */
+int stack_capture_raw (uintptr_t *whole, uintptr_t *functions,
+                       uintptr_t caller_return);
+/* The same by a full unwind with libunwind, whatever the unwinder option
+   (for verify_contexts).  */
+int stack_capture_full (uintptr_t *whole, uintptr_t *functions,
+                        uintptr_t caller_return);
+/* What stack_capture keeps of WHOLE[0, COUNT) (changed in place): minus 1,
+   recursion folded, cut to MAX, into PCS.  Returns the count.  */
+int stack_finish (uintptr_t *pcs, int max, uintptr_t *whole,
+                  uintptr_t *functions, int count);
+/* The context of the allocation made by the caller returning to
+   CALLER_RETURN, its stack cut to MAX frames: stack_capture and
+   depot_intern, through the thread's context cache (context_cache.c).  */
+struct depot_context *context_capture (int max, uintptr_t caller_return);
+/* With verify_contexts=1 or verbosity=1: what the context cache did.  */
+void context_cache_report (void);
 /* With verbosity=1: how unwinder=fast captured the stacks so far.  */
 void stack_report (void);
 

@@ -499,6 +499,7 @@ write_snapshot (const struct snapshot *snapshot,
                   side_file ? ", with its side file" : "");
       stack_report ();
     }
+  context_cache_report ();
   return 0;
 }
 

@@ -455,40 +455,63 @@ stack_report (void)
    same for every unwinder.  */
 #define PROGRAM_FRAMES_MAX 256
 
-int
-stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
+/* The return addresses from CALLER_RETURN outwards into WHOLE (at most
+   PROGRAM_FRAMES_MAX), by FRAME_POINTERS or libunwind; FUNCTIONS[i] 0.  */
+static int
+capture_by (uintptr_t *whole, uintptr_t *functions, bool frame_pointers,
+            uintptr_t caller_return)
 {
   void *frames[STACK_CAPTURE_MAX];
-  uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
+  int captured = frame_pointers
+                     ? walk_frame_pointers (frames, NULL, STACK_CAPTURE_MAX)
+                     : unw_backtrace (frames, STACK_CAPTURE_MAX);
+  /* libunwind's frame 0 is this function's own pc.  */
+  int first = frame_pointers ? 0 : 1;
+  int count = 0;
+
+  for (int i = 0; i < captured; i++)
+    if ((uintptr_t) frames[i] == caller_return)
+      {
+        first = i;
+        break;
+      }
+  for (int i = first; i < captured && count < PROGRAM_FRAMES_MAX; i++)
+    {
+      if (frames[i] == NULL)
+        break;
+      functions[count] = 0;
+      whole[count++] = (uintptr_t) frames[i];
+    }
+  return count;
+}
+
+int
+stack_capture_raw (uintptr_t *whole, uintptr_t *functions,
+                   uintptr_t caller_return)
+{
   const char *unwinder = runtime_options.unwinder;
   int count = -1;
 
   if (unwinder[0] == 'f' && unwinder[1] == 'a') /* fast */
     count = capture_exact (whole, functions, PROGRAM_FRAMES_MAX, caller_return);
   if (count < 0)
-    {
-      bool frame_pointers = unwinder[0] == 'f' && unwinder[1] == 'p';
-      int captured = frame_pointers
-                         ? walk_frame_pointers (frames, NULL, STACK_CAPTURE_MAX)
-                         : unw_backtrace (frames, STACK_CAPTURE_MAX);
-      /* libunwind's frame 0 is this function's own pc.  */
-      int first = frame_pointers ? 0 : 1;
+    count = capture_by (whole, functions,
+                        unwinder[0] == 'f' && unwinder[1] == 'p',
+                        caller_return);
+  return count;
+}
 
-      for (int i = 0; i < captured; i++)
-        if ((uintptr_t) frames[i] == caller_return)
-          {
-            first = i;
-            break;
-          }
-      count = 0;
-      for (int i = first; i < captured && count < PROGRAM_FRAMES_MAX; i++)
-        {
-          if (frames[i] == NULL)
-            break;
-          functions[count] = 0;
-          whole[count++] = (uintptr_t) frames[i];
-        }
-    }
+int
+stack_capture_full (uintptr_t *whole, uintptr_t *functions,
+                    uintptr_t caller_return)
+{
+  return capture_by (whole, functions, false, caller_return);
+}
+
+int
+stack_finish (uintptr_t *pcs, int max, uintptr_t *whole, uintptr_t *functions,
+              int count)
+{
   /* Return addresses are stored minus 1 so that they fall inside the call
      instruction: symbolizers then give the call's line and inline chain.
      The whole stack is folded before it is cut to MAX frames.  */
@@ -500,4 +523,12 @@ stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
     count = max;
   memcpy (pcs, whole, count * sizeof *pcs);
   return count;
+}
+
+int
+stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return)
+{
+  uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
+  int count = stack_capture_raw (whole, functions, caller_return);
+  return stack_finish (pcs, max, whole, functions, count);
 }

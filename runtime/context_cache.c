@@ -1,0 +1,151 @@
+/* The thread's context cache: from the return addresses of an
+   allocation's stack, as the unwinder captured them, straight to its
+   depot context, without folding the recursion and hashing the folded
+   stack into the depot again.  The context is a function of the captured
+   return addresses alone (folding and the cut to max_stack_depth depend
+   on nothing else, and depot records are never freed or moved), so a
+   cached context is the one depot_intern would give: the key is the
+   whole captured stack, compared frame by frame, never a hash alone.
+
+   Direct-mapped, CONTEXT_CACHE_SLOTS entries a thread, each a stack of
+   at most CONTEXT_CACHE_FRAMES return addresses (deeper stacks take the
+   depot's way every time).  No locks: only the thread reads and writes
+   its own cache.
+
+   verify_contexts=1 checks every context, cached or not, against the one
+   a full unwind with libunwind gives, counts the checks and the
+   differences, and keeps the full unwind's context where they differ:
+   the test that cached contexts equal full unwinds.  */
+
+#include "internal.h"
+
+#define CONTEXT_CACHE_SLOTS 64 /* 2^6: the hash's top 6 bits */
+#define CONTEXT_CACHE_FRAMES 32
+
+struct cached_context
+{
+  uint64_t hash;
+  struct depot_context *context; /* NULL: empty */
+  uint32_t count;
+  int32_t max;
+  uintptr_t frames[CONTEXT_CACHE_FRAMES];
+};
+
+static __thread struct cached_context context_cache[CONTEXT_CACHE_SLOTS]
+    __attribute__ ((tls_model ("initial-exec")));
+
+static _Atomic uint64_t cache_hits, cache_misses;
+static _Atomic uint64_t verified, verify_differed;
+
+static inline uint64_t
+hash_frames (const uintptr_t *frames, int count)
+{
+  /* Two cycles a frame (a multiply a frame made this a tenth of the
+     allocation's cost): the frames are compared anyway, the hash only
+     spreads the stacks over the slots.  */
+  uint64_t hash = (uint64_t) count;
+  for (int i = 0; i < count; i++)
+    hash = ((hash << 7) | (hash >> 57)) ^ frames[i];
+  return hash * 0x9e3779b97f4a7c15ULL;
+}
+
+static inline bool
+same_frames (const uintptr_t *a, const uintptr_t *b, int count)
+{
+  for (int i = 0; i < count; i++)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
+/* The context of WHOLE[0, COUNT) (changed in place), cut to MAX.  */
+static struct depot_context *
+intern_captured (uintptr_t *whole, uintptr_t *functions, int count, int max)
+{
+  uintptr_t pcs[STACK_CAPTURE_MAX];
+  int depth = stack_finish (pcs, max, whole, functions, count);
+  return depot_intern (pcs, (uint32_t) depth);
+}
+
+/* verify_contexts: is CONTEXT the one a full unwind gives?  Returns the
+   full unwind's.  */
+static __attribute__ ((noinline)) struct depot_context *
+verify_context (struct depot_context *context, int max,
+                uintptr_t caller_return)
+{
+  uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
+  int count = stack_capture_full (whole, functions, caller_return);
+  struct depot_context *full = intern_captured (whole, functions, count, max);
+
+  atomic_fetch_add_explicit (&verified, 1, memory_order_relaxed);
+  if (full == context)
+    return context;
+  if (atomic_fetch_add_explicit (&verify_differed, 1, memory_order_relaxed)
+      < 5)
+    {
+      uint32_t same = 0;
+      while (same < full->depth && same < context->depth
+             && full->pcs[same] == context->pcs[same])
+        same++;
+      log_printf ("verify_contexts: an allocation's context (%u frames) is "
+                  "not the full unwind's (%u frames): frame %u differs, "
+                  "%#lx against %#lx; the full unwind's is kept",
+                  context->depth, full->depth, same,
+                  same < context->depth ? (unsigned long) context->pcs[same]
+                                        : 0UL,
+                  same < full->depth ? (unsigned long) full->pcs[same] : 0UL);
+    }
+  return full;
+}
+
+struct depot_context *
+context_capture (int max, uintptr_t caller_return)
+{
+  uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
+  int count = stack_capture_raw (whole, functions, caller_return);
+  struct depot_context *context;
+
+  if (count <= CONTEXT_CACHE_FRAMES)
+    {
+      uint64_t hash = hash_frames (whole, count);
+      struct cached_context *entry
+          = &context_cache[hash >> 58];
+      if (entry->context != NULL && entry->hash == hash
+          && entry->count == (uint32_t) count && entry->max == max
+          && same_frames (entry->frames, whole, count))
+        {
+          context = entry->context;
+          if (UNLIKELY (runtime_options.verbosity >= 1))
+            atomic_fetch_add_explicit (&cache_hits, 1, memory_order_relaxed);
+        }
+      else
+        {
+          entry->context = NULL;
+          entry->hash = hash;
+          entry->count = (uint32_t) count;
+          entry->max = max;
+          memcpy (entry->frames, whole, count * sizeof *whole);
+          context = intern_captured (whole, functions, count, max);
+          entry->context = context;
+          if (UNLIKELY (runtime_options.verbosity >= 1))
+            atomic_fetch_add_explicit (&cache_misses, 1, memory_order_relaxed);
+        }
+    }
+  else
+    context = intern_captured (whole, functions, count, max);
+  if (UNLIKELY (runtime_options.verify_contexts))
+    context = verify_context (context, max, caller_return);
+  return context;
+}
+
+void
+context_cache_report (void)
+{
+  if (runtime_options.verbosity >= 1)
+    log_printf ("context cache: %lu hits, %lu misses",
+                (unsigned long) cache_hits, (unsigned long) cache_misses);
+  if (runtime_options.verify_contexts)
+    log_printf ("verify_contexts: %lu contexts checked against a full "
+                "unwind, %lu differed",
+                (unsigned long) verified, (unsigned long) verify_differed);
+}
