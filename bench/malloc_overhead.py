@@ -54,6 +54,10 @@ def main():
          {"MEMPROF_OPTIONS": profile + ":sample_interval=524288"}),
         ("linked, unwinder=fp, sample_interval=524288", [linked],
          {"MEMPROF_OPTIONS": profile + ":unwinder=fp:sample_interval=524288"}),
+        # The always-on mode (docs/manual.md): no plugin, sampled.
+        ("always-on: LD_PRELOAD, sample_interval=524288", [plain],
+         {"MEMPROF_OPTIONS": profile + ":sample_interval=524288",
+          "LD_PRELOAD": os.path.join(TOP, "runtime", "libmemprof.so")}),
     ]
     times = {name: [] for name, _, _ in configurations}
     outputs = {}

@@ -50,6 +50,8 @@ BUILDS = {
                              "-fplugin-arg-memprof-stack-analysis=basic"]),
     "callbacks": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}",
                           "-fplugin-arg-memprof-callbacks"]),
+    # The runtime alone, without the plugin: allocations, no access counters.
+    "runtime": ("gcc", ["-O2", "-g", "{runtime}"]),
     "clang": ("clang", ["-O2", "-g"]),
     "clang-memprof": ("clang", ["-O2", "-g", "-fmemory-profile", "-fno-omit-frame-pointer",
                                 "-fno-optimize-sibling-calls"]),
@@ -76,6 +78,10 @@ CONFIGS = [
     Config("plugin, callbacks", "callbacks", "gcc -O2", options=""),
     # What tracking the heap's peak and timeline costs (docs/benchmarks.md).
     Config("plugin, peak=0", "plugin", "gcc -O2", options="peak=0"),
+    # The always-on mode (docs/manual.md): the runtime alone, sampled.
+    Config("always-on (runtime alone, sampled)", "runtime", "gcc -O2",
+           options=f"sample_interval={SAMPLE_INTERVAL}"),
+    Config("allocation-only (runtime alone)", "runtime", "gcc -O2", options=""),
     Config("clang-19 -O2", "clang", None),
     Config("clang-19 -fmemory-profile", "clang-memprof", "clang-19 -O2", peer=True),
     Config("valgrind --tool=dhat", "gcc", "gcc -O2", wrapper=["valgrind", "--tool=dhat"],
@@ -106,10 +112,10 @@ def build(workload, build_name, src, output):
     plugin = ["-fplugin=" + pkg_config("--variable=plugin")[0], *pkg_config("--cflags")]
     command = [compiler]
     for flag in flags:
-        command += plugin if flag == "{plugin}" else [flag]
+        command += plugin if flag == "{plugin}" else [] if flag == "{runtime}" else [flag]
     command += workload.compile_flags(src) + workload.sources(src)
     command += ["-o", output, "-lpthread"]
-    if "{plugin}" in flags:
+    if "{plugin}" in flags or "{runtime}" in flags:
         command += pkg_config("--libs")
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -208,7 +214,19 @@ def main():
                         "many times its baseline (and over %d s) is stopped there, run only "
                         "once, and reported as over the limit (default 20; quick 40)" % MIN_LIMIT)
     parser.add_argument("--output", default=os.path.join(HERE, "results", "latest.md"))
+    parser.add_argument("--config", action="append", dest="configs",
+                        help="a configuration's label to run, with its baseline (may be "
+                        "given several times; default: all)")
     args = parser.parse_args()
+    global CONFIGS
+    if args.configs:
+        wanted = set(args.configs)
+        unknown = wanted - {c.label for c in CONFIGS}
+        if unknown:
+            fail(f"unknown configuration {', '.join(sorted(unknown))}; the configurations "
+                 f"are {', '.join(c.label for c in CONFIGS)}")
+        wanted |= {c.baseline for c in CONFIGS if c.label in wanted and c.baseline}
+        CONFIGS = [c for c in CONFIGS if c.label in wanted]
     if args.runs < 1:
         fail("--runs must be at least 1")
     check_peers()
@@ -236,7 +254,7 @@ def main():
         scale = workload.small if args.quick else workload.scale
         arguments = [str(scale)]
         binaries = {}
-        for build_name in BUILDS:
+        for build_name in sorted({config.build for config in CONFIGS}):
             binaries[build_name] = os.path.join(WORK, f"{workload.name}.{build_name}")
             build(workload, build_name, src, binaries[build_name])
         samples = {config.label: [] for config in CONFIGS}
@@ -359,6 +377,8 @@ def main():
               "| workload | executed (none) | on the stack: none | basic | full | "
               "removed by full |", "|---|---|---|---|---|---|"]
     for workload in workloads:
+        if any((workload.name, level) not in stack for level in ("none", "basic", "full")):
+            continue  # --configs left the plugin's runs out
         executed, none = stack[workload.name, "none"]
         basic = stack[workload.name, "basic"][1]
         full = stack[workload.name, "full"][1]

@@ -182,6 +182,10 @@ first_allocation_at (uintptr_t site)
   return false; /* the census is full: sampling alone decides */
 }
 
+/* The site of this thread's last allocation, known to the census.  */
+static __thread uintptr_t last_site_seen
+    __attribute__ ((tls_model ("initial-exec")));
+
 /* Is an allocation of SIZE bytes, made at SITE, sampled?  If so, *WEIGHT
    is the number of allocations of that size it stands for: the inverse of
    the chance that a geometric interval of mean INTERVAL bytes ends inside
@@ -193,8 +197,16 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
   double size_bytes = size ? (double) size : 1.0;
 
   *weight = 1;
-  if (runtime_options.sample_interval <= 1 || first_allocation_at (site))
+  if (runtime_options.sample_interval <= 1)
     return true;
+  /* A loop allocating at one site asks the census once.  */
+  if (site != last_site_seen)
+    {
+      bool first = first_allocation_at (site);
+      last_site_seen = site;
+      if (first)
+        return true;
+    }
   if (bytes_until_sample == 0)
     bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
   bytes_until_sample -= (int64_t) size_bytes;

@@ -16,6 +16,9 @@ built with the plugin at -O0 and -O2:
   (qsort's comparator, a shared library built with -fomit-frame-pointer,
   threads), built with the plugin and without it at -fomit-frame-pointer;
   and it does take the fast path on recursion.c;
+- verify_contexts=1: every context the fast unwinder and the thread's
+  context cache give is the one a full unwind gives, on callbacks.c,
+  recursion.c and a real program (libiberty's C++ demangler);
 - the clock (CLOCK_MONOTONIC through the TSC, runtime/clock.c) measures
   the lifetimes of blocks held for known times (lifetime.c) to the
   millisecond of a clock_gettime measure, within the scheduler's slack;
@@ -229,6 +232,62 @@ def test_unwinders(work):
                   "by frame pointers and the tail cache", log[-300:])
 
 
+def verify_log(label, binary, work, expected, program_args=(), options="", cached=True):
+    """verify_contexts=1: every recorded allocation's context, through the
+    fast unwinder and the context cache, is the full unwind's; with CACHED,
+    most came from the cache."""
+    name = f"{os.path.basename(binary)}-verify"
+    result, _, records = profile_of(binary, work, name,
+                                    f"verify_contexts=1:verbosity=1{options}", program_args)
+    results.check(result.stdout == expected.stdout and result.returncode == expected.returncode,
+                  f"{label} verify_contexts=1: same output and exit status as without the "
+                  "runtime", f"{result.returncode} {result.stderr[-300:]}")
+    line = [l for l in result.stderr.splitlines() if "verify_contexts:" in l]
+    numbers = [int(w) for w in line[-1].split() if w.isdigit()] if line else []
+    recorded = totals(records)[0] if records else -1
+    hits = [int(w) for w in result.stderr.split("context cache:")[-1].split()[:3:2]
+            if w.isdigit()] if "context cache:" in result.stderr else []
+    results.check(len(numbers) == 2 and numbers[1] == 0 and numbers[0] == recorded
+                  and len(hits) == 2 and (hits[0] > hits[1] or not cached),
+                  f"{label}{options}: each of its {recorded} allocations' contexts"
+                  f"{', most of them from the context cache,' if cached else ''} is the one a "
+                  "full unwind gives (verify_contexts=1)",
+                  "\n".join(line) + " " + result.stderr[-400:])
+
+
+def test_verify_contexts(work):
+    for name in ("callbacks-plugin-O2", "callbacks-no-plugin-omit-frame-pointer"):
+        binary = os.path.join(work, name)
+        if os.path.exists(binary):
+            verify_log(f"callbacks.c {name[10:]}", binary, work,
+                       run([os.path.join(work, "callbacks-plain")]))
+    binary = os.path.join(work, "recursion-fast")
+    if os.path.exists(binary):
+        expected = run([os.path.join(work, "recursion-fast-plain"), "12"])
+        # Every allocation has a stack of its own: the cache never hits.
+        verify_log("recursion.c -O2", binary, work, expected, ["12"], cached=False)
+        verify_log("recursion.c -O2", binary, work, expected, ["12"], ":fold_recursion=0",
+                   cached=False)
+    # A real program: GCC's C++ demangler (libiberty's cp-demangle.c, from
+    # Debian's gcc-12-source), a recursive-descent parser that allocates,
+    # as make bench runs it, at a small scale.
+    sys.path.insert(0, os.path.join(TOP, "bench"))
+    from workloads import WORKLOADS, prepare  # noqa: E402
+    workload = next(w for w in WORKLOADS if w.name == "libiberty_demangle")
+    src = prepare("stacks")
+    common = [*workload.compile_flags(src), *workload.sources(src)]
+    plain = os.path.join(work, "demangle-plain")
+    binary = os.path.join(work, "demangle")
+    if not (results.check(run([args.cc, "-O2", "-g", *common, "-o", plain]).returncode == 0,
+                          "libiberty_demangle: builds without the runtime")
+            and results.check(run([args.cc, "-O2", "-g", "-fplugin=" + PLUGIN, *common,
+                                   "-o", binary, *runtime_flags()]).returncode == 0,
+                              "libiberty_demangle: builds with the plugin")):
+        return
+    scale = ["0.02"]
+    verify_log("libiberty_demangle", binary, work, run([plain, *scale]), scale)
+
+
 def test_clock(work):
     source = os.path.join(HERE, "lifetime.c")
     binary = os.path.join(work, "lifetime")
@@ -262,6 +321,7 @@ def main():
     for opt in ("-O0", "-O2"):
         test_folding(work, opt)
     test_unwinders(work)
+    test_verify_contexts(work)
     test_clock(work)
     return results.finish()
 
