@@ -284,6 +284,13 @@ fold_block (const struct live_block *block, uint64_t *histogram,
   uint64_t accesses
       = shadow_collect (block->user, granules_for (block->size), true,
                         &touched_counters, histogram, entries);
+  if (entries == 0)
+    {
+      context_extra_init_one (&extra, block->size, accesses, touched_counters,
+                              shadow_granule_size (), block->weight);
+      depot_fold_block (block, accesses, now, runtime_current_cpu (), &extra);
+      return;
+    }
   mib_init_one (&mib, block->size, accesses, block->alloc_timestamp, now,
                 block->alloc_cpu, runtime_current_cpu ());
   mib_scale (&mib, block->weight);

@@ -70,8 +70,7 @@ intern_captured (uintptr_t *whole, uintptr_t *functions, int count, int max)
 /* verify_contexts: is CONTEXT the one a full unwind gives?  Returns the
    full unwind's.  */
 static __attribute__ ((noinline)) struct depot_context *
-verify_context (struct depot_context *context, int max,
-                uintptr_t caller_return)
+verify_context (struct depot_context *context, int max, uintptr_t caller_return)
 {
   uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
   int count = stack_capture_full (whole, functions, caller_return);
@@ -80,8 +79,7 @@ verify_context (struct depot_context *context, int max,
   atomic_fetch_add_explicit (&verified, 1, memory_order_relaxed);
   if (full == context)
     return context;
-  if (atomic_fetch_add_explicit (&verify_differed, 1, memory_order_relaxed)
-      < 5)
+  if (atomic_fetch_add_explicit (&verify_differed, 1, memory_order_relaxed) < 5)
     {
       uint32_t same = 0;
       while (same < full->depth && same < context->depth
@@ -108,8 +106,7 @@ context_capture (int max, uintptr_t caller_return)
   if (count <= CONTEXT_CACHE_FRAMES)
     {
       uint64_t hash = hash_frames (whole, count);
-      struct cached_context *entry
-          = &context_cache[hash >> 58];
+      struct cached_context *entry = &context_cache[hash >> 58];
       if (entry->context != NULL && entry->hash == hash
           && entry->count == (uint32_t) count && entry->max == max
           && same_frames (entry->frames, whole, count))

@@ -208,6 +208,75 @@ depot_fold (struct depot_context *context, const struct memprof_mib *mib,
   spin_unlock (&context->lock);
 }
 
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+void
+depot_fold_block (const struct live_block *block, uint64_t accesses,
+                  uint32_t now, uint32_t dealloc_cpu,
+                  const struct context_extra *extra)
+{
+  /* mib_init_one's values, as mib_scale weighs them.  */
+  uint32_t size32 = (uint32_t) block->size ? (uint32_t) block->size : 1;
+  uint32_t lifetime = now - block->alloc_timestamp;
+  uint64_t weight = block->weight > 1 ? block->weight : 1;
+  uint64_t density = 0, lifetime_density = 0;
+  if (accesses != 0) /* two divisions saved when nothing was counted */
+    {
+      density = accesses * 100 / size32;
+      lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
+    }
+  struct depot_context *context = block->context;
+  struct memprof_mib *mib = &context->mib;
+
+  spin_lock (&context->lock);
+  context->extra.untouched_allocations += extra->untouched_allocations;
+  context->extra.touched_bytes += extra->touched_bytes;
+  if (mib->alloc_count == 0)
+    {
+      memset (mib, 0, sizeof *mib);
+      mib->min_access_count = mib->max_access_count = accesses;
+      mib->min_size = mib->max_size = size32;
+      mib->min_lifetime = mib->max_lifetime = lifetime;
+      mib->min_access_density = mib->max_access_density = (uint32_t) density;
+      mib->min_lifetime_access_density = mib->max_lifetime_access_density
+          = (uint32_t) lifetime_density;
+      mib->num_migrated_cpu = block->alloc_cpu != dealloc_cpu;
+    }
+  else
+    {
+      mib->min_access_count = MIN (mib->min_access_count, accesses);
+      mib->max_access_count = MAX (mib->max_access_count, accesses);
+      mib->min_size = MIN (mib->min_size, size32);
+      mib->max_size = MAX (mib->max_size, size32);
+      mib->min_lifetime = MIN (mib->min_lifetime, lifetime);
+      mib->max_lifetime = MAX (mib->max_lifetime, lifetime);
+      mib->min_access_density
+          = MIN (mib->min_access_density, (uint32_t) density);
+      mib->max_access_density
+          = MAX (mib->max_access_density, (uint32_t) density);
+      mib->min_lifetime_access_density
+          = MIN (mib->min_lifetime_access_density, (uint32_t) lifetime_density);
+      mib->max_lifetime_access_density
+          = MAX (mib->max_lifetime_access_density, (uint32_t) lifetime_density);
+      mib->num_lifetime_overlaps
+          += block->alloc_timestamp < mib->dealloc_timestamp;
+      mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
+      mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+    }
+  mib->alloc_count += (uint32_t) weight;
+  mib->total_access_count += accesses * weight;
+  mib->total_size += size32 * weight;
+  mib->total_lifetime += lifetime * weight;
+  mib->total_access_density += density * weight;
+  mib->total_lifetime_access_density += lifetime_density * weight;
+  mib->alloc_timestamp = block->alloc_timestamp;
+  mib->dealloc_timestamp = now;
+  mib->alloc_cpu_id = block->alloc_cpu;
+  mib->dealloc_cpu_id = dealloc_cpu;
+  spin_unlock (&context->lock);
+}
+
 static void
 visit_chain (struct depot_context *node,
              void (*visit) (struct depot_context *, void *), void *cookie)

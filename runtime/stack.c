@@ -137,11 +137,54 @@ function_in (uint64_t facts)
 
 /* Learn VERDICT for RETURN_ADDRESS: STEP_FULL_UNWIND always (a step once
    wrong is never trusted again), the others only over STEP_UNKNOWN.  */
+/* Bumped after a known verdict changes (to STEP_FULL_UNWIND): the
+   threads' facts memos below are then out of date.  */
+static _Atomic uint32_t facts_epoch;
+
 static void
 learn_verdict (uintptr_t return_address, enum step_verdict verdict)
 {
-  pc_map_update (&frame_facts, return_address - 1, FACT_VERDICT_MASK, verdict,
-                 verdict != STEP_FULL_UNWIND);
+  if (verdict == STEP_FULL_UNWIND
+      && verdict_of (pc_map_get (&frame_facts, return_address - 1))
+             == STEP_FULL_UNWIND)
+    return;
+  if (pc_map_update (&frame_facts, return_address - 1, FACT_VERDICT_MASK,
+                     verdict, verdict != STEP_FULL_UNWIND)
+      && verdict == STEP_FULL_UNWIND)
+    atomic_fetch_add_explicit (&facts_epoch, 1, memory_order_release);
+}
+
+/* The thread's memo of frame facts with a known verdict, direct-mapped:
+   the frames of a hot stack without a probe of the shared map each.  An
+   entry holds while facts_epoch is the one it was made in (a verdict
+   leaves STEP_UNKNOWN only once; a known one changes only to
+   STEP_FULL_UNWIND, which bumps the epoch).  A function learnt after the
+   entry was made is looked up again by its user.  */
+#define FACTS_MEMO_SLOTS 64 /* 2^6: the hash's top 6 bits */
+struct facts_memo
+{
+  uintptr_t pc;
+  uint64_t facts;
+  uint32_t epoch;
+};
+static __thread struct facts_memo facts_memo[FACTS_MEMO_SLOTS]
+    __attribute__ ((tls_model ("initial-exec")));
+
+static inline uint64_t
+facts_of (uintptr_t pc)
+{
+  struct facts_memo *memo = &facts_memo[(pc * 0x9e3779b97f4a7c15ULL) >> 58];
+  uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
+  if (memo->pc == pc && memo->epoch == epoch)
+    return memo->facts;
+  uint64_t facts = pc_map_get (&frame_facts, pc);
+  if (verdict_of (facts) != STEP_UNKNOWN)
+    {
+      memo->pc = pc;
+      memo->facts = facts;
+      memo->epoch = epoch;
+    }
+  return facts;
 }
 
 static uintptr_t
@@ -319,7 +362,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
         {
           if (count == max)
             return count;
-          uint64_t facts = pc_map_get (&frame_facts, return_address - 1);
+          uint64_t facts = facts_of (return_address - 1);
           functions[count] = function_in (facts);
           out[count++] = return_address;
           if (verdict_of (facts) == STEP_UNWIND_FROM_HERE)
@@ -495,9 +538,9 @@ stack_capture_raw (uintptr_t *whole, uintptr_t *functions,
   if (unwinder[0] == 'f' && unwinder[1] == 'a') /* fast */
     count = capture_exact (whole, functions, PROGRAM_FRAMES_MAX, caller_return);
   if (count < 0)
-    count = capture_by (whole, functions,
-                        unwinder[0] == 'f' && unwinder[1] == 'p',
-                        caller_return);
+    count
+        = capture_by (whole, functions,
+                      unwinder[0] == 'f' && unwinder[1] == 'p', caller_return);
   return count;
 }
 
