@@ -50,8 +50,9 @@ BUILDS = {
                              "-fplugin-arg-memprof-stack-analysis=basic"]),
     "callbacks": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}",
                           "-fplugin-arg-memprof-callbacks"]),
-    # The runtime alone, without the plugin: allocations, no access counters.
-    "runtime": ("gcc", ["-O2", "-g", "{runtime}"]),
+    # The runtime alone, without the plugin: allocations, no access counters;
+    # with frame pointers, as the manual says (the plugin keeps them itself).
+    "runtime": ("gcc", ["-O2", "-g", "-fno-omit-frame-pointer", "{runtime}"]),
     "clang": ("clang", ["-O2", "-g"]),
     "clang-memprof": ("clang", ["-O2", "-g", "-fmemory-profile", "-fno-omit-frame-pointer",
                                 "-fno-optimize-sibling-calls"]),

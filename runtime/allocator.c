@@ -11,7 +11,16 @@
    The user area starts on a granule boundary and is a whole number of
    granules, all inside this block's glibc chunk, so no two live blocks
    share a shadow counter: the counts folded at free are exactly the
-   accesses to this block.  */
+   accesses to this block.
+
+   With sample_interval above 1 (the sampled and always-on modes), an
+   allocation that sampling leaves out is glibc's block as it is, with no
+   header: free tells the two apart by the word before the pointer, which
+   in a glibc chunk is its size field (a multiple of 16 with flags in
+   bits 0..2, so bit 3 is never set) and in a header is the check word,
+   HEADER_TAG always set.  Such a block shares no granule with a recorded
+   one (a recorded block's granules all lie inside its own chunk), so the
+   recorded blocks' counts stay exact.  */
 
 #include "internal.h"
 #include "trace.h"
@@ -29,6 +38,11 @@ extern void __libc_free (void *);
 
 #define HEADER_SPACE 64
 #define HEADER_MAGIC 0x6d656d70726f6621ULL /* "memprof!" */
+/* Set in the check word, the word before the user pointer; never set in
+   the size field of a glibc chunk, the word before a glibc block.  */
+#define HEADER_TAG 8ULL
+/* malloc's alignment (alignof (max_align_t)): what glibc's blocks have.  */
+#define PLAIN_ALIGNMENT 16
 /* Live blocks are kept on this many lists, chosen by address.  */
 #define LIVE_SHARDS 64
 
@@ -40,12 +54,12 @@ struct block_header
   struct depot_context *context;    /* NULL: not recorded */
   uint32_t alloc_timestamp;
   uint32_t alloc_cpu;
-  uint64_t check;  /* HEADER_MAGIC ^ user pointer */
   uint32_t weight; /* allocations this sampled one stands for */
+  uint64_t check;  /* (HEADER_MAGIC ^ user pointer) | HEADER_TAG: last */
 };
 
-_Static_assert(sizeof (struct block_header) <= HEADER_SPACE,
-               "the header must fit before the user pointer");
+_Static_assert(sizeof (struct block_header) == HEADER_SPACE,
+               "the check word must be the one before the user pointer");
 
 static struct
 {
@@ -190,28 +204,21 @@ static __thread uintptr_t last_site_seen
    is the number of allocations of that size it stands for: the inverse of
    the chance that a geometric interval of mean INTERVAL bytes ends inside
    it (1 for a site's first allocation).  */
-static bool
-sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
+/* sample_allocation's slow path: the countdown of SIZE bytes went from
+   BEFORE to 0 or below (BEFORE is 0 before the thread's first draw).  */
+static __attribute__ ((noinline)) bool
+sample_countdown_ended (uint64_t size, int64_t before, uint32_t *weight)
 {
   double interval = (double) runtime_options.sample_interval;
   double size_bytes = size ? (double) size : 1.0;
 
-  *weight = 1;
-  if (runtime_options.sample_interval <= 1)
-    return true;
-  /* A loop allocating at one site asks the census once.  */
-  if (site != last_site_seen)
+  if (before == 0)
     {
-      bool first = first_allocation_at (site);
-      last_site_seen = site;
-      if (first)
-        return true;
+      bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1
+                           - (int64_t) size_bytes;
+      if (bytes_until_sample > 0)
+        return false;
     }
-  if (bytes_until_sample == 0)
-    bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
-  bytes_until_sample -= (int64_t) size_bytes;
-  if (bytes_until_sample > 0)
-    return false;
   bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
   double scaled = 1.0 / (1.0 - exp (-size_bytes / interval));
   if (scaled >= 4294967295.0)
@@ -227,6 +234,44 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
   return true;
 }
 
+static inline bool
+sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
+{
+  *weight = 1;
+  if (runtime_options.sample_interval <= 1)
+    return true;
+  /* A loop allocating at one site asks the census once.  */
+  if (site != last_site_seen)
+    {
+      bool first = first_allocation_at (site);
+      last_site_seen = site;
+      if (first)
+        return true;
+    }
+  /* Integers only on the way of an allocation left out.  */
+  int64_t before = bytes_until_sample;
+  bytes_until_sample = before
+                       - (size == 0          ? 1
+                          : size > INT64_MAX ? INT64_MAX
+                                             : (int64_t) size);
+  if (LIKELY (before != 0 && bytes_until_sample > 0))
+    return false;
+  return sample_countdown_ended (size, before, weight);
+}
+
+/* The context of a sampled allocation made by the caller returning to
+   CALLER_RETURN.  */
+static struct depot_context *
+capture_sampled (uintptr_t caller_return)
+{
+  struct depot_context *context;
+  in_runtime++;
+  context
+      = context_capture ((int) runtime_options.max_stack_depth, caller_return);
+  in_runtime--;
+  return context;
+}
+
 /* The context of an allocation of SIZE bytes made by the caller returning
    to CALLER_RETURN, and in *WEIGHT the allocations it stands for; NULL
    when it is not recorded (the runtime is not running or is the caller,
@@ -236,8 +281,6 @@ struct depot_context *
 allocator_capture_context (uint64_t size, uintptr_t caller_return,
                            uint32_t *weight)
 {
-  struct depot_context *context;
-
   if (UNLIKELY (runtime_state != RUNTIME_RUNNING))
     {
       runtime_ensure_initialized ();
@@ -247,21 +290,40 @@ allocator_capture_context (uint64_t size, uintptr_t caller_return,
   if (in_runtime || (!runtime_options.profile && !trace_with_stacks)
       || !sample_allocation (size, caller_return, weight))
     return NULL;
-  in_runtime++;
-  context
-      = context_capture ((int) runtime_options.max_stack_depth, caller_return);
-  in_runtime--;
-  return context;
+  return capture_sampled (caller_return);
+}
+
+/* Sampling's verdict on an allocation of SIZE bytes at SITE made before
+   the block is: false when sampling leaves it out (the block is then
+   glibc's own, headerless); true, with *WEIGHT, when it is recorded.
+   *WEIGHT is 0 when nothing was decided (no sampling, the runtime not
+   running or busy): the header's path decides, as before.  */
+static inline bool
+sampling_keeps (uint64_t size, uintptr_t site, uint32_t *weight)
+{
+  *weight = 0;
+  if (runtime_options.sample_interval <= 1
+      || UNLIKELY (runtime_state != RUNTIME_RUNNING) || in_runtime
+      || (!runtime_options.profile && !trace_with_stacks))
+    return true;
+  return sample_allocation (size, site, weight);
 }
 
 /* Record the allocation at USER (its header is filled in except for the
-   context fields), made by the caller returning to CALLER_RETURN.  */
+   context fields), made by the caller returning to CALLER_RETURN; WEIGHT
+   when sampling_keeps has chosen it, 0 when nothing is decided yet.  */
 static void
 record_allocation (struct block_header *header, uintptr_t user,
-                   uintptr_t caller_return)
+                   uintptr_t caller_return, uint32_t weight)
 {
-  header->context = allocator_capture_context (header->size, caller_return,
-                                               &header->weight);
+  if (weight != 0)
+    {
+      header->weight = weight;
+      header->context = capture_sampled (caller_return);
+    }
+  else
+    header->context = allocator_capture_context (header->size, caller_return,
+                                                 &header->weight);
   if (header->context == NULL)
     return;
   header->alloc_timestamp = runtime_now_ms ();
@@ -357,9 +419,11 @@ record_free (struct block_header *header, uintptr_t user)
 }
 
 /* Allocate SIZE bytes aligned to ALIGNMENT (a power of two, at least 64
-   is used), recorded as made by the caller returning to CALLER_RETURN.  */
+   is used), recorded as made by the caller returning to CALLER_RETURN;
+   WEIGHT as record_allocation takes it.  */
 static void *
-allocate (size_t size, size_t alignment, uintptr_t caller_return)
+allocate_with_header (size_t size, size_t alignment, uintptr_t caller_return,
+                      uint32_t weight)
 {
   size_t user_bytes, total;
   uintptr_t base, user;
@@ -383,10 +447,42 @@ allocate (size_t size, size_t alignment, uintptr_t caller_return)
   header = header_of (user);
   header->base = (void *) base;
   header->size = size;
-  header->check = HEADER_MAGIC ^ user;
-  record_allocation (header, user, caller_return);
+  header->check = (HEADER_MAGIC ^ user) | HEADER_TAG;
+  record_allocation (header, user, caller_return, weight);
   hooks_after_allocation ((void *) user, size);
   return (void *) user;
+}
+
+/* glibc's own block for an allocation that sampling leaves out.  */
+static void *
+allocate_plain (size_t size)
+{
+  void *pointer = __libc_malloc (size);
+  if (pointer != NULL)
+    hooks_after_allocation (pointer, size);
+  return pointer;
+}
+
+/* allocate_with_header, or glibc's block when ALIGNMENT is malloc's and
+   sampling leaves the allocation out.  */
+static void *
+allocate (size_t size, size_t alignment, uintptr_t caller_return)
+{
+  uint32_t weight = 0;
+  if (alignment <= PLAIN_ALIGNMENT
+      && !sampling_keeps (size, caller_return, &weight))
+    return allocate_plain (size);
+  return allocate_with_header (size, alignment, caller_return, weight);
+}
+
+/* The usable size of glibc's block POINTER, from its chunk's size field
+   (as glibc's malloc_usable_size: the chunk less its size field, less
+   the whole chunk header when it was mapped on its own).  */
+static size_t
+plain_usable_size (void *pointer)
+{
+  uint64_t field = ((const uint64_t *) pointer)[-1];
+  return (field & ~7ULL) - ((field & 2) ? 16 : 8);
 }
 
 /* The header of USER, or NULL when USER did not come from allocate().  */
@@ -396,10 +492,11 @@ checked_header (void *pointer)
   uintptr_t user = (uintptr_t) pointer;
   struct block_header *header;
 
-  if ((user & (MEMPROF_GRANULE_SIZE - 1)) != 0)
+  if ((user & (MEMPROF_GRANULE_SIZE - 1)) != 0
+      || !(((const uint64_t *) user)[-1] & HEADER_TAG))
     return NULL;
   header = header_of (user);
-  return header->check == (HEADER_MAGIC ^ user) ? header : NULL;
+  return header->check == ((HEADER_MAGIC ^ user) | HEADER_TAG) ? header : NULL;
 }
 
 static void
@@ -427,9 +524,13 @@ deallocate (void *pointer)
 static size_t
 usable_size (void *pointer)
 {
-  struct block_header *header = pointer ? checked_header (pointer) : NULL;
-  if (header == NULL)
+  struct block_header *header;
+  if (pointer == NULL)
     return 0;
+  header = checked_header (pointer);
+  if (header == NULL)
+    /* glibc's (sampling left it out, or from before interposition).  */
+    return plain_usable_size (pointer);
   return granules_for (header->size) << MEMPROF_GRANULE_SHIFT;
 }
 
@@ -441,7 +542,7 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
   size_t old_size;
 
   if (pointer == NULL)
-    return allocate (size, MEMPROF_GRANULE_SIZE, caller_return);
+    return allocate (size, PLAIN_ALIGNMENT, caller_return);
   if (size == 0)
     {
       /* glibc's rule: realloc (p, 0) frees p and returns NULL.  */
@@ -449,11 +550,25 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
       return NULL;
     }
   header = checked_header (pointer);
-  if (UNLIKELY (header == NULL))
-    /* Not ours (see deallocate): glibc keeps it, unrecorded.  */
-    return __libc_realloc (pointer, size);
+  if (header == NULL)
+    {
+      /* glibc's block (sampling left it out, or from before
+         interposition): glibc's realloc unless sampling keeps the new
+         one.  */
+      uint32_t weight;
+      if (!sampling_keeps (size, caller_return, &weight) || weight == 0)
+        return __libc_realloc (pointer, size);
+      fresh
+          = allocate_with_header (size, PLAIN_ALIGNMENT, caller_return, weight);
+      if (fresh == NULL)
+        return NULL;
+      old_size = plain_usable_size (pointer);
+      memcpy (fresh, pointer, old_size < size ? old_size : size);
+      deallocate (pointer);
+      return fresh;
+    }
   old_size = header->size;
-  fresh = allocate (size, MEMPROF_GRANULE_SIZE, caller_return);
+  fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
   if (fresh == NULL)
     return NULL;
   memcpy (fresh, pointer, old_size < size ? old_size : size);
@@ -488,7 +603,7 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 MEMPROF_EXPORT void *
 malloc (size_t size)
 {
-  void *result = allocate (size, MEMPROF_GRANULE_SIZE, CALLER);
+  void *result = allocate (size, PLAIN_ALIGNMENT, CALLER);
   TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
   return result;
 }
@@ -564,7 +679,7 @@ calloc (size_t count, size_t size)
       errno = ENOMEM;
       return NULL;
     }
-  pointer = allocate (bytes, MEMPROF_GRANULE_SIZE, CALLER);
+  pointer = allocate (bytes, PLAIN_ALIGNMENT, CALLER);
   if (pointer != NULL)
     memset (pointer, 0, bytes);
   TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, pointer);

@@ -218,7 +218,8 @@ traced_delete (void *pointer, unsigned op, unsigned flags, size_t size,
 }
 
 #define CALLER ((uintptr_t) __builtin_return_address (0))
-#define DEFAULT_ALIGNMENT MEMPROF_GRANULE_SIZE
+/* malloc's: allocator.c may hand out glibc's block (sampling).  */
+#define DEFAULT_ALIGNMENT 16
 #define NEW MEMPROF_TRACE_NEW
 #define NEW_ARRAY MEMPROF_TRACE_NEW_ARRAY
 #define DELETE MEMPROF_TRACE_DELETE

@@ -766,6 +766,45 @@ def test_sampling(work):
                   f"{total_sampled} vs {total_full}")
 
 
+def test_always_on(work):
+    """The always-on mode (docs/manual.md): the runtime alone, sampled,
+    linked and preloaded.  The blocks sampling leaves out are glibc's:
+    the program must see the same results, and the sampled ones still
+    estimate the real count."""
+    directory = os.path.join(work, "always-on")
+    os.makedirs(directory)
+    baseline = build_without_runtime("always_on.c", directory, ["-fno-omit-frame-pointer"])
+    linked = build("always_on.c", directory, extra=["-fno-omit-frame-pointer"])
+    if baseline is None or linked is None:
+        return
+    expected = subprocess.run([baseline], capture_output=True, text=True)
+    results.check(expected.returncode == 0, "always_on.c runs without the runtime",
+                  expected.stdout)
+    calls = int(expected.stdout.split()[1]) if expected.returncode == 0 else 0
+    preload = os.path.join(TOP, "runtime", "libmemprof.so")
+    for label, binary, env in (("linked", linked, {}),
+                               ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})):
+        for interval in ("4096", "1"):
+            profile = os.path.join(directory, f"{label}-{interval}.prof")
+            result = subprocess.run(
+                [binary], cwd=directory, capture_output=True, text=True,
+                env=dict(os.environ, **env,
+                         MEMPROF_OPTIONS=f"profile_file={profile}:sample_interval={interval}"))
+            results.check(result.stdout == expected.stdout and result.returncode == 0,
+                          f"always-on {label}, sample_interval={interval}: same output and "
+                          "exit status as without the runtime",
+                          f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}")
+            sites = sites_by_function(profile, binary) if result.returncode == 0 else None
+            if sites is None:
+                continue
+            estimate = sites.get("alloc_small", {}).get("AllocCount", 0)
+            exact = interval == "1"
+            results.check(estimate == calls if exact else abs(estimate - calls) < 0.1 * calls,
+                          f"always-on {label}, sample_interval={interval}: alloc_small's "
+                          f"{calls} allocations {'counted' if exact else 'estimated within 10%'}",
+                          f"{estimate}")
+
+
 def test_access_sampling(work):
     directory, binary = prepare(work, "access-sampling", "sampling_mix.c",
                                 extra=plugin_flags() + ["-fplugin-arg-memprof-callbacks"])
@@ -1011,6 +1050,7 @@ def main():
     test_no_shadow(work)
     test_side_file_counts(work)
     test_side_file_sampling(work)
+    test_always_on(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
