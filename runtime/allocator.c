@@ -85,7 +85,7 @@ static void
 live_insert (struct block_header *header, uintptr_t user)
 {
   unsigned shard = shard_of (user);
-  spin_lock (&live_shards[shard].lock);
+  spin_lock_hot (&live_shards[shard].lock);
   header->prev = NULL;
   header->next = live_shards[shard].head;
   if (header->next != NULL)
@@ -98,7 +98,7 @@ static void
 live_remove (struct block_header *header, uintptr_t user)
 {
   unsigned shard = shard_of (user);
-  spin_lock (&live_shards[shard].lock);
+  spin_lock_hot (&live_shards[shard].lock);
   if (header->prev != NULL)
     header->prev->next = header->next;
   else
@@ -196,8 +196,10 @@ first_allocation_at (uintptr_t site)
   return false; /* the census is full: sampling alone decides */
 }
 
-/* The site of this thread's last allocation, known to the census.  */
-static __thread uintptr_t last_site_seen
+/* Sites of this thread's recent allocations, known to the census
+   (direct-mapped).  */
+#define SITES_SEEN 16 /* a power of two */
+static __thread uintptr_t sites_seen[SITES_SEEN]
     __attribute__ ((tls_model ("initial-exec")));
 
 /* Is an allocation of SIZE bytes, made at SITE, sampled?  If so, *WEIGHT
@@ -240,11 +242,12 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
   *weight = 1;
   if (runtime_options.sample_interval <= 1)
     return true;
-  /* A loop allocating at one site asks the census once.  */
-  if (site != last_site_seen)
+  /* A loop allocating at a few sites asks the census once for each.  */
+  uintptr_t *seen = &sites_seen[(site ^ (site >> 6)) & (SITES_SEEN - 1)];
+  if (*seen != site)
     {
       bool first = first_allocation_at (site);
-      last_site_seen = site;
+      *seen = site;
       if (first)
         return true;
     }

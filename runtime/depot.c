@@ -229,7 +229,7 @@ depot_fold_block (const struct live_block *block, uint64_t accesses,
   struct depot_context *context = block->context;
   struct memprof_mib *mib = &context->mib;
 
-  spin_lock (&context->lock);
+  spin_lock_hot (&context->lock);
   context->extra.untouched_allocations += extra->untouched_allocations;
   context->extra.touched_bytes += extra->touched_bytes;
   if (mib->alloc_count == 0)

@@ -137,6 +137,24 @@ spin_unlock (spinlock_t *lock)
   atomic_flag_clear_explicit (&lock->flag, memory_order_release);
 }
 
+/* spin_lock for the allocation path: while the process has one thread
+   (glibc's __libc_single_threaded, cleared for good by the first
+   pthread_create), the flag is set by a plain store, without the locked
+   instruction; a signal handler on this thread still finds it taken.
+   Released by spin_unlock.  */
+extern char __libc_single_threaded;
+static inline void
+spin_lock_hot (spinlock_t *lock)
+{
+  if (__libc_single_threaded)
+    {
+      __atomic_store_n ((unsigned char *) &lock->flag, 1, __ATOMIC_RELAXED);
+      atomic_signal_fence (memory_order_seq_cst);
+    }
+  else
+    spin_lock (lock);
+}
+
 /* ---- Private memory (runtime.c) ---- */
 
 /* SIZE bytes of zeroed private memory, reserved without commitment, or NULL. */
