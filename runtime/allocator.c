@@ -34,6 +34,7 @@
 
 extern void *__libc_malloc (size_t);
 extern void *__libc_realloc (void *, size_t);
+extern void *__libc_calloc (size_t, size_t);
 extern void __libc_free (void *);
 
 #define HEADER_SPACE 64
@@ -682,9 +683,20 @@ calloc (size_t count, size_t size)
       errno = ENOMEM;
       return NULL;
     }
-  pointer = allocate (bytes, PLAIN_ALIGNMENT, CALLER);
-  if (pointer != NULL)
-    memset (pointer, 0, bytes);
+  uint32_t weight;
+  if (!sampling_keeps (bytes, CALLER, &weight))
+    {
+      /* glibc's calloc knows when its memory is zero already.  */
+      pointer = __libc_calloc (count, size);
+      if (pointer != NULL)
+        hooks_after_allocation (pointer, bytes);
+    }
+  else
+    {
+      pointer = allocate_with_header (bytes, PLAIN_ALIGNMENT, CALLER, weight);
+      if (pointer != NULL)
+        memset (pointer, 0, bytes);
+    }
   TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, pointer);
   return pointer;
 }
