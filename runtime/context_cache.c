@@ -7,7 +7,8 @@
    cached context is the one depot_intern would give: the key is the
    whole captured stack, compared frame by frame, never a hash alone.
 
-   Direct-mapped, CONTEXT_CACHE_SLOTS entries a thread, each a stack of
+   Two-way set associative, 2 x CONTEXT_CACHE_SETS entries a thread (a
+   miss replaces the way not used last), each a stack of
    at most CONTEXT_CACHE_FRAMES return addresses (deeper stacks take the
    depot's way every time).  No locks: only the thread reads and writes
    its own cache.
@@ -19,7 +20,7 @@
 
 #include "internal.h"
 
-#define CONTEXT_CACHE_SLOTS 64 /* 2^6: the hash's top 6 bits */
+#define CONTEXT_CACHE_SETS 32 /* 2^5: the hash's top 5 bits; two ways */
 #define CONTEXT_CACHE_FRAMES 32
 
 struct cached_context
@@ -31,7 +32,10 @@ struct cached_context
   uintptr_t frames[CONTEXT_CACHE_FRAMES];
 };
 
-static __thread struct cached_context context_cache[CONTEXT_CACHE_SLOTS]
+static __thread struct cached_context context_cache[CONTEXT_CACHE_SETS][2]
+    __attribute__ ((tls_model ("initial-exec")));
+/* Per set, the way not used last: the next one a miss replaces.  */
+static __thread uint8_t context_cache_victim[CONTEXT_CACHE_SETS]
     __attribute__ ((tls_model ("initial-exec")));
 
 static _Atomic uint64_t cache_hits, cache_misses;
@@ -106,17 +110,29 @@ context_capture (int max, uintptr_t caller_return)
   if (count <= CONTEXT_CACHE_FRAMES)
     {
       uint64_t hash = hash_frames (whole, count);
-      struct cached_context *entry = &context_cache[hash >> 58];
-      if (entry->context != NULL && entry->hash == hash
-          && entry->count == (uint32_t) count && entry->max == max
-          && same_frames (entry->frames, whole, count))
+      unsigned set = (unsigned) (hash >> 59), way;
+      struct cached_context *entry = NULL;
+      for (way = 0; way < 2 && entry == NULL; way++)
         {
+          struct cached_context *candidate = &context_cache[set][way];
+          if (candidate->context != NULL && candidate->hash == hash
+              && candidate->count == (uint32_t) count && candidate->max == max
+              && same_frames (candidate->frames, whole, count))
+            entry = candidate;
+        }
+      if (entry != NULL)
+        {
+          /* WAY is one past the way that hit.  */
+          context_cache_victim[set] = (uint8_t) (way & 1);
           context = entry->context;
           if (UNLIKELY (runtime_options.verbosity >= 1))
             atomic_fetch_add_explicit (&cache_hits, 1, memory_order_relaxed);
         }
       else
         {
+          way = context_cache_victim[set];
+          context_cache_victim[set] = (uint8_t) (way ^ 1);
+          entry = &context_cache[set][way];
           entry->context = NULL;
           entry->hash = hash;
           entry->count = (uint32_t) count;

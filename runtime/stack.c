@@ -154,35 +154,37 @@ learn_verdict (uintptr_t return_address, enum step_verdict verdict)
     atomic_fetch_add_explicit (&facts_epoch, 1, memory_order_release);
 }
 
-/* The thread's memo of frame facts with a known verdict, direct-mapped:
-   the frames of a hot stack without a probe of the shared map each.  An
-   entry holds while facts_epoch is the one it was made in (a verdict
-   leaves STEP_UNKNOWN only once; a known one changes only to
-   STEP_FULL_UNWIND, which bumps the epoch).  A function learnt after the
-   entry was made is looked up again by its user.  */
-#define FACTS_MEMO_SLOTS 64 /* 2^6: the hash's top 6 bits */
+/* The thread's memo of frame facts with a known verdict, two-way set
+   associative (the newer entry of a set first): the frames of a hot
+   stack without a probe of the shared map each.  An entry holds while
+   facts_epoch is the one it was made in (a verdict leaves STEP_UNKNOWN
+   only once; a known one changes only to STEP_FULL_UNWIND, which bumps
+   the epoch).  A function learnt after the entry was made is looked up
+   again by its user.  */
+#define FACTS_MEMO_SETS 64 /* 2^6: the hash's top 6 bits */
 struct facts_memo
 {
   uintptr_t pc;
   uint64_t facts;
   uint32_t epoch;
 };
-static __thread struct facts_memo facts_memo[FACTS_MEMO_SLOTS]
+static __thread struct facts_memo facts_memo[FACTS_MEMO_SETS][2]
     __attribute__ ((tls_model ("initial-exec")));
 
 static inline uint64_t
 facts_of (uintptr_t pc)
 {
-  struct facts_memo *memo = &facts_memo[(pc * 0x9e3779b97f4a7c15ULL) >> 58];
+  struct facts_memo *set = facts_memo[(pc * 0x9e3779b97f4a7c15ULL) >> 58];
   uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
-  if (memo->pc == pc && memo->epoch == epoch)
-    return memo->facts;
+  if (set[0].pc == pc && set[0].epoch == epoch)
+    return set[0].facts;
+  if (set[1].pc == pc && set[1].epoch == epoch)
+    return set[1].facts;
   uint64_t facts = pc_map_get (&frame_facts, pc);
   if (verdict_of (facts) != STEP_UNKNOWN)
     {
-      memo->pc = pc;
-      memo->facts = facts;
-      memo->epoch = epoch;
+      set[1] = set[0];
+      set[0] = (struct facts_memo){ pc, facts, epoch };
     }
   return facts;
 }
