@@ -189,10 +189,11 @@ append_assign (gimple_seq *seq, location_t loc, enum tree_code code, tree type,
   return lhs;
 }
 
-/* counter = shadow_for (address); *counter += 1 -- or, in histogram
-   mode, a saturating byte increment without a branch.  */
+/* counter = shadow_for (address); *counter += COUNT -- or, in histogram
+   mode, a saturating byte increment without a branch (COUNT is 1).  */
 static void
-append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base)
+append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base,
+                       unsigned count)
 {
   tree uptr = pointer_sized_int_node;
   tree a = append_assign (seq, loc, NOP_EXPR, uptr, address);
@@ -218,7 +219,7 @@ append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base)
   gassign *load = gimple_build_assign (old_value, mem);
   gimple_set_location (load, loc);
   gimple_seq_add_stmt (seq, load);
-  tree increment = build_int_cst (counter_type, 1);
+  tree increment = build_int_cst (counter_type, count);
   if (plugin_options.histogram)
     {
       tree below_max
@@ -245,7 +246,7 @@ append_call (gimple_seq *seq, location_t loc, tree fndecl, tree arg1,
 
 /* See emit.h.  */
 void
-instrument_access (const memory_access *a, tree base)
+instrument_access (const memory_access *a, tree base, unsigned count)
 {
   gimple_seq seq = NULL;
   location_t loc = gimple_location (a->stmt);
@@ -272,7 +273,7 @@ instrument_access (const memory_access *a, tree base)
                  a->kind == ACCESS_LOAD ? load_hook_decl : store_hook_decl,
                  address);
   else
-    append_counter_update (&seq, loc, address, base);
+    append_counter_update (&seq, loc, address, base, count);
   gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
 }
 

@@ -15,8 +15,9 @@ void build_runtime_decls (void);
 tree load_shadow_base (void);
 
 /* Insert the counting code for A before its statement.  BASE is the
-   function's shadow-base SSA name (unused in callback mode).  */
-void instrument_access (const memory_access *a, tree base);
+   function's shadow-base SSA name (unused in callback mode).  The inline
+   update adds COUNT (combine.cc: the accesses it stands for).  */
+void instrument_access (const memory_access *a, tree base, unsigned count);
 
 /* PLUGIN_ALL_PASSES_END, after a function is assembled: the globals its
    counting code made addressable are as the program left them, for the

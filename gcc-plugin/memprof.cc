@@ -33,6 +33,8 @@
                            instrumented or skipped with its reason, and totals
      stats                 one line per translation unit on stderr
      instrument=0|1        instrument accesses (default 1; 0 with use=)
+     combine=0|1           one update adding N for N accesses that provably
+                           hit one counter (default 1; combine.cc)
      use=FILE ...          profile feedback: see feedback.cc
      default-options=OPTIONS
                            runtime options compiled into the program:
@@ -44,6 +46,7 @@
    The files:
      memprof.cc          this entry: the options and plugin_init
      instrument.cc       the instrumentation pass, its dump and stats
+     combine.cc          one counter update for accesses to one counter
      sibcalls.cc         no sibling call where an allocation loses a frame
      accesses.cc         finding the memory references of a function
      stack_analysis.cc   the proof that an access is on the stack
@@ -102,19 +105,22 @@ static const char plugin_help[]
       "translation unit on stderr\n"
       "  -fplugin-arg-memprof-instrument=0|1      instrument accesses "
       "(default 1, 0 with use=)\n"
+      "  -fplugin-arg-memprof-combine=0|1         one counter update for "
+      "accesses that provably hit one counter (default 1)\n"
       "With -flto, pass the plugin and its arguments to the link command too.";
 
 /* ---- Options ---- */
 
 struct plugin_options plugin_options
-    = { false, true, true, true, false, STACK_ANALYSIS_FULL, true, false, -1 };
+    = { false, true,  true, true, false, STACK_ANALYSIS_FULL,
+        true,  false, true, -1 };
 
 /* ---- Arguments ---- */
 
 static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
       "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
-      "stats, default-options=OPTIONS, ";
+      "stats, combine=0|1, default-options=OPTIONS, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -155,6 +161,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
         ok &= parse_flag (key, value, &plugin_options.other_frames);
       else if (strcmp (key, "stats") == 0)
         ok &= parse_flag (key, value, &plugin_options.stats);
+      else if (strcmp (key, "combine") == 0)
+        ok &= parse_flag (key, value, &plugin_options.combine);
       else if (strcmp (key, "instrument") == 0)
         {
           bool instrument;

@@ -22,6 +22,7 @@ struct plugin_options
   enum stack_analysis stack_analysis;
   bool other_frames; /* rules 5 and 6 of stack_analysis.cc */
   bool stats;
+  bool combine;   /* one update for accesses to one counter (combine.cc) */
   int instrument; /* 1, 0, or -1: unless -fplugin-arg-memprof-use */
 };
 
@@ -73,6 +74,7 @@ struct access_counts
   unsigned verdicts[VERDICT_COUNT];
   unsigned loads, stores, ranges; /* instrumented, by kind */
   unsigned asm_statements;        /* inline asm with memory operands */
+  unsigned combined;              /* updates saved by combine.cc */
 };
 
 #endif /* MEMPROF_PLUGIN_PLUGIN_H */
