@@ -40,9 +40,13 @@
 #include "fold-const.h"
 #include "tree-pretty-print.h"
 #include "dumpfile.h"
+#include "cfgloop.h"
+#include "tree-ssa-loop-manip.h"
+#include "gimplify.h"
 
 #include "memprof/abi.h"
 #include "plugin.h"
+#include "emit.h"
 #include "combine.h"
 
 /* An address as X + CONSTANT, X = BASE (+ INDEX * STEP) (+ INDEX2)
@@ -232,8 +236,8 @@ combine_counter_updates (vec<memory_access> *accesses,
 {
   unsigned combined = 0;
   auto_vec<struct candidate> leaders;
-  bool enabled = plugin_options.combine && !plugin_options.histogram
-                 && !plugin_options.callbacks;
+  bool enabled = plugin_options.combine != COMBINE_NONE
+                 && !plugin_options.histogram && !plugin_options.callbacks;
 
   counts->safe_grow_cleared (accesses->length ());
   for (unsigned i = 0; i < accesses->length (); i++)
@@ -291,4 +295,219 @@ combine_counter_updates (vec<memory_access> *accesses,
           fputc ('\n', dump_file);
         }
   return combined;
+}
+
+/* ---- Counting in a register over a loop ----
+
+   An access whose address a loop never changes (every SSA name in it is
+   defined outside the loop) hits the same counter at every iteration.
+   When the loop has no call and no inline asm (nothing in it can free
+   the block, dump the profile, exit or longjmp), no irreducible region,
+   and only normal exits, the accesses are counted in a register: 0 on
+   the preheader edge, += N at the access, and on every exit edge one
+   update adds the register to the counter.  The loop is the outermost
+   one with these properties.  Where the access never ran on the way to
+   an exit the register is 0 and the update adds 0 at address 0
+   (append_deferred_update), as the address may then be anything.
+
+   The totals stay exact; what changes is when they reach the shadow: a
+   profile dumped while such a loop runs (a periodic dump, a dump from a
+   signal handler) lacks the iterations of that loop's current run.  */
+
+/* One register counter: the loop, the access whose address the exits
+   count at, its form, the register.  */
+struct loop_counter
+{
+  class loop *loop;
+  unsigned access;
+  bool has_form;
+  struct address_form form;
+  tree count;
+};
+
+/* Loops are kept with preheaders while the pass runs.  */
+static bool loops_prepared;
+
+/* See combine.h.  */
+void
+prepare_loop_counting (void)
+{
+  loops_prepared = false;
+  if (plugin_options.combine != COMBINE_LOOP || plugin_options.histogram
+      || plugin_options.callbacks || number_of_loops (cfun) <= 1)
+    return;
+  loop_optimizer_init (LOOPS_NORMAL);
+  loops_prepared = true;
+}
+
+/* See combine.h.  */
+void
+finish_loop_counting (void)
+{
+  if (loops_prepared)
+    loop_optimizer_finalize ();
+  loops_prepared = false;
+}
+
+/* Can LOOP count an access in a register: no call, no asm, no
+   irreducible region, at least one exit and only normal ones?  */
+static bool
+loop_can_count (class loop *loop)
+{
+  bool can = true;
+  basic_block *body = get_loop_body (loop);
+  for (unsigned i = 0; can && i < loop->num_nodes; i++)
+    {
+      if (body[i]->flags & BB_IRREDUCIBLE_LOOP)
+        can = false;
+      for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
+           can && !gsi_end_p (gsi); gsi_next (&gsi))
+        if (is_gimple_call (gsi_stmt (gsi))
+            || gimple_code (gsi_stmt (gsi)) == GIMPLE_ASM)
+          can = false;
+    }
+  free (body);
+  if (!can || !loop_preheader_edge (loop))
+    return false;
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  if (exits.is_empty ())
+    return false;
+  for (edge e : exits)
+    if (e->flags & EDGE_COMPLEX)
+      return false;
+  return true;
+}
+
+/* walk_tree callback: a part of a reference that may change in the loop
+   DATA (an SSA name defined in it), or that is not a plain constant
+   layout (a variable array bound or element size, a variable field
+   offset).  */
+static tree
+find_loop_variant (tree *tp, int *walk_subtrees, void *data)
+{
+  class loop *loop = (class loop *) data;
+  tree t = *tp;
+  if (TREE_CODE (t) == SSA_NAME)
+    {
+      basic_block def_bb = gimple_bb (SSA_NAME_DEF_STMT (t));
+      return def_bb && flow_bb_inside_loop_p (loop, def_bb) ? t : NULL_TREE;
+    }
+  if ((TREE_CODE (t) == ARRAY_REF || TREE_CODE (t) == ARRAY_RANGE_REF)
+      && (TREE_OPERAND (t, 2) || TREE_OPERAND (t, 3)))
+    return t;
+  if (TREE_CODE (t) == COMPONENT_REF && TREE_OPERAND (t, 2))
+    return t;
+  if (TYPE_P (t) || DECL_P (t))
+    *walk_subtrees = 0;
+  return NULL_TREE;
+}
+
+static bool
+address_invariant_in (tree ref, class loop *loop)
+{
+  tree size = TYPE_SIZE_UNIT (TREE_TYPE (ref));
+  if (size == NULL_TREE || TREE_CODE (size) != INTEGER_CST)
+    return false;
+  return walk_tree_without_duplicates (&ref, find_loop_variant, loop)
+         == NULL_TREE;
+}
+
+/* The outermost loop around A that counts it in a register, or NULL.  */
+static class loop *
+counting_loop (const memory_access *a,
+               hash_map<int_hash<int, -1, -2>, bool> *can_count)
+{
+  class loop *best = NULL;
+  for (class loop *loop = gimple_bb (a->stmt)->loop_father;
+       loop_outer (loop) != NULL; loop = loop_outer (loop))
+    {
+      bool *known = can_count->get (loop->num);
+      bool can = known ? *known : loop_can_count (loop);
+      if (!known)
+        can_count->put (loop->num, can);
+      if (!can || !address_invariant_in (a->ref, loop))
+        break;
+      best = loop;
+    }
+  return best;
+}
+
+/* See combine.h.  */
+unsigned
+count_in_loop_registers (vec<memory_access> *accesses, vec<unsigned> *counts,
+                         tree base, unsigned *exit_updates)
+{
+  unsigned moved = 0;
+  auto_vec<struct loop_counter> counters;
+  hash_map<int_hash<int, -1, -2>, bool> can_count;
+
+  *exit_updates = 0;
+  if (!loops_prepared)
+    return 0;
+  for (unsigned i = 0; i < accesses->length (); i++)
+    {
+      memory_access *a = &(*accesses)[i];
+      if ((*counts)[i] == 0 || !combinable (a))
+        continue;
+      class loop *loop = counting_loop (a, &can_count);
+      if (loop == NULL)
+        continue;
+      struct address_form form;
+      bool has_form
+          = !is_bit_field_reference (a->ref) && address_form_of (a->ref, &form);
+      struct loop_counter *counter = NULL;
+      for (struct loop_counter &c : counters)
+        if (c.loop == loop
+            && ((has_form && c.has_form && same_counter (&c.form, &form))
+                || same_reference (&(*accesses)[c.access], a)))
+          {
+            counter = &c;
+            break;
+          }
+      if (counter == NULL)
+        {
+          struct loop_counter c = { loop, i, has_form, form, NULL_TREE };
+          c.count = create_tmp_reg (uint64_type_node, "memprof_count");
+          counters.safe_push (c);
+          counter = &counters.last ();
+        }
+      /* count += N before the access: the SSA form comes with the pass's
+         TODO_update_ssa, PHIs included.  */
+      gassign *add = gimple_build_assign (
+          counter->count, PLUS_EXPR, counter->count,
+          build_int_cst (uint64_type_node, (*counts)[i]));
+      gimple_set_location (add, gimple_location (a->stmt));
+      gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
+      gsi_insert_before (&gsi, add, GSI_SAME_STMT);
+      moved++;
+      (*counts)[i] = 0;
+    }
+
+  for (struct loop_counter &c : counters)
+    {
+      const memory_access *a = &(*accesses)[c.access];
+      gassign *zero
+          = gimple_build_assign (c.count, build_int_cst (uint64_type_node, 0));
+      gsi_insert_on_edge (loop_preheader_edge (c.loop), zero);
+      auto_vec<edge> exits = get_loop_exit_edges (c.loop);
+      for (edge e : exits)
+        {
+          gimple_seq seq = NULL;
+          append_deferred_update (&seq, a, base, c.count);
+          gsi_insert_seq_on_edge (e, seq);
+          (*exit_updates)++;
+        }
+      if (dump_file)
+        {
+          fprintf (dump_file,
+                   ";; memprof: counted in a register over loop %d, added "
+                   "at its %u exits: ",
+                   c.loop->num, exits.length ());
+          print_generic_expr (dump_file, a->ref, TDF_SLIM);
+          fputc ('\n', dump_file);
+        }
+    }
+  if (!counters.is_empty ())
+    gsi_commit_edge_inserts ();
+  return moved;
 }

@@ -33,8 +33,13 @@
                            instrumented or skipped with its reason, and totals
      stats                 one line per translation unit on stderr
      instrument=0|1        instrument accesses (default 1; 0 with use=)
-     combine=0|1           one update adding N for N accesses that provably
-                           hit one counter (default 1; combine.cc)
+     combine=none|block|loop
+                           block: one update adding N for the N accesses of
+                           a block that provably hit one counter; loop
+                           (default): also count an access whose address a
+                           loop without calls never changes in a register,
+                           added to its counter at the loop's exits
+                           (combine.cc)
      use=FILE ...          profile feedback: see feedback.cc
      default-options=OPTIONS
                            runtime options compiled into the program:
@@ -105,22 +110,23 @@ static const char plugin_help[]
       "translation unit on stderr\n"
       "  -fplugin-arg-memprof-instrument=0|1      instrument accesses "
       "(default 1, 0 with use=)\n"
-      "  -fplugin-arg-memprof-combine=0|1         one counter update for "
-      "accesses that provably hit one counter (default 1)\n"
+      "  -fplugin-arg-memprof-combine=none|block|loop\n"
+      "                                           fewer counter updates, "
+      "same counts (default loop)\n"
       "With -flto, pass the plugin and its arguments to the link command too.";
 
 /* ---- Options ---- */
 
 struct plugin_options plugin_options
-    = { false, true,  true, true, false, STACK_ANALYSIS_FULL,
-        true,  false, true, -1 };
+    = { false, true,  true,         true, false, STACK_ANALYSIS_FULL,
+        true,  false, COMBINE_LOOP, -1 };
 
 /* ---- Arguments ---- */
 
 static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
       "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
-      "stats, combine=0|1, default-options=OPTIONS, ";
+      "stats, combine=none|block|loop, default-options=OPTIONS, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -162,7 +168,22 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
       else if (strcmp (key, "stats") == 0)
         ok &= parse_flag (key, value, &plugin_options.stats);
       else if (strcmp (key, "combine") == 0)
-        ok &= parse_flag (key, value, &plugin_options.combine);
+        {
+          if (value && strcmp (value, "none") == 0)
+            plugin_options.combine = COMBINE_NONE;
+          else if (value && strcmp (value, "block") == 0)
+            plugin_options.combine = COMBINE_BLOCK;
+          else if (value && strcmp (value, "loop") == 0)
+            plugin_options.combine = COMBINE_LOOP;
+          else
+            {
+              error ("memprof: bad value %qs in "
+                     "%<-fplugin-arg-memprof-combine%>: expected none, block "
+                     "or loop",
+                     value ? value : "");
+              ok = false;
+            }
+        }
       else if (strcmp (key, "instrument") == 0)
         {
           bool instrument;
