@@ -32,6 +32,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import gcc_source  # noqa: E402
 from workloads import WORKLOADS, ZLIB, LIBIBERTY_DEFINES, prepare  # noqa: E402
+from run import pkg_config  # noqa: E402
 
 MODES = ("none", "block", "loop")
 KERNELS = {"load": 1, "rmw": 2, "invariant": 4}  # executed accesses per element
@@ -43,12 +44,6 @@ WORKLOAD_DEFAULT = "json_tree,hash_churn,zlib_roundtrip,libiberty_symtab,strings
 
 def fail(message):
     sys.exit(f"counter_cost: {message}")
-
-
-def pkg_config(*args):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    return subprocess.run(["pkg-config", *args, "memprof"], env=env, capture_output=True,
-                          text=True, check=True).stdout.split()
 
 
 def plugin_flags(mode):

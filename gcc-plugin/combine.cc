@@ -25,8 +25,15 @@
 
    Not combined: ranges (one call each), bit-fields unless the very same
    reference, histogram mode (saturating byte counters), callback mode
-   (one hook call per access, as documented).  -fplugin-arg-memprof-
-   combine=0 turns it off; the dump lists every combined update.  */
+   (one hook call per access, as documented).
+
+   Then, across a loop's iterations, an access whose address the loop
+   never changes is counted in a register (below).
+
+   -fplugin-arg-memprof-combine=none|block|loop chooses (default loop);
+   the dump lists every combined update and every register counter.  The
+   granule is abi.h's MEMPROF_GRANULE_SIZE, read in counter_granule
+   only.  */
 
 #include "gcc-plugin.h"
 
