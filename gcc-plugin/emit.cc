@@ -189,10 +189,12 @@ append_assign (gimple_seq *seq, location_t loc, enum tree_code code, tree type,
   return lhs;
 }
 
-/* counter = shadow_for (address); *counter += 1 -- or, in histogram
-   mode, a saturating byte increment without a branch.  */
+/* counter = shadow_for (address); *counter += COUNT, or the SSA value
+   COUNT_VALUE when given -- or, in histogram mode, a saturating byte
+   increment without a branch (COUNT is 1).  */
 static void
-append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base)
+append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base,
+                       unsigned count, tree count_value = NULL_TREE)
 {
   tree uptr = pointer_sized_int_node;
   tree a = append_assign (seq, loc, NOP_EXPR, uptr, address);
@@ -218,7 +220,9 @@ append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base)
   gassign *load = gimple_build_assign (old_value, mem);
   gimple_set_location (load, loc);
   gimple_seq_add_stmt (seq, load);
-  tree increment = build_int_cst (counter_type, 1);
+  tree increment = build_int_cst (counter_type, count);
+  if (count_value != NULL_TREE)
+    increment = append_assign (seq, loc, NOP_EXPR, counter_type, count_value);
   if (plugin_options.histogram)
     {
       tree below_max
@@ -243,21 +247,44 @@ append_call (gimple_seq *seq, location_t loc, tree fndecl, tree arg1,
   gimple_seq_add_stmt (seq, call);
 }
 
+/* The address of the first byte A accesses, as GIMPLE in SEQ.  */
+static tree
+access_address (const memory_access *a, gimple_seq *seq)
+{
+  if (a->ref != NULL_TREE)
+    return reference_address (a->ref, seq);
+  return force_gimple_operand (
+      fold_convert (ptr_type_node, unshare_expr (a->address)), seq, true,
+      NULL_TREE);
+}
+
 /* See emit.h.  */
 void
-instrument_access (const memory_access *a, tree base)
+append_deferred_update (gimple_seq *seq, const memory_access *a, tree base,
+                        tree count_value)
+{
+  location_t loc = gimple_location (a->stmt);
+  tree uptr = pointer_sized_int_node;
+  tree address
+      = append_assign (seq, loc, NOP_EXPR, uptr, access_address (a, seq));
+  /* address & -(COUNT != 0): where the access never ran, the address may
+     be anything, and 0 is added at address 0, whose counter is mapped.  */
+  tree ran = append_assign (seq, loc, NE_EXPR, boolean_type_node, count_value,
+                            build_zero_cst (TREE_TYPE (count_value)));
+  tree mask = append_assign (seq, loc, NOP_EXPR, uptr, ran);
+  mask = append_assign (seq, loc, NEGATE_EXPR, uptr, mask);
+  address = append_assign (seq, loc, BIT_AND_EXPR, uptr, address, mask);
+  append_counter_update (seq, loc, address, base, 0, count_value);
+}
+
+/* See emit.h.  */
+void
+instrument_access (const memory_access *a, tree base, unsigned count)
 {
   gimple_seq seq = NULL;
   location_t loc = gimple_location (a->stmt);
   gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
-  tree address;
-
-  if (a->ref != NULL_TREE)
-    address = reference_address (a->ref, &seq);
-  else
-    address = force_gimple_operand (
-        fold_convert (ptr_type_node, unshare_expr (a->address)), &seq, true,
-        NULL_TREE);
+  tree address = access_address (a, &seq);
 
   if (a->kind == ACCESS_RANGE_LOAD || a->kind == ACCESS_RANGE_STORE)
     {
@@ -272,7 +299,7 @@ instrument_access (const memory_access *a, tree base)
                  a->kind == ACCESS_LOAD ? load_hook_decl : store_hook_decl,
                  address);
   else
-    append_counter_update (&seq, loc, address, base);
+    append_counter_update (&seq, loc, address, base, count);
   gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
 }
 

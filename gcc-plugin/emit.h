@@ -15,8 +15,15 @@ void build_runtime_decls (void);
 tree load_shadow_base (void);
 
 /* Insert the counting code for A before its statement.  BASE is the
-   function's shadow-base SSA name (unused in callback mode).  */
-void instrument_access (const memory_access *a, tree base);
+   function's shadow-base SSA name (unused in callback mode).  The inline
+   update adds COUNT (combine.cc: the accesses it stands for).  */
+void instrument_access (const memory_access *a, tree base, unsigned count);
+
+/* Append to SEQ the update that adds COUNT_VALUE (an SSA value, counted
+   in a register over a loop: combine.cc) to the counter of A's address,
+   or 0 to the counter of address 0 when COUNT_VALUE is 0.  */
+void append_deferred_update (gimple_seq *seq, const memory_access *a, tree base,
+                             tree count_value);
 
 /* PLUGIN_ALL_PASSES_END, after a function is assembled: the globals its
    counting code made addressable are as the program left them, for the

@@ -31,6 +31,7 @@
 #include "feedback.h"
 #include "instrument.h"
 #include "sibcalls.h"
+#include "combine.h"
 
 static const char *const verdict_names[VERDICT_COUNT]
     = { "instrumented",
@@ -124,7 +125,9 @@ dump_totals (const struct access_counts *counts)
            "%u ranges), %u skipped as stack (%u local variable, %u alloca, "
            "%u pointer to stack, %u points-to, %u pointer parameter: callers' "
            "frames, %u points-to other frames), %u filtered, %u not "
-           "addressable, %u asm with memory operands\n",
+           "addressable, %u asm with memory operands, %u counter updates "
+           "(%u combined, %u counted in registers over loops, %u at loop "
+           "exits)\n",
            function_name (cfun), counts->verdicts[INSTRUMENT], counts->loads,
            counts->stores, counts->ranges, skipped,
            counts->verdicts[SKIP_LOCAL_VARIABLE], counts->verdicts[SKIP_ALLOCA],
@@ -135,7 +138,10 @@ dump_totals (const struct access_counts *counts)
            counts->verdicts[SKIP_READS_DISABLED]
                + counts->verdicts[SKIP_WRITES_DISABLED]
                + counts->verdicts[SKIP_GLOBALS_DISABLED],
-           counts->verdicts[SKIP_NOT_ADDRESSABLE], counts->asm_statements);
+           counts->verdicts[SKIP_NOT_ADDRESSABLE], counts->asm_statements,
+           counts->verdicts[INSTRUMENT] - counts->combined
+               - counts->in_registers + counts->exit_updates,
+           counts->combined, counts->in_registers, counts->exit_updates);
 }
 
 /* ---- The pass ---- */
@@ -166,6 +172,7 @@ instrument_function (void)
     fprintf (dump_file,
              ";; memprof: %u tail call(s) that may allocate kept as calls\n",
              kept_frames);
+  prepare_loop_counting ();
   collect_accesses (&accesses, &counts);
 
   /* Decide everything before changing anything: the analysis reads the
@@ -191,11 +198,21 @@ instrument_function (void)
   if (frame_uids)
     BITMAP_FREE (frame_uids);
 
+  /* Accesses that provably hit one counter share one update.  */
+  auto_vec<unsigned> update_counts;
+  counts.combined
+      = combine_counter_updates (&accesses, &verdicts, &update_counts);
+
   if (any && !plugin_options.callbacks)
     base = load_shadow_base ();
+  /* Accesses whose address a loop never changes: counted in registers. */
+  if (any)
+    counts.in_registers = count_in_loop_registers (&accesses, &update_counts,
+                                                   base, &counts.exit_updates);
   for (unsigned i = 0; i < accesses.length (); i++)
-    if (verdicts[i] == INSTRUMENT)
-      instrument_access (&accesses[i], base);
+    if (update_counts[i] > 0)
+      instrument_access (&accesses[i], base, update_counts[i]);
+  finish_loop_counting ();
 
   if (dump_file)
     dump_totals (&counts);
@@ -205,6 +222,9 @@ instrument_function (void)
   unit_counts.stores += counts.stores;
   unit_counts.ranges += counts.ranges;
   unit_counts.asm_statements += counts.asm_statements;
+  unit_counts.combined += counts.combined;
+  unit_counts.in_registers += counts.in_registers;
+  unit_counts.exit_updates += counts.exit_updates;
   return 0;
 }
 
@@ -278,7 +298,9 @@ print_unit_stats (void *, void *)
       "%u ranges), %u skipped as stack (%u local variable, %u alloca, "
       "%u pointer to stack, %u points-to, %u pointer parameter: callers' "
       "frames, %u points-to other frames), %u filtered, %u not "
-      "addressable, %u asm statements with memory operands left alone\n",
+      "addressable, %u asm statements with memory operands left alone, "
+      "%u counter updates (%u combined, %u counted in registers over loops, "
+      "%u at loop exits)\n",
       main_input_filename ? main_input_filename : "<stdin>", total,
       unit_counts.verdicts[INSTRUMENT], unit_counts.loads, unit_counts.stores,
       unit_counts.ranges, skipped, unit_counts.verdicts[SKIP_LOCAL_VARIABLE],
@@ -290,5 +312,8 @@ print_unit_stats (void *, void *)
       unit_counts.verdicts[SKIP_READS_DISABLED]
           + unit_counts.verdicts[SKIP_WRITES_DISABLED]
           + unit_counts.verdicts[SKIP_GLOBALS_DISABLED],
-      unit_counts.verdicts[SKIP_NOT_ADDRESSABLE], unit_counts.asm_statements);
+      unit_counts.verdicts[SKIP_NOT_ADDRESSABLE], unit_counts.asm_statements,
+      unit_counts.verdicts[INSTRUMENT] - unit_counts.combined
+          - unit_counts.in_registers + unit_counts.exit_updates,
+      unit_counts.combined, unit_counts.in_registers, unit_counts.exit_updates);
 }

@@ -33,6 +33,13 @@
                            instrumented or skipped with its reason, and totals
      stats                 one line per translation unit on stderr
      instrument=0|1        instrument accesses (default 1; 0 with use=)
+     combine=none|block|loop
+                           block: one update adding N for the N accesses of
+                           a block that provably hit one counter; loop
+                           (default): also count an access whose address a
+                           loop without calls never changes in a register,
+                           added to its counter at the loop's exits
+                           (combine.cc)
      use=FILE ...          profile feedback: see feedback.cc
      default-options=OPTIONS
                            runtime options compiled into the program:
@@ -44,6 +51,7 @@
    The files:
      memprof.cc          this entry: the options and plugin_init
      instrument.cc       the instrumentation pass, its dump and stats
+     combine.cc          one counter update for accesses to one counter
      sibcalls.cc         no sibling call where an allocation loses a frame
      accesses.cc         finding the memory references of a function
      stack_analysis.cc   the proof that an access is on the stack
@@ -102,19 +110,23 @@ static const char plugin_help[]
       "translation unit on stderr\n"
       "  -fplugin-arg-memprof-instrument=0|1      instrument accesses "
       "(default 1, 0 with use=)\n"
+      "  -fplugin-arg-memprof-combine=none|block|loop\n"
+      "                                           fewer counter updates, "
+      "same counts (default loop)\n"
       "With -flto, pass the plugin and its arguments to the link command too.";
 
 /* ---- Options ---- */
 
 struct plugin_options plugin_options
-    = { false, true, true, true, false, STACK_ANALYSIS_FULL, true, false, -1 };
+    = { false, true,  true,         true, false, STACK_ANALYSIS_FULL,
+        true,  false, COMBINE_LOOP, -1 };
 
 /* ---- Arguments ---- */
 
 static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
       "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
-      "stats, default-options=OPTIONS, ";
+      "stats, combine=none|block|loop, default-options=OPTIONS, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -155,6 +167,23 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
         ok &= parse_flag (key, value, &plugin_options.other_frames);
       else if (strcmp (key, "stats") == 0)
         ok &= parse_flag (key, value, &plugin_options.stats);
+      else if (strcmp (key, "combine") == 0)
+        {
+          if (value && strcmp (value, "none") == 0)
+            plugin_options.combine = COMBINE_NONE;
+          else if (value && strcmp (value, "block") == 0)
+            plugin_options.combine = COMBINE_BLOCK;
+          else if (value && strcmp (value, "loop") == 0)
+            plugin_options.combine = COMBINE_LOOP;
+          else
+            {
+              error ("memprof: bad value %qs in "
+                     "%<-fplugin-arg-memprof-combine%>: expected none, block "
+                     "or loop",
+                     value ? value : "");
+              ok = false;
+            }
+        }
       else if (strcmp (key, "instrument") == 0)
         {
           bool instrument;

@@ -14,6 +14,14 @@ enum stack_analysis
   STACK_ANALYSIS_FULL
 };
 
+/* Which counter updates are combined (combine.cc).  */
+enum combine
+{
+  COMBINE_NONE,
+  COMBINE_BLOCK, /* one update for the accesses of a block to one counter */
+  COMBINE_LOOP   /* and counted in a register over a loop without calls */
+};
+
 struct plugin_options
 {
   bool callbacks;
@@ -22,6 +30,7 @@ struct plugin_options
   enum stack_analysis stack_analysis;
   bool other_frames; /* rules 5 and 6 of stack_analysis.cc */
   bool stats;
+  enum combine combine;
   int instrument; /* 1, 0, or -1: unless -fplugin-arg-memprof-use */
 };
 
@@ -73,6 +82,9 @@ struct access_counts
   unsigned verdicts[VERDICT_COUNT];
   unsigned loads, stores, ranges; /* instrumented, by kind */
   unsigned asm_statements;        /* inline asm with memory operands */
+  unsigned combined;              /* accesses sharing another's update */
+  unsigned in_registers;          /* updates moved out of loops */
+  unsigned exit_updates;          /* their updates at the loops' exits */
 };
 
 #endif /* MEMPROF_PLUGIN_PLUGIN_H */

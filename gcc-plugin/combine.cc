@@ -1,0 +1,520 @@
+/* Combining counter updates: one update that adds N where N instrumented
+   accesses provably hit the same counter, so that the totals stay exact
+   and the program runs fewer updates.
+
+   A counter covers one granule (abi.h: MEMPROF_GRANULE_SIZE bytes), and
+   an access counts at the granule of its first byte.  Two accesses of a
+   basic block are combined when both hold:
+
+   1. Same counter.  Their addresses are X + D1 and X + D2, where X is
+      the same value at both (the same SSA pointer, the same declaration,
+      the same variable offset and index: SSA names never change between
+      two statements) and D1, D2 are constants; and X is known to be
+      M modulo A (GCC's facts about the pointer: its alignment proven by
+      CCP from malloc, from a declaration, from masking; never the
+      alignment the access's type merely promises), A a power of two of
+      at most a granule.  Then the first bytes are in the same granule
+      when M + D1 and M + D2 fall in the same A-byte chunk: a chunk never
+      straddles two granules.  With nothing known (A = 1) that is the
+      same address: a read-modify-write `p->n++', a field read twice.
+
+   2. Both execute, or neither.  No call and no inline asm lies between
+      them in the block (a call may not return -- exit, longjmp, a throw
+      -- or may free the block or dump the profile), and neither access is
+      itself part of a call.  The update sits before the first of them.
+
+   Not combined: ranges (one call each), bit-fields unless the very same
+   reference, histogram mode (saturating byte counters), callback mode
+   (one hook call per access, as documented).
+
+   Then, across a loop's iterations, an access whose address the loop
+   never changes is counted in a register (below).
+
+   -fplugin-arg-memprof-combine=none|block|loop chooses (default loop);
+   the dump lists every combined update and every register counter.  The
+   granule is abi.h's MEMPROF_GRANULE_SIZE, read in counter_granule
+   only.  */
+
+#include "gcc-plugin.h"
+
+#include "tree.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "ssa.h"
+#include "builtins.h"
+#include "fold-const.h"
+#include "tree-pretty-print.h"
+#include "dumpfile.h"
+#include "cfgloop.h"
+#include "tree-ssa-loop-manip.h"
+#include "gimplify.h"
+
+#include "memprof/abi.h"
+#include "plugin.h"
+#include "emit.h"
+#include "combine.h"
+
+/* An address as X + CONSTANT, X = BASE (+ INDEX * STEP) (+ INDEX2)
+   (+ OFFSET), with X known to be MISALIGN modulo ALIGN bytes.  */
+struct address_form
+{
+  tree base, index, step, index2, offset;
+  HOST_WIDE_INT constant;
+  unsigned HOST_WIDE_INT align, misalign;
+};
+
+/* The bytes of one counter.  */
+static unsigned HOST_WIDE_INT
+counter_granule (void)
+{
+  return MEMPROF_GRANULE_SIZE;
+}
+
+static bool
+is_bit_field_reference (tree ref)
+{
+  return (TREE_CODE (ref) == COMPONENT_REF
+          && DECL_BIT_FIELD_TYPE (TREE_OPERAND (ref, 1)))
+         || TREE_CODE (ref) == BIT_FIELD_REF;
+}
+
+/* What GCC has proven about the alignment of the pointer POINTER: in
+   *ALIGN and *MISALIGN, bytes.  */
+static void
+pointer_alignment (tree pointer, unsigned HOST_WIDE_INT *align,
+                   unsigned HOST_WIDE_INT *misalign)
+{
+  unsigned int align_bits;
+  unsigned HOST_WIDE_INT bitpos;
+  /* For an SSA name, its points-to info (no type is trusted); for an
+     address, the object's declared alignment.  */
+  get_pointer_alignment_1 (pointer, &align_bits, &bitpos);
+  *align = MAX (align_bits / BITS_PER_UNIT, 1u);
+  *misalign = (bitpos / BITS_PER_UNIT) & (*align - 1);
+}
+
+/* REF's first byte as an address_form, or false when it has none.  */
+static bool
+address_form_of (tree ref, struct address_form *form)
+{
+  poly_int64 bitsize, bitpos;
+  HOST_WIDE_INT constant_bits;
+  tree offset;
+  machine_mode mode;
+  int unsignedp, reversep, volatilep;
+
+  memset (form, 0, sizeof *form);
+  tree inner = get_inner_reference (ref, &bitsize, &bitpos, &offset, &mode,
+                                    &unsignedp, &reversep, &volatilep);
+  if (!bitpos.is_constant (&constant_bits) || constant_bits % BITS_PER_UNIT)
+    return false;
+  form->constant = constant_bits / BITS_PER_UNIT;
+  form->offset = offset;
+
+  if (DECL_P (inner))
+    {
+      form->base = inner;
+      form->align = MAX (DECL_ALIGN_UNIT (inner), 1u);
+      form->misalign = 0;
+    }
+  else if (TREE_CODE (inner) == MEM_REF || TREE_CODE (inner) == TARGET_MEM_REF)
+    {
+      poly_int64 ref_offset;
+      HOST_WIDE_INT ref_constant;
+      if (!mem_ref_offset (inner).to_shwi (&ref_offset)
+          || !ref_offset.is_constant (&ref_constant))
+        return false;
+      form->constant += ref_constant;
+      form->base = TREE_OPERAND (inner, 0);
+      pointer_alignment (form->base, &form->align, &form->misalign);
+      if (TREE_CODE (inner) == TARGET_MEM_REF)
+        {
+          form->index = TMR_INDEX (inner);
+          form->step = TMR_STEP (inner);
+          form->index2 = TMR_INDEX2 (inner);
+          if (form->index)
+            {
+              unsigned HOST_WIDE_INT step
+                  = form->step ? TREE_INT_CST_LOW (form->step) : 1;
+              form->align = MIN (form->align, least_bit_hwi (step));
+            }
+          if (form->index2)
+            form->align = 1;
+        }
+    }
+  else
+    return false;
+
+  if (offset)
+    {
+      unsigned int zeros = tree_ctz (offset);
+      if (zeros < HOST_BITS_PER_INT - 1)
+        form->align = MIN (form->align, 1ul << zeros);
+    }
+  form->align = MIN (form->align, counter_granule ());
+  form->misalign &= form->align - 1;
+  return true;
+}
+
+static bool
+same_operand (tree a, tree b)
+{
+  if (a == NULL_TREE || b == NULL_TREE)
+    return a == b;
+  return operand_equal_p (a, b, 0);
+}
+
+/* Do A and B designate first bytes in one counter's granule?  */
+static bool
+same_counter (const struct address_form *a, const struct address_form *b)
+{
+  if (!same_operand (a->base, b->base) || !same_operand (a->index, b->index)
+      || !same_operand (a->step, b->step)
+      || !same_operand (a->index2, b->index2)
+      || !same_operand (a->offset, b->offset))
+    return false;
+  /* Both have the same X, so the same ALIGN and MISALIGN.  */
+  HOST_WIDE_INT align = a->align, misalign = a->misalign;
+  HOST_WIDE_INT first = misalign + a->constant;
+  HOST_WIDE_INT second = misalign + b->constant;
+  /* Floor division: the constants may be negative.  */
+  HOST_WIDE_INT chunk_first
+      = first >= 0 ? first / align : -((-first + align - 1) / align);
+  HOST_WIDE_INT chunk_second
+      = second >= 0 ? second / align : -((-second + align - 1) / align);
+  return chunk_first == chunk_second;
+}
+
+/* Can A take part in a combined update?  */
+static bool
+combinable (const memory_access *a)
+{
+  return a->ref != NULL_TREE
+         && (a->kind == ACCESS_LOAD || a->kind == ACCESS_STORE)
+         && !is_gimple_call (a->stmt);
+}
+
+/* A candidate for combining: its access, its form, its segment of the
+   block (the calls and asm statements before it).  */
+struct candidate
+{
+  unsigned access;
+  basic_block bb;
+  unsigned segment;
+  bool has_form;
+  struct address_form form;
+};
+
+/* The segment of every statement: a new one after each call or asm.  */
+static hash_map<gimple *, unsigned> *
+number_segments (void)
+{
+  hash_map<gimple *, unsigned> *segments = new hash_map<gimple *, unsigned>;
+  basic_block bb;
+  unsigned segment = 0;
+  FOR_EACH_BB_FN (bb, cfun)
+  {
+    segment++;
+    for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+         gsi_next (&gsi))
+      {
+        gimple *stmt = gsi_stmt (gsi);
+        if (is_gimple_call (stmt) || gimple_code (stmt) == GIMPLE_ASM)
+          segment++;
+        segments->put (stmt, segment);
+      }
+  }
+  return segments;
+}
+
+static bool
+same_reference (const memory_access *a, const memory_access *b)
+{
+  return operand_equal_p (a->ref, b->ref, 0);
+}
+
+/* See combine.h.  */
+unsigned
+combine_counter_updates (vec<memory_access> *accesses,
+                         const vec<enum verdict> *verdicts,
+                         vec<unsigned> *counts)
+{
+  unsigned combined = 0;
+  auto_vec<struct candidate> leaders;
+  bool enabled = plugin_options.combine != COMBINE_NONE
+                 && !plugin_options.histogram && !plugin_options.callbacks;
+
+  counts->safe_grow_cleared (accesses->length ());
+  for (unsigned i = 0; i < accesses->length (); i++)
+    (*counts)[i] = (*verdicts)[i] == INSTRUMENT ? 1 : 0;
+  if (!enabled)
+    return 0;
+
+  hash_map<gimple *, unsigned> *segments = number_segments ();
+  for (unsigned i = 0; i < accesses->length (); i++)
+    {
+      const memory_access *a = &(*accesses)[i];
+      if ((*verdicts)[i] != INSTRUMENT || !combinable (a))
+        continue;
+      struct candidate c;
+      c.access = i;
+      c.bb = gimple_bb (a->stmt);
+      c.segment = *segments->get (a->stmt);
+      c.has_form = !is_bit_field_reference (a->ref)
+                   && address_form_of (a->ref, &c.form);
+      bool merged = false;
+      /* Leaders of other segments never match again: the accesses come
+         in statement order, so only the current segment's are kept.  */
+      for (unsigned l = 0; l < leaders.length (); l++)
+        {
+          struct candidate *leader = &leaders[l];
+          if (leader->segment != c.segment)
+            continue;
+          const memory_access *b = &(*accesses)[leader->access];
+          if ((c.has_form && leader->has_form
+               && same_counter (&leader->form, &c.form))
+              || same_reference (a, b))
+            {
+              (*counts)[leader->access]++;
+              (*counts)[i] = 0;
+              combined++;
+              merged = true;
+              break;
+            }
+        }
+      if (merged)
+        continue;
+      if (!leaders.is_empty () && leaders.last ().segment != c.segment)
+        leaders.truncate (0);
+      leaders.safe_push (c);
+    }
+  delete segments;
+
+  if (dump_file)
+    for (unsigned i = 0; i < accesses->length (); i++)
+      if ((*counts)[i] > 1)
+        {
+          fprintf (dump_file, ";; memprof: one update adds %u at ",
+                   (*counts)[i]);
+          print_generic_expr (dump_file, (*accesses)[i].ref, TDF_SLIM);
+          fputc ('\n', dump_file);
+        }
+  return combined;
+}
+
+/* ---- Counting in a register over a loop ----
+
+   An access whose address a loop never changes (every SSA name in it is
+   defined outside the loop) hits the same counter at every iteration.
+   When the loop has no call and no inline asm (nothing in it can free
+   the block, dump the profile, exit or longjmp), no irreducible region,
+   and only normal exits, the accesses are counted in a register: 0 on
+   the preheader edge, += N at the access, and on every exit edge one
+   update adds the register to the counter.  The loop is the outermost
+   one with these properties.  Where the access never ran on the way to
+   an exit the register is 0 and the update adds 0 at address 0
+   (append_deferred_update), as the address may then be anything.
+
+   The totals stay exact; what changes is when they reach the shadow: a
+   profile dumped while such a loop runs (a periodic dump, a dump from a
+   signal handler) lacks the iterations of that loop's current run.  */
+
+/* One register counter: the loop, the access whose address the exits
+   count at, its form, the register.  */
+struct loop_counter
+{
+  class loop *loop;
+  unsigned access;
+  bool has_form;
+  struct address_form form;
+  tree count;
+};
+
+/* Loops are kept with preheaders while the pass runs.  */
+static bool loops_prepared;
+
+/* See combine.h.  */
+void
+prepare_loop_counting (void)
+{
+  loops_prepared = false;
+  if (plugin_options.combine != COMBINE_LOOP || plugin_options.histogram
+      || plugin_options.callbacks || number_of_loops (cfun) <= 1)
+    return;
+  loop_optimizer_init (LOOPS_NORMAL);
+  loops_prepared = true;
+}
+
+/* See combine.h.  */
+void
+finish_loop_counting (void)
+{
+  if (loops_prepared)
+    loop_optimizer_finalize ();
+  loops_prepared = false;
+}
+
+/* Can LOOP count an access in a register: no call, no asm, no
+   irreducible region, at least one exit and only normal ones?  */
+static bool
+loop_can_count (class loop *loop)
+{
+  bool can = true;
+  basic_block *body = get_loop_body (loop);
+  for (unsigned i = 0; can && i < loop->num_nodes; i++)
+    {
+      if (body[i]->flags & BB_IRREDUCIBLE_LOOP)
+        can = false;
+      for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
+           can && !gsi_end_p (gsi); gsi_next (&gsi))
+        if (is_gimple_call (gsi_stmt (gsi))
+            || gimple_code (gsi_stmt (gsi)) == GIMPLE_ASM)
+          can = false;
+    }
+  free (body);
+  if (!can || !loop_preheader_edge (loop))
+    return false;
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  if (exits.is_empty ())
+    return false;
+  for (edge e : exits)
+    if (e->flags & EDGE_COMPLEX)
+      return false;
+  return true;
+}
+
+/* walk_tree callback: a part of a reference that may change in the loop
+   DATA (an SSA name defined in it), or that is not a plain constant
+   layout (a variable array bound or element size, a variable field
+   offset).  */
+static tree
+find_loop_variant (tree *tp, int *walk_subtrees, void *data)
+{
+  class loop *loop = (class loop *) data;
+  tree t = *tp;
+  if (TREE_CODE (t) == SSA_NAME)
+    {
+      basic_block def_bb = gimple_bb (SSA_NAME_DEF_STMT (t));
+      return def_bb && flow_bb_inside_loop_p (loop, def_bb) ? t : NULL_TREE;
+    }
+  if ((TREE_CODE (t) == ARRAY_REF || TREE_CODE (t) == ARRAY_RANGE_REF)
+      && (TREE_OPERAND (t, 2) || TREE_OPERAND (t, 3)))
+    return t;
+  if (TREE_CODE (t) == COMPONENT_REF && TREE_OPERAND (t, 2))
+    return t;
+  if (TYPE_P (t) || DECL_P (t))
+    *walk_subtrees = 0;
+  return NULL_TREE;
+}
+
+static bool
+address_invariant_in (tree ref, class loop *loop)
+{
+  tree size = TYPE_SIZE_UNIT (TREE_TYPE (ref));
+  if (size == NULL_TREE || TREE_CODE (size) != INTEGER_CST)
+    return false;
+  return walk_tree_without_duplicates (&ref, find_loop_variant, loop)
+         == NULL_TREE;
+}
+
+/* The outermost loop around A that counts it in a register, or NULL.  */
+static class loop *
+counting_loop (const memory_access *a,
+               hash_map<int_hash<int, -1, -2>, bool> *can_count)
+{
+  class loop *best = NULL;
+  for (class loop *loop = gimple_bb (a->stmt)->loop_father;
+       loop_outer (loop) != NULL; loop = loop_outer (loop))
+    {
+      bool *known = can_count->get (loop->num);
+      bool can = known ? *known : loop_can_count (loop);
+      if (!known)
+        can_count->put (loop->num, can);
+      if (!can || !address_invariant_in (a->ref, loop))
+        break;
+      best = loop;
+    }
+  return best;
+}
+
+/* See combine.h.  */
+unsigned
+count_in_loop_registers (vec<memory_access> *accesses, vec<unsigned> *counts,
+                         tree base, unsigned *exit_updates)
+{
+  unsigned moved = 0;
+  auto_vec<struct loop_counter> counters;
+  hash_map<int_hash<int, -1, -2>, bool> can_count;
+
+  *exit_updates = 0;
+  if (!loops_prepared)
+    return 0;
+  for (unsigned i = 0; i < accesses->length (); i++)
+    {
+      memory_access *a = &(*accesses)[i];
+      if ((*counts)[i] == 0 || !combinable (a))
+        continue;
+      class loop *loop = counting_loop (a, &can_count);
+      if (loop == NULL)
+        continue;
+      struct address_form form;
+      bool has_form
+          = !is_bit_field_reference (a->ref) && address_form_of (a->ref, &form);
+      struct loop_counter *counter = NULL;
+      for (struct loop_counter &c : counters)
+        if (c.loop == loop
+            && ((has_form && c.has_form && same_counter (&c.form, &form))
+                || same_reference (&(*accesses)[c.access], a)))
+          {
+            counter = &c;
+            break;
+          }
+      if (counter == NULL)
+        {
+          struct loop_counter c = { loop, i, has_form, form, NULL_TREE };
+          c.count = create_tmp_reg (uint64_type_node, "memprof_count");
+          counters.safe_push (c);
+          counter = &counters.last ();
+        }
+      /* count += N before the access: the SSA form comes with the pass's
+         TODO_update_ssa, PHIs included.  */
+      gassign *add = gimple_build_assign (
+          counter->count, PLUS_EXPR, counter->count,
+          build_int_cst (uint64_type_node, (*counts)[i]));
+      gimple_set_location (add, gimple_location (a->stmt));
+      gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
+      gsi_insert_before (&gsi, add, GSI_SAME_STMT);
+      moved++;
+      (*counts)[i] = 0;
+    }
+
+  for (struct loop_counter &c : counters)
+    {
+      const memory_access *a = &(*accesses)[c.access];
+      gassign *zero
+          = gimple_build_assign (c.count, build_int_cst (uint64_type_node, 0));
+      gsi_insert_on_edge (loop_preheader_edge (c.loop), zero);
+      auto_vec<edge> exits = get_loop_exit_edges (c.loop);
+      for (edge e : exits)
+        {
+          gimple_seq seq = NULL;
+          append_deferred_update (&seq, a, base, c.count);
+          gsi_insert_seq_on_edge (e, seq);
+          (*exit_updates)++;
+        }
+      if (dump_file)
+        {
+          fprintf (dump_file,
+                   ";; memprof: counted in a register over loop %d, added "
+                   "at its %u exits: ",
+                   c.loop->num, exits.length ());
+          print_generic_expr (dump_file, a->ref, TDF_SLIM);
+          fputc ('\n', dump_file);
+        }
+    }
+  if (!counters.is_empty ())
+    gsi_commit_edge_inserts ();
+  return moved;
+}
