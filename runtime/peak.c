@@ -6,12 +6,17 @@
    every free takes them away; the allocator's own reading of the time
    stamp counter gives the time.  While the process has one thread
    (glibc's __libc_single_threaded) these are plain loads and stores:
-   no locked instruction on the path of a single-threaded program; with
-   more, atomic adds.  The peak is the highest count seen, with its time.
-   What was live at the peak, per context, is copied from the contexts'
-   live counts (a walk of the contexts that have allocated, which peak.c
-   keeps in a list of its own: far fewer than the live blocks) lazily, as
-   DHAT copies its counts: at the first free after a new peak, while the
+   no locked instruction on the path of a single-threaded program.  Once
+   it has more, the contexts' counts are given up for good (atomic adds
+   on a context's line, which the threads that allocate and free from it
+   would pass to and fro, cost more than they save) and only the total
+   is kept, with an atomic add.  The peak is the highest count seen, with
+   its time.  What was live at the peak, per context, is copied lazily,
+   as DHAT copies its counts: from the contexts' live counts while they
+   are kept (a walk of the contexts that have allocated, which peak.c
+   keeps in a list of its own: far fewer than the live blocks), else by
+   walking the live blocks (allocator_for_each_live); at the first free
+   after a new peak, while the
    heap is still at it, so a program that grows without freeing pays
    nothing more.  peak_tolerance bounds the copies: a new one is made
    only when the peak exceeds the bytes of the last one by more than that
@@ -22,7 +27,7 @@
    peak is more than COPY_FORCE_FACTOR tolerances above it.
 
    The timeline samples the live bytes, and the contexts holding the most
-   of them (another walk of the contexts), at most once per interval:
+   of them (another walk, of either kind), at most once per interval:
    the first allocation or free after an interval has passed records the
    heap as it was just before it, at the time of the event before it, so
    that the level a quiet period held is in the timeline whatever happened
@@ -65,8 +70,11 @@ static struct
   _Atomic uint64_t last_event_tsc; /* of the last allocation or free */
 } hot __attribute__ ((aligned (64)));
 
-/* The contexts that have allocated, newest first (pushed once each).  */
+/* The contexts that have allocated, newest first (pushed once each),
+   while their live counts are kept: until the process has a second
+   thread (then counts_given_up, for good).  */
 static struct depot_context *_Atomic listed_contexts;
+static _Atomic bool counts_given_up;
 
 /* The last copy for the peak's breakdown: contexts whose peak_generation
    is copy_generation hold its bytes.  */
@@ -76,7 +84,7 @@ static uint64_t snapshot_blocks, snapshot_tsc, copy_generation;
 static spinlock_t timeline_lock = SPINLOCK_INIT;
 static struct memprof_extra_sample timeline[TIMELINE_SLOTS];
 static size_t timeline_count;
-static uint64_t timeline_interval; /* ticks */
+static uint64_t timeline_interval, sample_generation; /* ticks */
 static struct memprof_extra_sample dump_timeline[TIMELINE_SLOTS + 1];
 
 /* COUNTER + DELTA, stored and returned: a plain load and store while the
@@ -95,6 +103,19 @@ add_to (_Atomic int64_t *counter, int64_t delta)
     }
   return atomic_fetch_add_explicit (counter, delta, memory_order_relaxed)
          + delta;
+}
+
+/* Whether the contexts' live counts are (still) kept.  Once another
+   thread has been seen they never are again: their counts stop.  */
+static inline bool
+counting_per_context (void)
+{
+  if (LIKELY (__libc_single_threaded)
+      && !atomic_load_explicit (&counts_given_up, memory_order_relaxed))
+    return true;
+  if (!atomic_load_explicit (&counts_given_up, memory_order_relaxed))
+    atomic_store (&counts_given_up, true);
+  return false;
 }
 
 static uint64_t
@@ -140,13 +161,46 @@ tolerance (int64_t peak)
 
 /* ---- The peak's breakdown ---- */
 
-/* Copy every listed context's live counts as its share of the peak;
+struct copy
+{
+  uint64_t bytes, blocks;
+};
+
+static void
+copy_block (uintptr_t user, uint64_t size, struct depot_context *context,
+            uint32_t alloc_timestamp, uint32_t alloc_cpu, uint32_t weight,
+            void *cookie)
+{
+  struct copy *copy = cookie;
+  (void) user;
+  (void) alloc_timestamp;
+  (void) alloc_cpu;
+  if (context->peak.peak_generation != copy_generation)
+    {
+      context->peak.peak_generation = copy_generation;
+      context->peak.peak_bytes = context->peak.peak_blocks = 0;
+    }
+  context->peak.peak_bytes += size * weight;
+  context->peak.peak_blocks += weight;
+  copy->bytes += size * weight;
+  copy->blocks += weight;
+}
+
+/* Copy every context's live bytes and blocks as its share of the peak;
    the sums in *BYTES and *BLOCKS.  Under snapshot_lock.  */
 static void
 copy_live_counts (uint64_t *bytes, uint64_t *blocks)
 {
   copy_generation++;
   *bytes = *blocks = 0;
+  if (!counting_per_context ())
+    {
+      struct copy copy = { 0, 0 };
+      allocator_for_each_live (copy_block, &copy, 0);
+      *bytes = copy.bytes;
+      *blocks = copy.blocks;
+      return;
+    }
   for (struct depot_context *context = atomic_load (&listed_contexts);
        context != NULL; context = context->peak.next_listed)
     {
@@ -219,10 +273,49 @@ place_in_top (struct memprof_extra_sample *sample, uint64_t id, uint64_t bytes)
 }
 
 static void
+sample_block (uintptr_t user, uint64_t size, struct depot_context *context,
+              uint32_t alloc_timestamp, uint32_t alloc_cpu, uint32_t weight,
+              void *cookie)
+{
+  struct memprof_extra_sample *sample = cookie;
+  (void) user;
+  (void) alloc_timestamp;
+  (void) alloc_cpu;
+  if (context->peak.sample_generation != sample_generation)
+    {
+      context->peak.sample_generation = sample_generation;
+      context->peak.sample_bytes = 0;
+    }
+  uint64_t bytes = context->peak.sample_bytes += size * weight;
+  sample->live_bytes += size * weight;
+  sample->live_blocks += weight;
+  /* CONTEXT's sum only grows during the walk: out of the top first, then
+     placed again.  */
+  int at = 0;
+  while (at < MEMPROF_EXTRA_SAMPLE_TOP
+         && sample->top[at].stack_id != context->id)
+    at++;
+  if (at < MEMPROF_EXTRA_SAMPLE_TOP)
+    {
+      memmove (&sample->top[at], &sample->top[at + 1],
+               (MEMPROF_EXTRA_SAMPLE_TOP - 1 - at) * sizeof sample->top[0]);
+      memset (&sample->top[MEMPROF_EXTRA_SAMPLE_TOP - 1], 0,
+              sizeof sample->top[0]);
+    }
+  place_in_top (sample, context->id, bytes);
+}
+
+static void
 take_sample (struct memprof_extra_sample *sample, uint64_t tsc)
 {
   memset (sample, 0, sizeof *sample);
   sample->time_us = tsc; /* ticks until the dump converts them */
+  if (!counting_per_context ())
+    {
+      sample_generation++;
+      allocator_for_each_live (sample_block, sample, 0);
+      return;
+    }
   for (struct depot_context *context = atomic_load (&listed_contexts);
        context != NULL; context = context->peak.next_listed)
     {
@@ -309,11 +402,14 @@ peak_note_allocation (struct depot_context *context, uint64_t size,
     return;
   int64_t bytes = (int64_t) (size * weight);
   sample_if_due (tsc);
-  if (UNLIKELY (
-          !atomic_load_explicit (&context->peak.listed, memory_order_relaxed)))
-    list_context (context);
-  add_to (&context->peak.live_bytes, bytes);
-  add_to (&context->peak.live_blocks, (int64_t) weight);
+  if (counting_per_context ())
+    {
+      if (UNLIKELY (!atomic_load_explicit (&context->peak.listed,
+                                           memory_order_relaxed)))
+        list_context (context);
+      add_to (&context->peak.live_bytes, bytes);
+      add_to (&context->peak.live_blocks, (int64_t) weight);
+    }
   int64_t live = add_to (&hot.live_bytes, bytes);
   int64_t peak = atomic_load_explicit (&hot.peak_bytes, memory_order_relaxed);
   if (live <= peak)
@@ -337,8 +433,11 @@ peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight,
   int64_t bytes = (int64_t) (size * weight);
   copy_if_at_new_peak (tsc, false);
   sample_if_due (tsc);
-  add_to (&context->peak.live_bytes, -bytes);
-  add_to (&context->peak.live_blocks, -(int64_t) weight);
+  if (counting_per_context ())
+    {
+      add_to (&context->peak.live_bytes, -bytes);
+      add_to (&context->peak.live_blocks, -(int64_t) weight);
+    }
   add_to (&hot.live_bytes, -bytes);
 }
 
