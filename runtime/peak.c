@@ -68,12 +68,14 @@ static struct
   _Atomic int64_t snapshot_bytes;
   _Atomic uint64_t peak_tsc, next_copy_tsc, timeline_next_tsc;
   _Atomic uint64_t last_event_tsc; /* of the last allocation or free */
+  _Atomic int64_t live_records;    /* blocks recorded live, while counting */
 } hot __attribute__ ((aligned (64)));
 
 /* The contexts that have allocated, newest first (pushed once each),
    while their live counts are kept: until the process has a second
    thread (then counts_given_up, for good).  */
 static struct depot_context *_Atomic listed_contexts;
+static _Atomic int64_t listed_count;
 static _Atomic bool counts_given_up;
 
 /* The last copy for the peak's breakdown: contexts whose peak_generation
@@ -106,7 +108,9 @@ add_to (_Atomic int64_t *counter, int64_t delta)
 }
 
 /* Whether the contexts' live counts are (still) kept.  Once another
-   thread has been seen they never are again: their counts stop.  */
+   thread has been seen they never are again: their counts stop.  (A
+   walk may still take the live blocks when they are fewer than the
+   contexts: walk_contexts.)  */
 static inline bool
 counting_per_context (void)
 {
@@ -186,6 +190,17 @@ copy_block (uintptr_t user, uint64_t size, struct depot_context *context,
   copy->blocks += weight;
 }
 
+/* Whether a walk should visit the listed contexts rather than the live
+   blocks: while their counts are kept, and when they are no more than
+   the blocks (a program of many contexts and few live blocks walks the
+   blocks).  */
+static bool
+walk_contexts (void)
+{
+  return counting_per_context ()
+         && atomic_load (&listed_count) <= atomic_load (&hot.live_records);
+}
+
 /* Copy every context's live bytes and blocks as its share of the peak;
    the sums in *BYTES and *BLOCKS.  Under snapshot_lock.  */
 static void
@@ -193,7 +208,7 @@ copy_live_counts (uint64_t *bytes, uint64_t *blocks)
 {
   copy_generation++;
   *bytes = *blocks = 0;
-  if (!counting_per_context ())
+  if (!walk_contexts ())
     {
       struct copy copy = { 0, 0 };
       allocator_for_each_live (copy_block, &copy, 0);
@@ -310,7 +325,7 @@ take_sample (struct memprof_extra_sample *sample, uint64_t tsc)
 {
   memset (sample, 0, sizeof *sample);
   sample->time_us = tsc; /* ticks until the dump converts them */
-  if (!counting_per_context ())
+  if (!walk_contexts ())
     {
       sample_generation++;
       allocator_for_each_live (sample_block, sample, 0);
@@ -392,6 +407,7 @@ list_context (struct depot_context *context)
   do
     context->peak.next_listed = head;
   while (!atomic_compare_exchange_weak (&listed_contexts, &head, context));
+  atomic_fetch_add (&listed_count, 1);
 }
 
 void
@@ -409,6 +425,7 @@ peak_note_allocation (struct depot_context *context, uint64_t size,
         list_context (context);
       add_to (&context->peak.live_bytes, bytes);
       add_to (&context->peak.live_blocks, (int64_t) weight);
+      add_to (&hot.live_records, 1);
     }
   int64_t live = add_to (&hot.live_bytes, bytes);
   int64_t peak = atomic_load_explicit (&hot.peak_bytes, memory_order_relaxed);
@@ -437,6 +454,7 @@ peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight,
     {
       add_to (&context->peak.live_bytes, -bytes);
       add_to (&context->peak.live_blocks, -(int64_t) weight);
+      add_to (&hot.live_records, -1);
     }
   add_to (&hot.live_bytes, -bytes);
 }
