@@ -190,6 +190,25 @@ copy_block (uintptr_t user, uint64_t size, struct depot_context *context,
   copy->blocks += weight;
 }
 
+/* Call VISIT for each listed context with live bytes or blocks, with
+   them.  */
+static void
+for_each_live_context (void (*visit) (struct depot_context *, uint64_t bytes,
+                                      uint64_t blocks, void *cookie),
+                       void *cookie)
+{
+  for (struct depot_context *context = atomic_load (&listed_contexts);
+       context != NULL; context = context->peak.next_listed)
+    {
+      int64_t bytes = atomic_load_explicit (&context->peak.live_bytes,
+                                            memory_order_relaxed);
+      int64_t blocks = atomic_load_explicit (&context->peak.live_blocks,
+                                             memory_order_relaxed);
+      if (bytes > 0 || blocks > 0)
+        visit (context, (uint64_t) bytes, (uint64_t) blocks, cookie);
+    }
+}
+
 /* Whether a walk should visit the listed contexts rather than the live
    blocks: while their counts are kept, and when they are no more than
    the blocks (a program of many contexts and few live blocks walks the
@@ -201,36 +220,31 @@ walk_contexts (void)
          && atomic_load (&listed_count) <= atomic_load (&hot.live_records);
 }
 
+static void
+copy_context (struct depot_context *context, uint64_t bytes, uint64_t blocks,
+              void *cookie)
+{
+  struct copy *copy = cookie;
+  context->peak.peak_generation = copy_generation;
+  context->peak.peak_bytes = bytes;
+  context->peak.peak_blocks = blocks;
+  copy->bytes += bytes;
+  copy->blocks += blocks;
+}
+
 /* Copy every context's live bytes and blocks as its share of the peak;
    the sums in *BYTES and *BLOCKS.  Under snapshot_lock.  */
 static void
 copy_live_counts (uint64_t *bytes, uint64_t *blocks)
 {
+  struct copy copy = { 0, 0 };
   copy_generation++;
-  *bytes = *blocks = 0;
-  if (!walk_contexts ())
-    {
-      struct copy copy = { 0, 0 };
-      allocator_for_each_live (copy_block, &copy, 0);
-      *bytes = copy.bytes;
-      *blocks = copy.blocks;
-      return;
-    }
-  for (struct depot_context *context = atomic_load (&listed_contexts);
-       context != NULL; context = context->peak.next_listed)
-    {
-      int64_t live = atomic_load_explicit (&context->peak.live_bytes,
-                                           memory_order_relaxed);
-      int64_t count = atomic_load_explicit (&context->peak.live_blocks,
-                                            memory_order_relaxed);
-      if (live <= 0 && count <= 0)
-        continue;
-      context->peak.peak_generation = copy_generation;
-      context->peak.peak_bytes = (uint64_t) live;
-      context->peak.peak_blocks = (uint64_t) count;
-      *bytes += (uint64_t) live;
-      *blocks += (uint64_t) count;
-    }
+  if (walk_contexts ())
+    for_each_live_context (copy_context, &copy);
+  else
+    allocator_for_each_live (copy_block, &copy, 0);
+  *bytes = copy.bytes;
+  *blocks = copy.blocks;
 }
 
 /* Copy the contexts' live counts when the heap is (within the tolerance)
@@ -321,6 +335,16 @@ sample_block (uintptr_t user, uint64_t size, struct depot_context *context,
 }
 
 static void
+sample_context (struct depot_context *context, uint64_t bytes, uint64_t blocks,
+                void *cookie)
+{
+  struct memprof_extra_sample *sample = cookie;
+  sample->live_bytes += bytes;
+  sample->live_blocks += blocks;
+  place_in_top (sample, context->id, bytes);
+}
+
+static void
 take_sample (struct memprof_extra_sample *sample, uint64_t tsc)
 {
   memset (sample, 0, sizeof *sample);
@@ -331,19 +355,7 @@ take_sample (struct memprof_extra_sample *sample, uint64_t tsc)
       allocator_for_each_live (sample_block, sample, 0);
       return;
     }
-  for (struct depot_context *context = atomic_load (&listed_contexts);
-       context != NULL; context = context->peak.next_listed)
-    {
-      int64_t live = atomic_load_explicit (&context->peak.live_bytes,
-                                           memory_order_relaxed);
-      int64_t count = atomic_load_explicit (&context->peak.live_blocks,
-                                            memory_order_relaxed);
-      if (live <= 0 && count <= 0)
-        continue;
-      sample->live_bytes += (uint64_t) live;
-      sample->live_blocks += (uint64_t) count;
-      place_in_top (sample, context->id, (uint64_t) live);
-    }
+  for_each_live_context (sample_context, sample);
 }
 
 /* Halve the samples (each pair keeps its larger one, so the peaks stay)
