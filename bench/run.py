@@ -115,7 +115,7 @@ def build(workload, build_name, src, output):
     for flag in flags:
         command += plugin if flag == "{plugin}" else [] if flag == "{runtime}" else [flag]
     command += workload.compile_flags(src) + workload.sources(src)
-    command += ["-o", output, "-lpthread"]
+    command += ["-o", output, *workload.libs, "-lpthread"]
     if "{plugin}" in flags or "{runtime}" in flags:
         command += pkg_config("--libs")
     result = subprocess.run(command, capture_output=True, text=True)
@@ -253,7 +253,7 @@ def main():
     stopped_rss = {}  # (workload, label) -> KiB reached before it was stopped
     for workload in workloads:
         scale = workload.small if args.quick else workload.scale
-        arguments = [str(scale)]
+        arguments = workload.command_arguments(scale)
         binaries = {}
         for build_name in sorted({config.build for config in CONFIGS}):
             binaries[build_name] = os.path.join(WORK, f"{workload.name}.{build_name}")
@@ -372,6 +372,22 @@ def main():
         bound = ">= " if any(results[w.name, config.label] is None for w in workloads) else ""
         lines.append(f"| {config.label} | {bound}{statistics.geometric_mean(time_ratios):.2f}x "
                      f"| {bound}{statistics.geometric_mean(rss_ratios):.2f}x |")
+    # Peak tracking's cost: the plugin's default run against its peak=0 run
+    # (bench-peak measures it on CPU time over more rounds).
+    lines += ["", "## The cost of peak tracking", "",
+              "The median time of `plugin` (peak=1, the default) over that of "
+              "`plugin, peak=0`; `make bench-peak` measures it on CPU time, paired "
+              "round by round (bench/results/peak-overhead.md). Target: at most 1.03x.", "",
+              "| workload | plugin / plugin, peak=0 |", "|---|---|"]
+    peak_ratios = []
+    for workload in workloads:
+        with_peak = results[workload.name, "plugin"]
+        without = results[workload.name, "plugin, peak=0"]
+        if with_peak and without:
+            peak_ratios.append(with_peak[0] / without[0])
+            lines.append(f"| {workload.name} | {peak_ratios[-1]:.3f}x |")
+    if peak_ratios:
+        lines.append(f"| geometric mean | {statistics.geometric_mean(peak_ratios):.3f}x |")
     lines += ["", "## Executed accesses that hit the stack, per stack-analysis level", "",
               "From the first timed run of each plugin build, made with MEMPROF_OPTIONS=stats=1 "
               "(which adds a scan of the shadow at exit).", "",

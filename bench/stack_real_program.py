@@ -13,12 +13,11 @@ instrumented accesses that hit the stack (MEMPROF_OPTIONS=stats=1) and the
 CPU time (user + system, median of interleaved runs).  Every build must
 print the same checksum.  Writes bench/results/stack-real-program.md.
 
-The source comes from `apt-get source cjson` at run time, with a private
-deb-src list (the system's apt configuration is not touched), into
-bench/work/realprog; --source DIR uses an unpacked tree instead."""
+The source comes from `apt-get source cjson` at run time (bench/debsrc.py:
+a private deb-src list, the system's apt configuration is not touched),
+into bench/work/debsrc; --source DIR uses an unpacked tree instead."""
 
 import argparse
-import glob
 import os
 import re
 import statistics
@@ -28,7 +27,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 DRIVER = os.path.join(HERE, "realprog", "cjson_driver.c")
-DEB_SRC = "deb-src http://deb.debian.org/debian bookworm main\n"
+sys.path.insert(0, HERE)
+import debsrc  # noqa: E402
 
 VARIANTS = (
     ("before: one function at a time", ["-fplugin-arg-memprof-other-frames=0"]),
@@ -45,25 +45,9 @@ def run(command, **kwargs):
     return result
 
 
-def fetch_source(work):
-    """apt-get source cjson into WORK with a private sources list."""
-    found = glob.glob(os.path.join(work, "cjson-*", "cJSON.c"))
-    if found:
-        return os.path.dirname(found[0])
-    apt = os.path.join(work, "apt")
-    os.makedirs(os.path.join(apt, "lists", "partial"), exist_ok=True)
-    os.makedirs(os.path.join(apt, "cache"), exist_ok=True)
-    with open(os.path.join(apt, "sources.list"), "w") as out:
-        out.write(DEB_SRC)
-    options = ["-o", f"Dir::Etc::SourceList={apt}/sources.list",
-               "-o", "Dir::Etc::SourceParts=/nonexistent",
-               "-o", f"Dir::State::Lists={apt}/lists", "-o", f"Dir::Cache={apt}/cache"]
-    run(["apt-get", *options, "update"])
-    run(["apt-get", *options, "source", "cjson"], cwd=work)
-    found = glob.glob(os.path.join(work, "cjson-*", "cJSON.c"))
-    if not found:
-        sys.exit(f"stack_real_program: apt-get source cjson left no cJSON.c in {work}")
-    return os.path.dirname(found[0])
+def fetch_source():
+    """cJSON's tree, from `apt-get source cjson` (bench/debsrc.py)."""
+    return debsrc.fetch("cjson", "cJSON.c", "stack_real_program")
 
 
 def pkg_config(*args):
@@ -106,7 +90,7 @@ def main():
     args = parser.parse_args()
     work = os.path.join(HERE, "work", "realprog")
     os.makedirs(work, exist_ok=True)
-    source = args.source or fetch_source(work)
+    source = args.source or fetch_source()
     workload = [str(args.records), str(args.rounds)]
     quiet = dict(os.environ, MEMPROF_OPTIONS="write_profile=0")
 

@@ -287,11 +287,15 @@ struct context_extra
   uint64_t touched_bytes; /* nonzero counters x granule, at most the size */
 };
 
-/* A context's share of the heap at its peak and at the timeline's last
-   sample (peak.c), weighted as its MIB; each valid only when its
-   generation is the current walk's.  */
+/* A context's share of the heap now (kept up to date on every recorded
+   allocation and free while the process has one thread), at its peak and
+   at the timeline's last sample (peak.c), weighted as its MIB; each of
+   the last two valid only when its generation is the current walk's.  */
 struct context_peak
 {
+  _Atomic int64_t live_bytes, live_blocks;
+  struct depot_context *next_listed; /* peak.c's list of contexts */
+  _Atomic uint32_t listed;
   uint64_t peak_bytes, peak_blocks, peak_generation; /* snapshot_lock */
   uint64_t sample_bytes, sample_generation;          /* timeline_lock */
 };

@@ -2,23 +2,32 @@
    version 3 section holds (extraformat.h, docs/profile-format.md).
 
    Every recorded allocation adds its requested bytes (times its weight
-   under sampling) to the process's live count, every free takes them
-   away: one atomic add, and a read of the time stamp counter, per call.
-   The peak is the highest count seen, with its time.  What was live at
-   the peak, per context, is found by walking the live blocks
-   (allocator_for_each_live) lazily, as DHAT copies its counts: at the
-   first free after a new peak, while the heap is still at it, so a
-   program that grows without freeing pays nothing more.  peak_tolerance
-   bounds the walks: a new one is made only when the peak exceeds the
-   bytes of the last one by more than that percentage, and the side file
-   states the error (the peak's bytes minus the walk's).  0 walks at every
-   new peak: exact.  With a tolerance the walks also keep to a budget of
-   time (1/COST_SHARE of the run): until the last walk's cost has been
-   paid back, a new one waits unless the peak is more than
-   COPY_FORCE_FACTOR tolerances above it.
+   under sampling) to the process's live count and to its context's,
+   every free takes them away; the allocator's own reading of the time
+   stamp counter gives the time.  While the process has one thread
+   (glibc's __libc_single_threaded) these are plain loads and stores:
+   no locked instruction on the path of a single-threaded program.  Once
+   it has more, the contexts' counts are given up for good (atomic adds
+   on a context's line, which the threads that allocate and free from it
+   would pass to and fro, cost more than they save) and only the total
+   is kept, with an atomic add.  The peak is the highest count seen, with
+   its time.  What was live at the peak, per context, is copied lazily,
+   as DHAT copies its counts: from the contexts' live counts while they
+   are kept (a walk of the contexts that have allocated, which peak.c
+   keeps in a list of its own: far fewer than the live blocks), else by
+   walking the live blocks (allocator_for_each_live); at the first free
+   after a new peak, while the
+   heap is still at it, so a program that grows without freeing pays
+   nothing more.  peak_tolerance bounds the copies: a new one is made
+   only when the peak exceeds the bytes of the last one by more than that
+   percentage, and the side file states the error (the peak's bytes minus
+   the copy's).  0 copies at every new peak: exact.  With a tolerance the
+   copies also keep to a budget of time (1/COST_SHARE of the run): until
+   the last copy's cost has been paid back, a new one waits unless the
+   peak is more than COPY_FORCE_FACTOR tolerances above it.
 
    The timeline samples the live bytes, and the contexts holding the most
-   of them (another walk of the live blocks), at most once per interval:
+   of them (another walk, of either kind), at most once per interval:
    the first allocation or free after an interval has passed records the
    heap as it was just before it, at the time of the event before it, so
    that the level a quiet period held is in the timeline whatever happened
@@ -36,6 +45,7 @@
 #include "internal.h"
 
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 
 #define TIMELINE_SLOTS 512
@@ -50,24 +60,67 @@ static bool peak_enabled;
 static uint64_t start_ns, start_tsc;
 static _Atomic uint64_t ticks_per_us = ASSUMED_TICKS_PER_US;
 
-static _Atomic int64_t live_bytes;
-static _Atomic int64_t peak_bytes;
-static uint64_t peak_tsc;
+/* What every allocation and free reads or writes, in one cache line.  */
+static struct
+{
+  _Atomic int64_t live_bytes, peak_bytes;
+  /* Of the last copy of the peak's breakdown.  */
+  _Atomic int64_t snapshot_bytes;
+  _Atomic uint64_t peak_tsc, next_copy_tsc, timeline_next_tsc;
+  _Atomic uint64_t last_event_tsc; /* of the last allocation or free */
+  _Atomic int64_t live_records;    /* blocks recorded live, while counting */
+} hot __attribute__ ((aligned (64)));
 
-/* The last walk for the peak's breakdown: contexts whose peak_generation
+/* The contexts that have allocated, newest first (pushed once each),
+   while their live counts are kept: until the process has a second
+   thread (then counts_given_up, for good).  */
+static struct depot_context *_Atomic listed_contexts;
+static _Atomic int64_t listed_count;
+static _Atomic bool counts_given_up;
+
+/* The last copy for the peak's breakdown: contexts whose peak_generation
    is copy_generation hold its bytes.  */
 static spinlock_t snapshot_lock = SPINLOCK_INIT;
-static _Atomic int64_t snapshot_bytes;
 static uint64_t snapshot_blocks, snapshot_tsc, copy_generation;
-static _Atomic uint64_t next_copy_tsc;
 
 static spinlock_t timeline_lock = SPINLOCK_INIT;
 static struct memprof_extra_sample timeline[TIMELINE_SLOTS];
 static size_t timeline_count;
 static uint64_t timeline_interval, sample_generation; /* ticks */
-static _Atomic uint64_t timeline_next_tsc;
-static _Atomic uint64_t last_event_tsc; /* of the last allocation or free */
 static struct memprof_extra_sample dump_timeline[TIMELINE_SLOTS + 1];
+
+/* COUNTER + DELTA, stored and returned: a plain load and store while the
+   process has a single thread (no other can race), else an atomic add.
+   glibc clears __libc_single_threaded before the first pthread_create
+   starts the new thread, and sets it again only when one is left.  */
+static inline int64_t
+add_to (_Atomic int64_t *counter, int64_t delta)
+{
+  if (__libc_single_threaded)
+    {
+      int64_t sum
+          = atomic_load_explicit (counter, memory_order_relaxed) + delta;
+      atomic_store_explicit (counter, sum, memory_order_relaxed);
+      return sum;
+    }
+  return atomic_fetch_add_explicit (counter, delta, memory_order_relaxed)
+         + delta;
+}
+
+/* Whether the contexts' live counts are (still) kept.  Once another
+   thread has been seen they never are again: their counts stop.  (A
+   walk may still take the live blocks when they are fewer than the
+   contexts: walk_contexts.)  */
+static inline bool
+counting_per_context (void)
+{
+  if (LIKELY (__libc_single_threaded)
+      && !atomic_load_explicit (&counts_given_up, memory_order_relaxed))
+    return true;
+  if (!atomic_load_explicit (&counts_given_up, memory_order_relaxed))
+    atomic_store (&counts_given_up, true);
+  return false;
+}
 
 static uint64_t
 monotonic_ns (void)
@@ -137,38 +190,116 @@ copy_block (uintptr_t user, uint64_t size, struct depot_context *context,
   copy->blocks += weight;
 }
 
-/* Walk the live blocks when the heap is (within the tolerance) at a peak
-   the last walk is too far below; FORCED: whatever the time budget.  */
+/* Call VISIT for each listed context with live bytes or blocks, with
+   them.  */
+static void
+for_each_live_context (void (*visit) (struct depot_context *, uint64_t bytes,
+                                      uint64_t blocks, void *cookie),
+                       void *cookie)
+{
+  for (struct depot_context *context = atomic_load (&listed_contexts);
+       context != NULL; context = context->peak.next_listed)
+    {
+      int64_t bytes = atomic_load_explicit (&context->peak.live_bytes,
+                                            memory_order_relaxed);
+      int64_t blocks = atomic_load_explicit (&context->peak.live_blocks,
+                                             memory_order_relaxed);
+      if (bytes > 0 || blocks > 0)
+        visit (context, (uint64_t) bytes, (uint64_t) blocks, cookie);
+    }
+}
+
+/* Whether a walk should visit the listed contexts rather than the live
+   blocks: while their counts are kept, and when they are no more than
+   the blocks (a program of many contexts and few live blocks walks the
+   blocks).  */
+static bool
+walk_contexts (void)
+{
+  return counting_per_context ()
+         && atomic_load (&listed_count) <= atomic_load (&hot.live_records);
+}
+
+static void
+copy_context (struct depot_context *context, uint64_t bytes, uint64_t blocks,
+              void *cookie)
+{
+  struct copy *copy = cookie;
+  context->peak.peak_generation = copy_generation;
+  context->peak.peak_bytes = bytes;
+  context->peak.peak_blocks = blocks;
+  copy->bytes += bytes;
+  copy->blocks += blocks;
+}
+
+/* Copy every context's live bytes and blocks as its share of the peak;
+   the sums in *BYTES and *BLOCKS.  Under snapshot_lock.  */
+static void
+copy_live_counts (uint64_t *bytes, uint64_t *blocks)
+{
+  struct copy copy = { 0, 0 };
+  copy_generation++;
+  if (walk_contexts ())
+    for_each_live_context (copy_context, &copy);
+  else
+    allocator_for_each_live (copy_block, &copy, 0);
+  *bytes = copy.bytes;
+  *blocks = copy.blocks;
+}
+
+/* Copy the contexts' live counts when the heap is (within the tolerance)
+   at a peak the last copy is too far below; FORCED: whatever the time
+   budget.  */
 static void
 copy_if_at_new_peak (uint64_t tsc, bool forced)
 {
-  int64_t peak = atomic_load_explicit (&peak_bytes, memory_order_relaxed);
+  int64_t peak = atomic_load_explicit (&hot.peak_bytes, memory_order_relaxed);
   int64_t slack = tolerance (peak);
-  int64_t copied = atomic_load_explicit (&snapshot_bytes, memory_order_relaxed);
+  int64_t copied
+      = atomic_load_explicit (&hot.snapshot_bytes, memory_order_relaxed);
   if (peak <= copied + slack
-      || atomic_load_explicit (&live_bytes, memory_order_relaxed) + slack < peak
-      || (!forced && slack > 0 && tsc < atomic_load (&next_copy_tsc)
+      || atomic_load_explicit (&hot.live_bytes, memory_order_relaxed) + slack
+             < peak
+      || (!forced && slack > 0
+          && tsc < atomic_load_explicit (&hot.next_copy_tsc,
+                                         memory_order_relaxed)
           && peak <= copied + COPY_FORCE_FACTOR * slack))
     return;
   spin_lock (&snapshot_lock);
-  int64_t live = atomic_load (&live_bytes);
-  if (peak > atomic_load (&snapshot_bytes) + slack && live + slack >= peak)
+  int64_t live = atomic_load (&hot.live_bytes);
+  if (peak > atomic_load (&hot.snapshot_bytes) + slack && live + slack >= peak)
     {
-      struct copy copy = { 0, 0 };
+      uint64_t bytes, blocks;
       uint64_t started = __builtin_ia32_rdtsc ();
-      copy_generation++;
-      allocator_for_each_live (copy_block, &copy, 0);
-      atomic_store (&snapshot_bytes, (int64_t) copy.bytes);
-      snapshot_blocks = copy.blocks;
+      copy_live_counts (&bytes, &blocks);
+      atomic_store (&hot.snapshot_bytes, (int64_t) bytes);
+      snapshot_blocks = blocks;
       snapshot_tsc = tsc;
       uint64_t done = __builtin_ia32_rdtsc ();
-      atomic_store (&next_copy_tsc, done + (done - started) * COST_SHARE);
+      atomic_store (&hot.next_copy_tsc, done + (done - started) * COST_SHARE);
       calibrate (1000000);
     }
   spin_unlock (&snapshot_lock);
 }
 
 /* ---- The timeline ---- */
+
+/* Place CONTEXT, with BYTES live, in SAMPLE's top (largest first) if it
+   is among the largest so far.  */
+static void
+place_in_top (struct memprof_extra_sample *sample, uint64_t id, uint64_t bytes)
+{
+  int at = MEMPROF_EXTRA_SAMPLE_TOP - 1;
+  if (bytes <= sample->top[at].bytes)
+    return;
+  while (at > 0 && sample->top[at - 1].bytes < bytes)
+    {
+      sample->top[at] = sample->top[at - 1];
+      at--;
+    }
+  sample->top[at].stack_id = id;
+  sample->top[at].bytes = bytes;
+}
 
 static void
 sample_block (uintptr_t user, uint64_t size, struct depot_context *context,
@@ -187,25 +318,30 @@ sample_block (uintptr_t user, uint64_t size, struct depot_context *context,
   uint64_t bytes = context->peak.sample_bytes += size * weight;
   sample->live_bytes += size * weight;
   sample->live_blocks += weight;
-  /* The top, largest first: CONTEXT's sum only grows during the walk, so
-     it is placed again each time.  */
+  /* CONTEXT's sum only grows during the walk: out of the top first, then
+     placed again.  */
   int at = 0;
   while (at < MEMPROF_EXTRA_SAMPLE_TOP
          && sample->top[at].stack_id != context->id)
     at++;
-  if (at == MEMPROF_EXTRA_SAMPLE_TOP)
+  if (at < MEMPROF_EXTRA_SAMPLE_TOP)
     {
-      if (bytes <= sample->top[MEMPROF_EXTRA_SAMPLE_TOP - 1].bytes)
-        return;
-      at = MEMPROF_EXTRA_SAMPLE_TOP - 1;
+      memmove (&sample->top[at], &sample->top[at + 1],
+               (MEMPROF_EXTRA_SAMPLE_TOP - 1 - at) * sizeof sample->top[0]);
+      memset (&sample->top[MEMPROF_EXTRA_SAMPLE_TOP - 1], 0,
+              sizeof sample->top[0]);
     }
-  while (at > 0 && sample->top[at - 1].bytes < bytes)
-    {
-      sample->top[at] = sample->top[at - 1];
-      at--;
-    }
-  sample->top[at].stack_id = context->id;
-  sample->top[at].bytes = bytes;
+  place_in_top (sample, context->id, bytes);
+}
+
+static void
+sample_context (struct depot_context *context, uint64_t bytes, uint64_t blocks,
+                void *cookie)
+{
+  struct memprof_extra_sample *sample = cookie;
+  sample->live_bytes += bytes;
+  sample->live_blocks += blocks;
+  place_in_top (sample, context->id, bytes);
 }
 
 static void
@@ -213,8 +349,13 @@ take_sample (struct memprof_extra_sample *sample, uint64_t tsc)
 {
   memset (sample, 0, sizeof *sample);
   sample->time_us = tsc; /* ticks until the dump converts them */
-  sample_generation++;
-  allocator_for_each_live (sample_block, sample, 0);
+  if (!walk_contexts ())
+    {
+      sample_generation++;
+      allocator_for_each_live (sample_block, sample, 0);
+      return;
+    }
+  for_each_live_context (sample_context, sample);
 }
 
 /* Halve the samples (each pair keeps its larger one, so the peaks stay)
@@ -237,13 +378,13 @@ static void
 sample_if_due (uint64_t tsc)
 {
   uint64_t before
-      = atomic_load_explicit (&last_event_tsc, memory_order_relaxed);
-  atomic_store_explicit (&last_event_tsc, tsc, memory_order_relaxed);
-  if (tsc < atomic_load_explicit (&timeline_next_tsc, memory_order_relaxed)
+      = atomic_load_explicit (&hot.last_event_tsc, memory_order_relaxed);
+  atomic_store_explicit (&hot.last_event_tsc, tsc, memory_order_relaxed);
+  if (tsc < atomic_load_explicit (&hot.timeline_next_tsc, memory_order_relaxed)
       || atomic_flag_test_and_set_explicit (&timeline_lock.flag,
                                             memory_order_acquire))
     return;
-  if (tsc >= atomic_load (&timeline_next_tsc))
+  if (tsc >= atomic_load (&hot.timeline_next_tsc))
     {
       if (timeline_count == 0)
         {
@@ -260,42 +401,74 @@ sample_if_due (uint64_t tsc)
                wait = timeline_interval;
       if (wait < cost * COST_SHARE)
         wait = cost * COST_SHARE;
-      atomic_store (&timeline_next_tsc, tsc + wait);
+      atomic_store (&hot.timeline_next_tsc, tsc + wait);
     }
   spin_unlock (&timeline_lock);
 }
 
 /* ---- From the allocator ---- */
 
+/* Put CONTEXT on the list of contexts that have allocated, once.  */
+static void
+list_context (struct depot_context *context)
+{
+  uint32_t unlisted = 0;
+  if (!atomic_compare_exchange_strong (&context->peak.listed, &unlisted, 1))
+    return;
+  struct depot_context *head = atomic_load (&listed_contexts);
+  do
+    context->peak.next_listed = head;
+  while (!atomic_compare_exchange_weak (&listed_contexts, &head, context));
+  atomic_fetch_add (&listed_count, 1);
+}
+
 void
 peak_note_allocation (struct depot_context *context, uint64_t size,
                       uint32_t weight, uint64_t tsc)
 {
-  (void) context;
   if (!peak_enabled)
     return;
   int64_t bytes = (int64_t) (size * weight);
   sample_if_due (tsc);
-  int64_t live = atomic_fetch_add (&live_bytes, bytes) + bytes;
-  int64_t peak = atomic_load_explicit (&peak_bytes, memory_order_relaxed);
-  while (live > peak)
-    if (atomic_compare_exchange_weak (&peak_bytes, &peak, live))
-      {
-        peak_tsc = tsc;
-        break;
-      }
+  if (counting_per_context ())
+    {
+      if (UNLIKELY (!atomic_load_explicit (&context->peak.listed,
+                                           memory_order_relaxed)))
+        list_context (context);
+      add_to (&context->peak.live_bytes, bytes);
+      add_to (&context->peak.live_blocks, (int64_t) weight);
+      add_to (&hot.live_records, 1);
+    }
+  int64_t live = add_to (&hot.live_bytes, bytes);
+  int64_t peak = atomic_load_explicit (&hot.peak_bytes, memory_order_relaxed);
+  if (live <= peak)
+    return;
+  if (__libc_single_threaded)
+    atomic_store_explicit (&hot.peak_bytes, live, memory_order_relaxed);
+  else
+    while (live > peak
+           && !atomic_compare_exchange_weak (&hot.peak_bytes, &peak, live))
+      ;
+  if (live >= peak)
+    atomic_store_explicit (&hot.peak_tsc, tsc, memory_order_relaxed);
 }
 
 void
 peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight,
                 uint64_t tsc)
 {
-  (void) context;
   if (!peak_enabled)
     return;
+  int64_t bytes = (int64_t) (size * weight);
   copy_if_at_new_peak (tsc, false);
   sample_if_due (tsc);
-  atomic_fetch_sub (&live_bytes, (int64_t) (size * weight));
+  if (counting_per_context ())
+    {
+      add_to (&context->peak.live_bytes, -bytes);
+      add_to (&context->peak.live_blocks, -(int64_t) weight);
+      add_to (&hot.live_records, -1);
+    }
+  add_to (&hot.live_bytes, -bytes);
 }
 
 /* ---- fork ---- */
@@ -367,9 +540,9 @@ peak_collect (struct memprof_extra_peak *peak,
     dump_timeline[i].time_us = us_of (dump_timeline[i].time_us);
 
   spin_lock (&snapshot_lock);
-  peak->peak_bytes = (uint64_t) atomic_load (&peak_bytes);
-  peak->peak_time_us = us_of (peak_tsc);
-  peak->snapshot_bytes = (uint64_t) atomic_load (&snapshot_bytes);
+  peak->peak_bytes = (uint64_t) atomic_load (&hot.peak_bytes);
+  peak->peak_time_us = us_of (atomic_load (&hot.peak_tsc));
+  peak->snapshot_bytes = (uint64_t) atomic_load (&hot.snapshot_bytes);
   peak->snapshot_time_us = us_of (snapshot_tsc);
   /* The blocks at the peak: those of the walk (the same moment when
      exact).  */

@@ -176,6 +176,32 @@ def check_exact(binary, plain):
     return path, shown
 
 
+def check_exact_with_threads(binary, exact_shown):
+    """The same exact breakdown when the process has a second thread (the
+    runtime's dump thread, started by dump_interval_s): peak.c then walks
+    the live blocks instead of the contexts' live counts."""
+    path, _ = profile(binary, "threaded",
+                      ":peak_tolerance=0:dump_interval_s=3600")
+    shown = show(binary, path)
+    if shown is None or shown["peak"] is None:
+        results.check(False, "with a second thread: the profile has a peak")
+        return
+    peak, exact = shown["peak"], exact_shown["peak"]
+    results.check((peak["bytes"], peak["blocks"], peak["error_bytes"])
+                  == (exact["bytes"], exact["blocks"], 0),
+                  "with a second thread: the same exact peak and breakdown",
+                  f"{peak['bytes']} in {peak['blocks']}, error "
+                  f"{peak['error_bytes']}")
+    threaded = {site: (r["peak_bytes"], r["peak_blocks"])
+                for site, r in by_site(shown).items()}
+    alone = {site: (r["peak_bytes"], r["peak_blocks"])
+             for site, r in by_site(exact_shown).items()}
+    results.check(threaded == alone,
+                  "with a second thread: each context's bytes and blocks at "
+                  "the peak are those of the single-threaded run",
+                  f"{threaded} against {alone}")
+
+
 def check_tolerance_and_sampling(binary):
     path, _ = profile(binary, "default")
     shown = show(binary, path)
@@ -436,6 +462,8 @@ def main():
     if binary is None:
         return results.finish()
     exact, shown = check_exact(binary, plain)
+    if shown is not None:
+        check_exact_with_threads(binary, shown)
     check_tolerance_and_sampling(binary)
     check_off(binary)
     if exact is not None:
