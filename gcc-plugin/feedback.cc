@@ -49,7 +49,8 @@ extern "C" uint64_t profile_guid (const char *linkage_name);
 
 const char feedback_argument_names[]
     = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
-      "clone-wrappers=0|1, cold-density=X, cold-lifetime=SECONDS, "
+      "clone-wrappers=0|1, context-hints=0|1, cold-density=X, "
+      "cold-lifetime=SECONDS, "
       "hot-density=X, global-hot-density=X, global-cold-size=BYTES";
 
 const char feedback_help[]
@@ -64,6 +65,9 @@ const char feedback_help[]
       "tcmalloc's __hot_cold_t overloads (default 0)\n"
       "  -fplugin-arg-memprof-clone-wrappers=0|1  clone an allocation "
       "wrapper whose callers' contexts differ (default 1)\n"
+      "  -fplugin-arg-memprof-context-hints=0|1   classify an ambiguous "
+      "call's allocations by their calling context at run time (default "
+      "1)\n"
       "  -fplugin-arg-memprof-cold-density=X      lifetime access density "
       "(accesses/byte/s) below which a context is cold (default 0.05)\n"
       "  -fplugin-arg-memprof-cold-lifetime=S     mean lifetime (s) a cold "
@@ -146,7 +150,8 @@ feedback_argument (const char *key, const char *value, bool *ok)
   else if (strcmp (key, "hot-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
                                   &feedback_options.thresholds.hot_density);
-  else if (globals_argument (key, value, ok))
+  else if (globals_argument (key, value, ok)
+           || context_hints_argument (key, value, ok))
     ;
   else if (strcmp (key, "cold-lifetime") == 0)
     {
@@ -280,9 +285,15 @@ set_frame (struct frame *frame, tree fn, location_t loc, bool inlined)
 unsigned
 call_frames (gimple *stmt, struct frame *frames)
 {
+  return call_frames_at (gimple_location (stmt), gimple_block (stmt), frames);
+}
+
+/* The same for a call at LOC in BLOCK (an RTL call's location).  */
+unsigned
+call_frames_at (location_t loc, tree block_of_call, struct frame *frames)
+{
   unsigned count = 0;
-  location_t loc = gimple_location (stmt);
-  for (tree block = gimple_block (stmt);
+  for (tree block = block_of_call;
        block != NULL_TREE && TREE_CODE (block) == BLOCK
        && count + 1 < MAX_CHAIN;
        block = BLOCK_SUPERCONTEXT (block))
@@ -523,6 +534,7 @@ feedback_function (void)
 {
   struct frame chain[MAX_CHAIN];
   tree self = origin_of (current_function_decl);
+  context_hints_function ();
   unit_functions.safe_push (profile_guid (dwarf_function_name (self)));
 
   basic_block bb;
@@ -612,6 +624,14 @@ feedback_function (void)
 
       /* What to do with it.  */
       const char *action = "left alone";
+      char context_action[160];
+      bool by_context = ambiguous && feedback_options.hint
+                        && context_hints_rewrite (
+                            &gsi, (unsigned) index, matched_contexts.address (),
+                            matched_classes.address (), matched, count,
+                            context_action, sizeof context_action);
+      if (by_context)
+        action = context_action;
       bool family_on = allocation_functions[index].family == FAMILY_C
                            ? feedback_options.hint
                            : feedback_options.hot_cold_new;
@@ -656,7 +676,7 @@ feedback_function (void)
                     function, verdict, figures, action);
         }
 
-      if (strcmp (action, "left alone") != 0)
+      if (!by_context && strcmp (action, "left alone") != 0)
         {
           rewrite_call (&gsi, (unsigned) index,
                         site_class == FEEDBACK_COLD ? HINT_COLD : HINT_HOT);
@@ -716,12 +736,13 @@ finish_unit (void *, void *)
            "memprof: %s: profile %s: %zu contexts; %u matched here, %u "
            "unmatched (stale); %u of %u allocation calls matched, %u "
            "ambiguous; %u wrapper clones; rewritten: %u cold, %u hot; "
-           "globals: %u hot, %u cold\n",
+           "globals: %u hot, %u cold; context-classified: %u\n",
            unit_name, feedback_options.use, feedback_profile.context_count,
            matched, stale, feedback_unit.matched, feedback_unit.calls,
            feedback_unit.ambiguous, clone_count (),
            feedback_unit.rewritten[FEEDBACK_COLD],
-           feedback_unit.rewritten[FEEDBACK_HOT], hot_globals, cold_globals);
+           feedback_unit.rewritten[FEEDBACK_HOT], hot_globals, cold_globals,
+           context_hints_count ());
   if (feedback_unit.calls > 0 && feedback_unit.matched == 0 && stale == 0
       && feedback_profile.context_count > 0)
     warning_at (UNKNOWN_LOCATION, 0,
@@ -761,6 +782,7 @@ feedback_start (const char *plugin_name)
                      (void *) feedback_roots);
   register_callback (plugin_name, PLUGIN_FINISH_UNIT, finish_unit, NULL);
   globals_start (plugin_name, &feedback_profile, feedback_options.remarks);
+  context_hints_start (plugin_name);
   /* The cloning of wrappers: a simple IPA pass after the early local
      passes, before the IPA passes that inline, with every body in SSA
      form (GCC places a pass only next to one of the same type: after
