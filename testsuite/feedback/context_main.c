@@ -2,7 +2,7 @@
    one shared helper, so that only the second caller frame tells the
    contexts apart: cold blocks (kept, never touched), hot blocks (read
    many times, freed at once).  With -DSTALE the cold path's call moves
-   one line down, as an edit after profiling would move it.  The hinted
+   three lines down, as an edit after profiling would move it.  The hinted
    build links context_check.c, which reports where the blocks went.  */
 
 #include <stdio.h>
@@ -31,10 +31,12 @@ __attribute__ ((noinline)) static void
 cold_path (void)
 {
   for (int i = 0; i < BLOCKS; i++)
-#ifdef STALE
-    /* moved */
-#endif
+#ifndef STALE
     cold_blocks[i] = make (SIZE);
+#else
+    cold_blocks[i]
+        = make (SIZE);
+#endif
 }
 
 __attribute__ ((noinline)) static unsigned long
