@@ -326,7 +326,7 @@ context_hint (uint64_t *table, const void *frame, size_t bytes)
   uint64_t shape = table[MEMPROF_CONTEXT_WORD_SHAPE];
   unsigned depth = (unsigned) (shape & 0xff);
   uintptr_t returns[MEMPROF_CONTEXT_MAX_DEPTH];
-  uint64_t hash = mix ((uintptr_t) table), tag;
+  uint64_t hash = (uintptr_t) table, tag;
   unsigned slot, free_slot = DECISION_SLOTS;
   unsigned char hint;
 
@@ -335,8 +335,10 @@ context_hint (uint64_t *table, const void *frame, size_t bytes)
                 || depth == 0 || depth > MEMPROF_CONTEXT_MAX_DEPTH))
     return 0;
   caller_returns (frame, depth, returns);
+  /* One multiply per frame, the full mix once.  */
   for (unsigned i = 0; i < depth; i++)
-    hash = mix (hash ^ returns[i]);
+    hash = (hash ^ returns[i]) * 0x9e3779b97f4a7c15ULL;
+  hash = mix (hash);
   tag = (hash | 1ULL << 63) & ~(uint64_t) 0xff;
   slot = (unsigned) (hash >> 8);
   for (unsigned probe = 0; probe < DECISION_PROBES; probe++)
@@ -420,13 +422,19 @@ HINT_EXPORT void *
 __memprof_hint_context_malloc (size_t size, uint64_t *table)
 {
   unsigned char hint;
+  void *pointer;
 
   if (UNLIKELY (hint_forwarding ()))
     return malloc (size);
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return malloc (size);
-  return __memprof_hint_malloc (size, hint);
+  /* __memprof_hint_malloc's work, without its call through the PLT:
+     malloc is the call that matters for speed.  */
+  pointer = hint_allocate (size, hint_flags (hint));
+  if (UNLIKELY (pointer == NULL))
+    errno = ENOMEM;
+  return pointer;
 }
 
 HINT_EXPORT void *
