@@ -27,15 +27,16 @@
    cold entry of CONTEXT_DEPTH keys, all wildcards or all unknown.  */
 static uint64_t matching_table[MEMPROF_CONTEXT_HEADER_WORDS + 1 + CONTEXT_DEPTH]
     = { MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION,
-        1ULL << 32 | CONTEXT_DEPTH,
-        (uintptr_t) "hint_path.c context-cold",
+        1ULL << 32 | CONTEXT_DEPTH, (uintptr_t) "hint_path.c context-cold",
         [MEMPROF_CONTEXT_HEADER_WORDS] = MEMPROF_HINT_COLD };
 static uint64_t other_table[MEMPROF_CONTEXT_HEADER_WORDS + 1 + CONTEXT_DEPTH]
     = { MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION,
         1ULL << 32 | CONTEXT_DEPTH,
         (uintptr_t) "hint_path.c context-default",
         [MEMPROF_CONTEXT_HEADER_WORDS] = MEMPROF_HINT_COLD,
-        0x1234, 0x5678, 0x9abc };
+        0x1234,
+        0x5678,
+        0x9abc };
 
 enum variant
 {
@@ -59,7 +60,7 @@ allocate (size_t size)
     block = __memprof_hint_malloc (size, (unsigned char) hint);
   else
     block = __memprof_hint_context_malloc (size, table);
-  __asm__ volatile ("" ::: "memory"); /* no tail call: keep the frame */
+  __asm__ volatile("" ::: "memory"); /* no tail call: keep the frame */
   return block;
 }
 
@@ -67,7 +68,7 @@ __attribute__ ((noinline)) static void *
 allocate_from_caller (size_t size)
 {
   void *block = allocate (size);
-  __asm__ volatile ("" ::: "memory");
+  __asm__ volatile("" ::: "memory");
   return block;
 }
 
@@ -75,7 +76,7 @@ __attribute__ ((noinline)) static void *
 allocate_from_callers_caller (size_t size)
 {
   void *block = allocate_from_caller (size);
-  __asm__ volatile ("" ::: "memory");
+  __asm__ volatile("" ::: "memory");
   return block;
 }
 
