@@ -15,9 +15,12 @@
      and hot entries are kept (everything else is the default).
 
    - At every call of the unit whose frame key some profile context has
-     at a caller position (whatever function it calls, directly or
-     through a pointer): a label right after the call instruction, its
-     return address, listed with the key in an ELF note.  This runs in an
+     at a caller position, or that is in a function such a frame is in
+     (whatever function it calls, directly or through a pointer): a
+     label right after the call instruction, its return address, listed
+     with the key in an ELF note.  A frame no note names is unknown and
+     matches any key; a call whose line moved since the profile is named,
+     and matches nothing.  This runs in an
      RTL pass just before "shorten" and "final", when no pass moves instructions any
      more, so the label's address is the call's return address.  The
      notes of all units of all loaded objects are what the library reads
@@ -58,9 +61,17 @@
 
 static bool context_hints_on = true;
 
-/* The frame keys the profile's contexts have at caller positions,
-   sorted: the calls to label.  */
+/* A table compares the fewest caller frames that place all but this
+   share of the call's bytes where comparing all would.  */
+#define CONTEXT_BYTES_TOLERANCE 0.01
+
+/* The frame keys the profile's contexts have at caller positions, and
+   the GUIDs of the functions those frames are in, sorted: a call is
+   labelled when it has such a key, or when it is in such a function
+   (its key then tells that the frame is not the profile's: a line that
+   moved does not match, as an unknown frame would).  */
 static vec<uint64_t> caller_keys;
+static vec<uint64_t> caller_functions;
 
 /* The unit's labelled calls: the label's number and the frame key.  */
 struct labelled_call
@@ -168,6 +179,26 @@ compare_keys (const void *a, const void *b)
 
 /* ---- Labelling the return addresses (RTL, before "final") ---- */
 
+static bool
+sorted_contains (const vec<uint64_t> &sorted, uint64_t value)
+{
+  return bsearch (&value, sorted.address (), sorted.length (),
+                  sizeof (uint64_t), compare_keys)
+         != NULL;
+}
+
+/* Sort VALUES and drop repeats.  */
+static void
+sort_unique (vec<uint64_t> *values)
+{
+  values->qsort (compare_keys);
+  unsigned kept = 0;
+  for (unsigned i = 0; i < values->length (); i++)
+    if (kept == 0 || (*values)[i] != (*values)[kept - 1])
+      (*values)[kept++] = (*values)[i];
+  values->truncate (kept);
+}
+
 /* Label the calls of the current function whose key a context has.  */
 static unsigned int
 label_calls (void)
@@ -183,9 +214,8 @@ label_calls (void)
         continue;
       unsigned count = call_frames_at (loc, LOCATION_BLOCK (loc), chain);
       uint64_t key = chain_key (chain, count);
-      if (bsearch (&key, caller_keys.address (), caller_keys.length (),
-                   sizeof (uint64_t), compare_keys)
-          == NULL)
+      if (!sorted_contains (caller_keys, key)
+          && !sorted_contains (caller_functions, chain[count - 1].guid))
         continue;
       rtx_code_label *label = gen_label_rtx ();
       /* Kept although no jump refers to it.  */
@@ -273,14 +303,14 @@ context_hints_start (const char *plugin_name)
       unsigned next;
       profile_frame_key (context, 0, &next);
       while (next < context->frame_count)
-        caller_keys.safe_push (profile_frame_key (context, next, &next));
+        {
+          caller_keys.safe_push (profile_frame_key (context, next, &next));
+          caller_functions.safe_push (
+              feedback_profile.frames[context->first_frame + next - 1].guid);
+        }
     }
-  caller_keys.qsort (compare_keys);
-  unsigned kept = 0;
-  for (unsigned i = 0; i < caller_keys.length (); i++)
-    if (kept == 0 || caller_keys[i] != caller_keys[kept - 1])
-      caller_keys[kept++] = caller_keys[i];
-  caller_keys.truncate (kept);
+  sort_unique (&caller_keys);
+  sort_unique (&caller_functions);
 
   /* The library walks frame pointers (as memprof.cc keeps them for the
      profiling runtime).  */
@@ -330,6 +360,44 @@ compare_rows (const void *a, const void *b)
   if (x->wildcards != y->wildcards)
     return x->wildcards < y->wildcards ? -1 : 1;
   return memcmp (x->keys, y->keys, sizeof x->keys);
+}
+
+/* Merge ROWS that agree on their first DEPTH frames into ENTRIES (keys
+   past DEPTH cleared), each of its class with most bytes (in HINT, as
+   an enum feedback_class).  Returns the bytes so placed in the class
+   the profile gave them.  */
+static double
+merge_rows (const vec<context_row> &rows, unsigned depth,
+            vec<context_row> *entries)
+{
+  entries->truncate (0);
+  for (context_row row : rows)
+    {
+      memset (row.keys + depth, 0,
+              (MEMPROF_CONTEXT_MAX_DEPTH - depth) * sizeof row.keys[0]);
+      bool merged = false;
+      for (context_row &entry : *entries)
+        if (memcmp (entry.keys, row.keys, sizeof row.keys) == 0)
+          {
+            for (unsigned c = 0; c < 3; c++)
+              entry.bytes[c] += row.bytes[c];
+            merged = true;
+            break;
+          }
+      if (!merged)
+        entries->safe_push (row);
+    }
+  double placed = 0;
+  for (context_row &entry : *entries)
+    {
+      unsigned best = FEEDBACK_NOT_COLD;
+      for (unsigned c = 0; c < 3; c++)
+        if (entry.bytes[c] > entry.bytes[best])
+          best = c;
+      entry.hint = (unsigned char) best;
+      placed += entry.bytes[best];
+    }
+  return placed;
 }
 
 /* The static table of the rows, DEPTH keys each, named for the call at
@@ -432,46 +500,43 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
       rows.safe_push (row);
     }
 
-  /* The depth that tells the classes apart.  */
+  /* The depth that tells the classes apart: the deepest first
+     difference of two contexts of different classes.  Two that agree on
+     all MEMPROF_CONTEXT_MAX_DEPTH frames are one entry at any depth,
+     of the class with more bytes.  */
   unsigned depth = 0;
   for (unsigned i = 0; i < rows.length (); i++)
     for (unsigned j = 0; j < i; j++)
       if (rows[i].hint != rows[j].hint)
-        {
-          unsigned d = first_difference (&rows[i], &rows[j]);
-          depth = MAX (depth, d == 0 ? MEMPROF_CONTEXT_MAX_DEPTH : d);
-        }
+        depth = MAX (depth, first_difference (&rows[i], &rows[j]));
   if (depth == 0)
-    return false;
+    depth = 1;
 
-  /* One row per distinct DEPTH frames, of its class with most bytes.  */
+  /* The shortest depth that still places nearly all bytes where the
+     full depth does: each frame more costs every allocation of the call
+     a step of the walk.  */
   auto_vec<context_row> entries;
-  for (context_row &row : rows)
-    {
-      memset (row.keys + depth, 0,
-              (MEMPROF_CONTEXT_MAX_DEPTH - depth) * sizeof row.keys[0]);
-      bool merged = false;
-      for (context_row &entry : entries)
-        if (memcmp (entry.keys, row.keys, sizeof row.keys) == 0)
-          {
-            for (unsigned c = 0; c < 3; c++)
-              entry.bytes[c] += row.bytes[c];
-            merged = true;
-            break;
-          }
-      if (!merged)
-        entries.safe_push (row);
-    }
+  double total = 0;
+  for (const context_row &row : rows)
+    total += row.bytes[0] + row.bytes[1] + row.bytes[2];
+  double full = merge_rows (rows, depth, &entries);
+  unsigned full_depth = depth;
+  for (unsigned d = 1; d < full_depth; d++)
+    if (merge_rows (rows, d, &entries)
+        >= full - CONTEXT_BYTES_TOLERANCE * total)
+      {
+        depth = d;
+        break;
+      }
+  merge_rows (rows, depth, &entries);
+
+  /* Only cold and hot entries: everything else is the default.  */
   unsigned kept = 0;
   for (context_row &entry : entries)
     {
-      unsigned best = FEEDBACK_NOT_COLD;
-      for (unsigned c = 0; c < 3; c++)
-        if (entry.bytes[c] > entry.bytes[best])
-          best = c;
-      if (best == FEEDBACK_NOT_COLD)
+      if (entry.hint == FEEDBACK_NOT_COLD)
         continue;
-      entry.hint = best == FEEDBACK_COLD ? HINT_COLD : HINT_HOT;
+      entry.hint = entry.hint == FEEDBACK_COLD ? HINT_COLD : HINT_HOT;
       entry.wildcards = 0;
       for (unsigned d = 0; d < depth; d++)
         entry.wildcards += entry.keys[d] == 0;
@@ -502,7 +567,7 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
   classified_calls++;
   snprintf (action, action_size,
             "calls the context-classified entry point (%u cold or hot "
-            "contexts, told apart by %u caller frame%s)",
-            entries.length (), depth, depth == 1 ? "" : "s");
+            "contexts, told apart by %u caller frame%s; %u for all)",
+            entries.length (), depth, depth == 1 ? "" : "s", full_depth);
   return true;
 }

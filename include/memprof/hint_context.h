@@ -44,9 +44,10 @@
      [9] the next table used (the library's list, for the statistics)
      then per entry: its hint byte (MEMPROF_HINT_COLD or _HOT), and
      DEPTH frame keys, the first caller first.  A key of 0 matches any
-     frame (the profile's context ended before that depth); a frame the
-     library cannot name (code built without these notes) matches only
-     0.  Entries are ordered most specific first: the first match wins.  */
+     frame (the profile's context ended before that depth), and so does
+     a frame the library cannot name (code built without these notes,
+     or the walk's end).  Entries are ordered most specific first: the
+     first match wins.  */
 #define MEMPROF_CONTEXT_MAGIC 0x4d50435aULL /* "MPCZ" */
 #define MEMPROF_CONTEXT_MAX_DEPTH 12
 #define MEMPROF_CONTEXT_HEADER_WORDS 10

@@ -17,7 +17,9 @@
    The walk never reads outside the thread's stack: each frame pointer
    must lie above the previous one and below the stack's top; a frame of
    code built without frame pointers ends the walk or yields a return
-   address no note names, which matches only the table's wildcard keys.
+   address no note names: an unknown frame, which matches any key (the
+   frames of code built without the profile, libraries, are not told
+   apart).
    Objects loaded later (dlopen) are read when a return address is not
    found and the set of objects has changed.  */
 
@@ -283,7 +285,8 @@ decide (const uint64_t *table, unsigned depth, const uintptr_t *returns)
   for (unsigned e = 0; e < entries; e++, entry += 1 + depth)
     {
       unsigned i = 0;
-      while (i < depth && (entry[1 + i] == 0 || entry[1 + i] == keys[i]))
+      while (i < depth
+             && (entry[1 + i] == 0 || keys[i] == 0 || entry[1 + i] == keys[i]))
         i++;
       if (i == depth)
         return (unsigned char) entry[0];
