@@ -495,7 +495,11 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
       for (unsigned d = 0;
            d < MEMPROF_CONTEXT_MAX_DEPTH && next < context->frame_count; d++)
         row.keys[d] = profile_frame_key (context, next, &next);
-      row.bytes[classes[i]] = (double) context->mib.total_size;
+      /* A profile without sizes (hand-written YAML): each context
+         weighs one byte.  */
+      row.bytes[classes[i]] = context->mib.total_size > 0
+                                  ? (double) context->mib.total_size
+                                  : 1.0;
       row.hint = classes[i];
       rows.safe_push (row);
     }
