@@ -110,16 +110,6 @@ context_hints_count (void)
 
 /* ---- Frame keys ---- */
 
-static uint64_t
-key_mix (uint64_t value)
-{
-  value ^= value >> 33;
-  value *= 0xff51afd7ed558ccdULL;
-  value ^= value >> 33;
-  value *= 0xc4ceb9fe1a85ec53ULL;
-  return value ^ (value >> 33);
-}
-
 #define KEY_SEED 0x6d656d70726f66ULL
 
 /* Add a frame to the key H as LLVM's use pass compares frames: line
@@ -130,7 +120,7 @@ key_add (uint64_t h, uint64_t guid, uint32_t line_offset, uint32_t column)
   uint64_t where = (line_offset & 0xffff);
   if (feedback_profile.has_columns)
     where |= (uint64_t) column << 16;
-  return key_mix (key_mix (h ^ guid) ^ where);
+  return memprof_context_mix (memprof_context_mix (h ^ guid) ^ where);
 }
 
 /* 0 is the tables' wildcard.  */
@@ -457,19 +447,7 @@ context_decl (unsigned index, tree fndecl)
   char name[96];
   snprintf (name, sizeof name, "__memprof_hint_context_%s",
             allocation_functions[index].name);
-  tree type = TREE_TYPE (fndecl);
-  auto_vec<tree> params;
-  for (tree arg = TYPE_ARG_TYPES (type);
-       arg && TREE_VALUE (arg) != void_type_node; arg = TREE_CHAIN (arg))
-    params.safe_push (TREE_VALUE (arg));
-  params.safe_push (ptr_type_node);
-  tree decl = build_fn_decl (
-      name, build_function_type_array (TREE_TYPE (type), params.length (),
-                                       params.address ()));
-  TREE_PUBLIC (decl) = 1;
-  DECL_EXTERNAL (decl) = 1;
-  DECL_IS_MALLOC (decl) = DECL_IS_MALLOC (fndecl);
-  TREE_NOTHROW (decl) = TREE_NOTHROW (fndecl);
+  tree decl = declare_hinted_function (name, fndecl, ptr_type_node);
   context_decls[index] = decl;
   return decl;
 }
@@ -554,20 +532,8 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
   gcall *call = as_a<gcall *> (gsi_stmt (*gsi));
   tree fndecl = gimple_call_fndecl (call);
   tree table = build_table (entries, depth, gimple_location (call));
-  unsigned nargs = gimple_call_num_args (call);
-  auto_vec<tree> args;
-  for (unsigned i = 0; i < nargs; i++)
-    args.safe_push (gimple_call_arg (call, i));
-  args.safe_push (build_fold_addr_expr (table));
-  gcall *replacement
-      = gimple_build_call_vec (context_decl (index, fndecl), args);
-  gimple_call_set_lhs (replacement, gimple_call_lhs (call));
-  gimple_set_location (replacement, gimple_location (call));
-  gimple_set_block (replacement, gimple_block (call));
-  gimple_call_set_nothrow (replacement, gimple_call_nothrow_p (call));
-  gimple_move_vops (replacement, call);
-  gsi_replace (gsi, replacement, true);
-  cgraph_update_edges_for_call_stmt (call, fndecl, replacement);
+  replace_call (gsi, context_decl (index, fndecl),
+                build_fold_addr_expr (table));
   classified_calls++;
   snprintf (action, action_size,
             "calls the context-classified entry point (%u cold or hot "

@@ -74,6 +74,14 @@ int allocation_function (gcall *call);
 void rewrite_call (gimple_stmt_iterator *gsi, unsigned index,
                    unsigned char hint);
 
+/* An external function NAME of FNDECL's type with an argument of
+   EXTRA_TYPE appended.  */
+tree declare_hinted_function (const char *name, tree fndecl, tree extra_type);
+
+/* Replace the call at GSI with a call of DECL with the same arguments
+   and EXTRA_ARGUMENT.  */
+void replace_call (gimple_stmt_iterator *gsi, tree decl, tree extra_argument);
+
 /* ---- A call's frames, as LLVM's frames ---- */
 
 struct frame

@@ -331,6 +331,28 @@ context_starts_with (const struct feedback_context *context,
 
 /* ---- Rewriting ---- */
 
+/* An external function NAME of FNDECL's type with an argument of
+   EXTRA_TYPE appended: a hinted form of the allocation function FNDECL.  */
+tree
+declare_hinted_function (const char *name, tree fndecl, tree extra_type)
+{
+  tree type = TREE_TYPE (fndecl);
+  auto_vec<tree> params;
+  for (tree arg = TYPE_ARG_TYPES (type);
+       arg && TREE_VALUE (arg) != void_type_node; arg = TREE_CHAIN (arg))
+    params.safe_push (TREE_VALUE (arg));
+  params.safe_push (extra_type);
+  tree hinted_type = build_function_type_array (
+      TREE_TYPE (type), params.length (), params.address ());
+  tree decl = build_fn_decl (name, hinted_type);
+  TREE_PUBLIC (decl) = 1;
+  DECL_EXTERNAL (decl) = 1;
+  DECL_IS_MALLOC (decl) = DECL_IS_MALLOC (fndecl);
+  /* Only the throwing operator new may throw.  */
+  TREE_NOTHROW (decl) = TREE_NOTHROW (fndecl);
+  return decl;
+}
+
 /* The hinted replacement of allocation function INDEX, whose declaration
    is FNDECL: the same function type with an unsigned char appended.  */
 static tree
@@ -345,37 +367,23 @@ hinted_decl (unsigned index, tree fndecl)
   else
     snprintf (name, sizeof name, "%s12__hot_cold_t",
               allocation_functions[index].name);
-  tree type = TREE_TYPE (fndecl);
-  auto_vec<tree> params;
-  for (tree arg = TYPE_ARG_TYPES (type);
-       arg && TREE_VALUE (arg) != void_type_node; arg = TREE_CHAIN (arg))
-    params.safe_push (TREE_VALUE (arg));
-  params.safe_push (unsigned_char_type_node);
-  tree hinted_type = build_function_type_array (
-      TREE_TYPE (type), params.length (), params.address ());
-  tree decl = build_fn_decl (name, hinted_type);
-  TREE_PUBLIC (decl) = 1;
-  DECL_EXTERNAL (decl) = 1;
-  DECL_IS_MALLOC (decl) = DECL_IS_MALLOC (fndecl);
-  /* Only the throwing operator new may throw.  */
-  TREE_NOTHROW (decl) = TREE_NOTHROW (fndecl);
-  hinted_decls[index] = decl;
-  return decl;
+  hinted_decls[index]
+      = declare_hinted_function (name, fndecl, unsigned_char_type_node);
+  return hinted_decls[index];
 }
 
-/* Replace the call at GSI (allocation function INDEX) with its hinted
-   form.  */
+/* Replace the call at GSI with a call of DECL with the same arguments
+   and EXTRA_ARGUMENT.  */
 void
-rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
+replace_call (gimple_stmt_iterator *gsi, tree decl, tree extra_argument)
 {
   gcall *call = as_a<gcall *> (gsi_stmt (*gsi));
   tree fndecl = gimple_call_fndecl (call);
-  tree decl = hinted_decl (index, fndecl);
   unsigned nargs = gimple_call_num_args (call);
   auto_vec<tree> args;
   for (unsigned i = 0; i < nargs; i++)
     args.safe_push (gimple_call_arg (call, i));
-  args.safe_push (build_int_cst (unsigned_char_type_node, hint));
+  args.safe_push (extra_argument);
   gcall *replacement = gimple_build_call_vec (decl, args);
   gimple_call_set_lhs (replacement, gimple_call_lhs (call));
   gimple_set_location (replacement, gimple_location (call));
@@ -386,6 +394,16 @@ rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
      a throwing operator new still lands in its handler.  */
   gsi_replace (gsi, replacement, true);
   cgraph_update_edges_for_call_stmt (call, fndecl, replacement);
+}
+
+/* Replace the call at GSI (allocation function INDEX) with its hinted
+   form.  */
+void
+rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
+{
+  tree fndecl = gimple_call_fndecl (gsi_stmt (*gsi));
+  replace_call (gsi, hinted_decl (index, fndecl),
+                build_int_cst (unsigned_char_type_node, hint));
 }
 
 /* The first entry of leaf_index whose function is GUID.  */

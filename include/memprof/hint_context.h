@@ -68,6 +68,18 @@
 #define MEMPROF_CONTEXT_NOTE_TYPE 0x4d50u
 #define MEMPROF_CONTEXT_NOTE_SECTION ".note.memprof.sites"
 
+/* A 64-bit mix (MurmurHash3's finalizer): the plugin's frame keys and
+   the library's cache of decisions hash with it.  */
+static inline uint64_t
+memprof_context_mix (uint64_t value)
+{
+  value ^= value >> 33;
+  value *= 0xff51afd7ed558ccdULL;
+  value ^= value >> 33;
+  value *= 0xc4ceb9fe1a85ec53ULL;
+  return value ^ (value >> 33);
+}
+
 /* The entry points (libmemprof_hint): the unhinted function's
    arguments, then the call's table.  Memory from them is freed by the
    program's free, as from the functions of hint.h.  */

@@ -65,16 +65,6 @@ static uint64_t *used_tables;
 static __thread uintptr_t stack_top
     __attribute__ ((tls_model ("initial-exec")));
 
-static uint64_t
-mix (uint64_t value)
-{
-  value ^= value >> 33;
-  value *= 0xff51afd7ed558ccdULL;
-  value ^= value >> 33;
-  value *= 0xc4ceb9fe1a85ec53ULL;
-  return value ^ (value >> 33);
-}
-
 /* The top of this thread's stack, learnt once (1: unknown, no walk).  */
 static uintptr_t
 thread_stack_top (void)
@@ -341,7 +331,7 @@ context_hint (uint64_t *table, const void *frame, size_t bytes)
   /* One multiply per frame, the full mix once.  */
   for (unsigned i = 0; i < depth; i++)
     hash = (hash ^ returns[i]) * 0x9e3779b97f4a7c15ULL;
-  hash = mix (hash);
+  hash = memprof_context_mix (hash);
   tag = (hash | 1ULL << 63) & ~(uint64_t) 0xff;
   slot = (unsigned) (hash >> 8);
   for (unsigned probe = 0; probe < DECISION_PROBES; probe++)
