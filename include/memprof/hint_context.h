@@ -46,7 +46,8 @@
      DEPTH frame keys, the first caller first.  A key of 0 matches any
      frame (the profile's context ended before that depth), and so does
      a frame the library cannot name (code built without these notes,
-     or the walk's end).  Entries are ordered most specific first: the
+     or the walk's end), but an entry with keys matches only if one of
+     them names a frame.  Entries are ordered most specific first: the
      first match wins.  */
 #define MEMPROF_CONTEXT_MAGIC 0x4d50435aULL /* "MPCZ" */
 #define MEMPROF_CONTEXT_MAX_DEPTH 12

@@ -251,6 +251,26 @@ key_of (uintptr_t address)
   return low < site_count && sites[low].address == address ? sites[low].key : 0;
 }
 
+/* Do an entry's DEPTH keys match the frames' KEYS?  A 0 on either side
+   (the profile's context ended; a frame no note names) matches any
+   frame, but an entry with keys must match one of them: a stack whose
+   frames no note names at all (notes stripped, a program built without
+   the profile) is not classified by wildcards alone.  */
+static bool
+entry_matches (const uint64_t *entry, unsigned depth, const uint64_t *keys)
+{
+  bool named = false, equal = false;
+
+  for (unsigned i = 0; i < depth; i++)
+    {
+      if (entry[i] != 0 && keys[i] != 0 && entry[i] != keys[i])
+        return false;
+      named |= entry[i] != 0;
+      equal |= entry[i] != 0 && entry[i] == keys[i];
+    }
+  return equal || !named;
+}
+
 /* The hint of the first entry of TABLE whose keys match the frames
    returning to RETURNS, or 0.  */
 static unsigned char
@@ -273,14 +293,8 @@ decide (const uint64_t *table, unsigned depth, const uintptr_t *returns)
   pthread_mutex_unlock (&sites_lock);
 
   for (unsigned e = 0; e < entries; e++, entry += 1 + depth)
-    {
-      unsigned i = 0;
-      while (i < depth
-             && (entry[1 + i] == 0 || keys[i] == 0 || entry[1 + i] == keys[i]))
-        i++;
-      if (i == depth)
-        return (unsigned char) entry[0];
-    }
+    if (entry_matches (entry + 1, depth, keys))
+      return (unsigned char) entry[0];
   return 0;
 }
 
