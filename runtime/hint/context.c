@@ -86,9 +86,11 @@ thread_stack_top (void)
 }
 
 /* The return addresses of the DEPTH frames above the allocating
-   function, whose callee's frame is FRAME; 0 past the walk's end.  */
-static void
-caller_returns (const uintptr_t *frame, unsigned depth, uintptr_t *returns)
+   function, whose callee's frame is FRAME, into RETURNS (0 past the
+   walk's end); returns HASH with each of them added by one multiply.  */
+static uint64_t
+caller_returns (const uintptr_t *frame, unsigned depth, uintptr_t *returns,
+                uint64_t hash)
 {
   uintptr_t top = thread_stack_top ();
   unsigned count = 0;
@@ -100,10 +102,15 @@ caller_returns (const uintptr_t *frame, unsigned depth, uintptr_t *returns)
     {
       frame = (const uintptr_t *) next;
       returns[count++] = frame[1];
+      hash = (hash ^ frame[1]) * 0x9e3779b97f4a7c15ULL;
       next = frame[0];
     }
   while (count < depth)
-    returns[count++] = 0;
+    {
+      returns[count++] = 0;
+      hash *= 0x9e3779b97f4a7c15ULL;
+    }
+  return hash;
 }
 
 /* ---- The notes: return address -> frame key ---- */
@@ -341,11 +348,7 @@ context_hint (uint64_t *table, const void *frame, size_t bytes)
                     != (MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION)
                 || depth == 0 || depth > MEMPROF_CONTEXT_MAX_DEPTH))
     return 0;
-  caller_returns (frame, depth, returns);
-  /* One multiply per frame, the full mix once.  */
-  for (unsigned i = 0; i < depth; i++)
-    hash = (hash ^ returns[i]) * 0x9e3779b97f4a7c15ULL;
-  hash = memprof_context_mix (hash);
+  hash = memprof_context_mix (caller_returns (frame, depth, returns, hash));
   tag = (hash | 1ULL << 63) & ~(uint64_t) 0xff;
   slot = (unsigned) (hash >> 8);
   for (unsigned probe = 0; probe < DECISION_PROBES; probe++)
