@@ -2,7 +2,9 @@
 """The cost of libmemprof_hint's hinted path against jemalloc's own:
 bench/workloads/hint_path.c makes 20 million malloc+free pairs with
 jemalloc's malloc, or with __memprof_hint_malloc and a hot or a cold
-hint.  The three run interleaved, RUNS rounds; the figure is the median
+hint, or with __memprof_hint_context_malloc (the call classified by its
+calling context at run time: a cold context, and a context no entry
+matches).  The variants run interleaved, RUNS rounds; the figure is the median
 CPU time (user+sys) per pair, and its ratio to plain jemalloc.  Writes
 bench/results/hint-path.md (--output).
 
@@ -21,7 +23,7 @@ TOP = os.path.dirname(HERE)
 SOURCE = os.path.join(HERE, "workloads", "hint_path.c")
 WORK = os.path.join(HERE, "work", "hint-path")
 PAIRS = 20_000_000
-VARIANTS = ("plain", "hot", "cold")
+VARIANTS = ("plain", "hot", "cold", "context-cold", "context-default")
 
 
 def pkg_config(*options):
@@ -48,7 +50,9 @@ def main():
     args = parser.parse_args()
     os.makedirs(WORK, exist_ok=True)
     binary = os.path.join(WORK, "hint_path")
-    build = subprocess.run([args.cc, "-O2", *pkg_config("--cflags", "memprof-hint"), SOURCE,
+    # Frame pointers, as feedback builds keep them (the context walk needs
+    # them), in every variant alike.
+    build = subprocess.run([args.cc, "-O2", "-fno-omit-frame-pointer", *pkg_config("--cflags", "memprof-hint"), SOURCE,
                             "-o", binary, *pkg_config("--libs", "memprof-hint")],
                            capture_output=True, text=True)
     if build.returncode != 0 or build.stderr:
@@ -68,7 +72,12 @@ def main():
         "`bench/workloads/hint_path.c`: 20 million malloc+free pairs of 16 to 128 bytes, each",
         "block freed 64 allocations later, with jemalloc's `malloc` or with",
         "`__memprof_hint_malloc` (hot or cold: the class's arena through this thread's",
-        "cache of it). Median CPU time (user+sys) over interleaved runs.",
+        "cache of it), or with `__memprof_hint_context_malloc`, the entry point of a call",
+        "that feedback classifies by its calling context at run time (context-cold: a",
+        "walk of 3 caller frames, a probe of the cache of decisions, then the cold",
+        "arena; context-default: the same classification, no entry matches, then",
+        "jemalloc's `malloc`). Every allocation is made 3 calls deep, built with",
+        "`-O2 -fno-omit-frame-pointer`. Median CPU time (user+sys) over interleaved runs.",
         "",
         "| allocation | ns per malloc+free (median) | min..max | vs jemalloc |",
         "|---|---:|---:|---:|",

@@ -74,6 +74,14 @@ int allocation_function (gcall *call);
 void rewrite_call (gimple_stmt_iterator *gsi, unsigned index,
                    unsigned char hint);
 
+/* An external function NAME of FNDECL's type with an argument of
+   EXTRA_TYPE appended.  */
+tree declare_hinted_function (const char *name, tree fndecl, tree extra_type);
+
+/* Replace the call at GSI with a call of DECL with the same arguments
+   and EXTRA_ARGUMENT.  */
+void replace_call (gimple_stmt_iterator *gsi, tree decl, tree extra_argument);
+
 /* ---- A call's frames, as LLVM's frames ---- */
 
 struct frame
@@ -90,6 +98,7 @@ struct frame
 /* The frames of STMT in the current function, innermost first (inlined
    functions, then the function): returns the count.  */
 unsigned call_frames (gimple *stmt, struct frame *frames);
+unsigned call_frames_at (location_t loc, tree block, struct frame *frames);
 
 /* Are two frames (GUID, line offset, column each) the same call, as
    LLVM's use pass compares them: line offsets in 16 bits, columns only
@@ -112,5 +121,33 @@ opt_pass *make_clone_pass (gcc::context *context);
 
 /* The wrapper clones made in this unit.  */
 unsigned clone_count (void);
+
+/* ---- Context hints (context_hints.cc) ---- */
+
+/* Handle -fplugin-arg-memprof-context-hints=0|1 as feedback_argument
+   does its own.  */
+bool context_hints_argument (const char *key, const char *value, bool *ok);
+
+/* Index the profile's caller frames, keep frame pointers, and register
+   the labelling of return addresses; after the profile is loaded.  */
+void context_hints_start (const char *plugin_name);
+
+/* Rewrite the ambiguous allocation call at GSI (allocation function
+   INDEX, CALL_FRAMES frames of its own) to a context-classified entry
+   point, from the COUNT contexts of MATCHED with classes CLASSES.  True
+   when it did, with what it did in ACTION.  */
+bool context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
+                            const unsigned *matched,
+                            const unsigned char *classes, unsigned count,
+                            unsigned call_frames, char *action,
+                            size_t action_size);
+
+/* Per function, before its calls are matched: keep as calls the tail
+   calls the profiled build kept (sibcalls.cc), so that the frames the
+   tables compare are on the stack.  */
+void context_hints_function (void);
+
+/* The calls rewritten so in this unit.  */
+unsigned context_hints_count (void);
 
 #endif /* MEMPROF_PLUGIN_FEEDBACK_INTERNAL_H */

@@ -49,7 +49,8 @@ extern "C" uint64_t profile_guid (const char *linkage_name);
 
 const char feedback_argument_names[]
     = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
-      "clone-wrappers=0|1, cold-density=X, cold-lifetime=SECONDS, "
+      "clone-wrappers=0|1, context-hints=0|1, cold-density=X, "
+      "cold-lifetime=SECONDS, "
       "hot-density=X, global-hot-density=X, global-cold-size=BYTES";
 
 const char feedback_help[]
@@ -64,6 +65,9 @@ const char feedback_help[]
       "tcmalloc's __hot_cold_t overloads (default 0)\n"
       "  -fplugin-arg-memprof-clone-wrappers=0|1  clone an allocation "
       "wrapper whose callers' contexts differ (default 1)\n"
+      "  -fplugin-arg-memprof-context-hints=0|1   classify an ambiguous "
+      "call's allocations by their calling context at run time (default "
+      "1)\n"
       "  -fplugin-arg-memprof-cold-density=X      lifetime access density "
       "(accesses/byte/s) below which a context is cold (default 0.05)\n"
       "  -fplugin-arg-memprof-cold-lifetime=S     mean lifetime (s) a cold "
@@ -146,7 +150,8 @@ feedback_argument (const char *key, const char *value, bool *ok)
   else if (strcmp (key, "hot-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
                                   &feedback_options.thresholds.hot_density);
-  else if (globals_argument (key, value, ok))
+  else if (globals_argument (key, value, ok)
+           || context_hints_argument (key, value, ok))
     ;
   else if (strcmp (key, "cold-lifetime") == 0)
     {
@@ -280,9 +285,15 @@ set_frame (struct frame *frame, tree fn, location_t loc, bool inlined)
 unsigned
 call_frames (gimple *stmt, struct frame *frames)
 {
+  return call_frames_at (gimple_location (stmt), gimple_block (stmt), frames);
+}
+
+/* The same for a call at LOC in BLOCK (an RTL call's location).  */
+unsigned
+call_frames_at (location_t loc, tree block_of_call, struct frame *frames)
+{
   unsigned count = 0;
-  location_t loc = gimple_location (stmt);
-  for (tree block = gimple_block (stmt);
+  for (tree block = block_of_call;
        block != NULL_TREE && TREE_CODE (block) == BLOCK
        && count + 1 < MAX_CHAIN;
        block = BLOCK_SUPERCONTEXT (block))
@@ -320,6 +331,28 @@ context_starts_with (const struct feedback_context *context,
 
 /* ---- Rewriting ---- */
 
+/* An external function NAME of FNDECL's type with an argument of
+   EXTRA_TYPE appended: a hinted form of the allocation function FNDECL.  */
+tree
+declare_hinted_function (const char *name, tree fndecl, tree extra_type)
+{
+  tree type = TREE_TYPE (fndecl);
+  auto_vec<tree> params;
+  for (tree arg = TYPE_ARG_TYPES (type);
+       arg && TREE_VALUE (arg) != void_type_node; arg = TREE_CHAIN (arg))
+    params.safe_push (TREE_VALUE (arg));
+  params.safe_push (extra_type);
+  tree hinted_type = build_function_type_array (
+      TREE_TYPE (type), params.length (), params.address ());
+  tree decl = build_fn_decl (name, hinted_type);
+  TREE_PUBLIC (decl) = 1;
+  DECL_EXTERNAL (decl) = 1;
+  DECL_IS_MALLOC (decl) = DECL_IS_MALLOC (fndecl);
+  /* Only the throwing operator new may throw.  */
+  TREE_NOTHROW (decl) = TREE_NOTHROW (fndecl);
+  return decl;
+}
+
 /* The hinted replacement of allocation function INDEX, whose declaration
    is FNDECL: the same function type with an unsigned char appended.  */
 static tree
@@ -334,37 +367,23 @@ hinted_decl (unsigned index, tree fndecl)
   else
     snprintf (name, sizeof name, "%s12__hot_cold_t",
               allocation_functions[index].name);
-  tree type = TREE_TYPE (fndecl);
-  auto_vec<tree> params;
-  for (tree arg = TYPE_ARG_TYPES (type);
-       arg && TREE_VALUE (arg) != void_type_node; arg = TREE_CHAIN (arg))
-    params.safe_push (TREE_VALUE (arg));
-  params.safe_push (unsigned_char_type_node);
-  tree hinted_type = build_function_type_array (
-      TREE_TYPE (type), params.length (), params.address ());
-  tree decl = build_fn_decl (name, hinted_type);
-  TREE_PUBLIC (decl) = 1;
-  DECL_EXTERNAL (decl) = 1;
-  DECL_IS_MALLOC (decl) = DECL_IS_MALLOC (fndecl);
-  /* Only the throwing operator new may throw.  */
-  TREE_NOTHROW (decl) = TREE_NOTHROW (fndecl);
-  hinted_decls[index] = decl;
-  return decl;
+  hinted_decls[index]
+      = declare_hinted_function (name, fndecl, unsigned_char_type_node);
+  return hinted_decls[index];
 }
 
-/* Replace the call at GSI (allocation function INDEX) with its hinted
-   form.  */
+/* Replace the call at GSI with a call of DECL with the same arguments
+   and EXTRA_ARGUMENT.  */
 void
-rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
+replace_call (gimple_stmt_iterator *gsi, tree decl, tree extra_argument)
 {
   gcall *call = as_a<gcall *> (gsi_stmt (*gsi));
   tree fndecl = gimple_call_fndecl (call);
-  tree decl = hinted_decl (index, fndecl);
   unsigned nargs = gimple_call_num_args (call);
   auto_vec<tree> args;
   for (unsigned i = 0; i < nargs; i++)
     args.safe_push (gimple_call_arg (call, i));
-  args.safe_push (build_int_cst (unsigned_char_type_node, hint));
+  args.safe_push (extra_argument);
   gcall *replacement = gimple_build_call_vec (decl, args);
   gimple_call_set_lhs (replacement, gimple_call_lhs (call));
   gimple_set_location (replacement, gimple_location (call));
@@ -375,6 +394,16 @@ rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
      a throwing operator new still lands in its handler.  */
   gsi_replace (gsi, replacement, true);
   cgraph_update_edges_for_call_stmt (call, fndecl, replacement);
+}
+
+/* Replace the call at GSI (allocation function INDEX) with its hinted
+   form.  */
+void
+rewrite_call (gimple_stmt_iterator *gsi, unsigned index, unsigned char hint)
+{
+  tree fndecl = gimple_call_fndecl (gsi_stmt (*gsi));
+  replace_call (gsi, hinted_decl (index, fndecl),
+                build_int_cst (unsigned_char_type_node, hint));
 }
 
 /* The first entry of leaf_index whose function is GUID.  */
@@ -523,6 +552,7 @@ feedback_function (void)
 {
   struct frame chain[MAX_CHAIN];
   tree self = origin_of (current_function_decl);
+  context_hints_function ();
   unit_functions.safe_push (profile_guid (dwarf_function_name (self)));
 
   basic_block bb;
@@ -612,6 +642,14 @@ feedback_function (void)
 
       /* What to do with it.  */
       const char *action = "left alone";
+      char context_action[160];
+      bool by_context = ambiguous && feedback_options.hint
+                        && context_hints_rewrite (
+                            &gsi, (unsigned) index, matched_contexts.address (),
+                            matched_classes.address (), matched, count,
+                            context_action, sizeof context_action);
+      if (by_context)
+        action = context_action;
       bool family_on = allocation_functions[index].family == FAMILY_C
                            ? feedback_options.hint
                            : feedback_options.hot_cold_new;
@@ -656,7 +694,7 @@ feedback_function (void)
                     function, verdict, figures, action);
         }
 
-      if (strcmp (action, "left alone") != 0)
+      if (!by_context && strcmp (action, "left alone") != 0)
         {
           rewrite_call (&gsi, (unsigned) index,
                         site_class == FEEDBACK_COLD ? HINT_COLD : HINT_HOT);
@@ -716,12 +754,13 @@ finish_unit (void *, void *)
            "memprof: %s: profile %s: %zu contexts; %u matched here, %u "
            "unmatched (stale); %u of %u allocation calls matched, %u "
            "ambiguous; %u wrapper clones; rewritten: %u cold, %u hot; "
-           "globals: %u hot, %u cold\n",
+           "globals: %u hot, %u cold; context-classified: %u\n",
            unit_name, feedback_options.use, feedback_profile.context_count,
            matched, stale, feedback_unit.matched, feedback_unit.calls,
            feedback_unit.ambiguous, clone_count (),
            feedback_unit.rewritten[FEEDBACK_COLD],
-           feedback_unit.rewritten[FEEDBACK_HOT], hot_globals, cold_globals);
+           feedback_unit.rewritten[FEEDBACK_HOT], hot_globals, cold_globals,
+           context_hints_count ());
   if (feedback_unit.calls > 0 && feedback_unit.matched == 0 && stale == 0
       && feedback_profile.context_count > 0)
     warning_at (UNKNOWN_LOCATION, 0,
@@ -761,6 +800,7 @@ feedback_start (const char *plugin_name)
                      (void *) feedback_roots);
   register_callback (plugin_name, PLUGIN_FINISH_UNIT, finish_unit, NULL);
   globals_start (plugin_name, &feedback_profile, feedback_options.remarks);
+  context_hints_start (plugin_name);
   /* The cloning of wrappers: a simple IPA pass after the early local
      passes, before the IPA passes that inline, with every body in SSA
      form (GCC places a pass only next to one of the same type: after

@@ -28,10 +28,12 @@ LIBRARY = os.path.join(TOP, "runtime", "hint", "libmemprof_hint.so")
 ARCHIVE = os.path.join(TOP, "runtime", "hint", "libmemprof_hint.a")
 SENTINEL = 1234  # failure_cases.c's errno before each call
 
-# The C entry points, and tcmalloc's overloads as c++filt shows them.
-C_NAMES = ["__memprof_hint_" + name for name in (
-    "malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign",
-    "strdup", "strndup")]
+# The C entry points (with a hint, and classified by context: the
+# plugin's context hints), and tcmalloc's overloads as c++filt shows them.
+C_FUNCTIONS = ("malloc", "calloc", "realloc", "aligned_alloc", "posix_memalign", "memalign",
+               "strdup", "strndup")
+C_NAMES = ["__memprof_hint_" + name for name in C_FUNCTIONS]
+CONTEXT_NAMES = ["__memprof_hint_context_" + name for name in C_FUNCTIONS]
 CXX_NAMES = {
     "_Znwm12__hot_cold_t": "operator new(unsigned long, __hot_cold_t)",
     "_Znam12__hot_cold_t": "operator new[](unsigned long, __hot_cold_t)",
@@ -55,6 +57,7 @@ FORWARDS = {
     "__memprof_hint_memalign": "memalign", "__memprof_hint_posix_memalign": "posix_memalign",
     "__memprof_hint_strdup": "strdup", "__memprof_hint_strndup": "strndup",
     **{name: re.sub("12__hot_cold_t$", "", name) for name in CXX_NAMES},
+    **{name: name.replace("__memprof_hint_context_", "") for name in CONTEXT_NAMES},
 }
 
 args = None
@@ -108,9 +111,10 @@ def run_checks(label, binary, arguments=(), env=None, done=None):
 def test_exports():
     result = run(["nm", "-D", "--defined-only", LIBRARY])
     names = sorted(line.split()[-1] for line in result.stdout.splitlines())
-    results.check(names == sorted(C_NAMES + list(CXX_NAMES)),
-                  "libmemprof_hint.so exports the 8 C entry points and tcmalloc's 8 "
-                  "operator new overloads, nothing else", str(names))
+    results.check(names == sorted(C_NAMES + CONTEXT_NAMES + list(CXX_NAMES)),
+                  "libmemprof_hint.so exports the 8 C entry points, their 8 "
+                  "context-classified forms and tcmalloc's 8 operator new overloads, "
+                  "nothing else", str(names))
     demangled = run(["c++filt", *CXX_NAMES]).stdout.splitlines()
     for (name, wanted), got in zip(CXX_NAMES.items(), demangled):
         results.check(got == wanted, f"{name} demangles to {wanted}", got)

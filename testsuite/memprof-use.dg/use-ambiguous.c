@@ -1,8 +1,8 @@
-/* A site whose contexts disagree (one caller's allocations are cold, the
-   other's hot) is ambiguous and left alone: without cloning the wrapper,
-   one call cannot serve both (clone-wrappers=0; use-clone.c clones).  */
+/* A site whose contexts disagree (one caller's cold, the other's hot) is
+   ambiguous and left alone without cloning (use-clone.c clones) and without
+   context hints (use-ambiguous-depth.c): one call cannot serve both.  */
 /* { dg-do compile } */
-/* { dg-options "-fplugin-arg-memprof-cold-lifetime=1 -fplugin-arg-memprof-clone-wrappers=0" } */
+/* { dg-options "-fplugin-arg-memprof-cold-lifetime=1 -fplugin-arg-memprof-clone-wrappers=0 -fplugin-arg-memprof-context-hints=0" } */
 #include <stdlib.h>
 
 __attribute__ ((noinline, noipa)) static void *

@@ -11,7 +11,7 @@ allocator (void *unused, void *block, size_t old_size, size_t new_size)
 {
   (void) unused;
   (void) old_size;
-  return realloc (block, new_size); /* { dg-message "memprof: .realloc. call: ambiguous: its contexts disagree \\(2 contexts, \[^;\]*; bytes 90.0% cold, 10.0% hot, 0.0% notcold; the first caller tells the classes apart; allocator is reached only through function pointers, so no clone can be called in its place\\); left alone" } */
+  return realloc (block, new_size); /* { dg-message "memprof: .realloc. call: ambiguous: its contexts disagree \\(2 contexts, \[^;\]*; bytes 90.0% cold, 10.0% hot, 0.0% notcold; the first caller tells the classes apart; allocator is reached only through function pointers, so no clone can be called in its place\\); calls the context-classified entry point \\(2 cold or hot contexts, told apart by 1 caller frame; 1 for all\\)" } */
 }
 
 void *(*volatile the_allocator) (void *, void *, size_t, size_t) = allocator;

@@ -1,0 +1,543 @@
+/* libmemprof_hint: allocation calls classified by their calling context
+   at run time (include/memprof/hint_context.h is the contract with the
+   plugin, docs/feedback.md "Context hints" the user's side).
+
+   A call the profile found ambiguous (its contexts disagree) calls
+   __memprof_hint_context_NAME with its table.  The entry point walks
+   frame pointers up the table's depth of caller frames (the plugin
+   keeps frame pointers in the units it compiles with a profile), hashes
+   the return addresses with the table's address and probes a cache of
+   decisions: one load on a hit.  A miss (the first allocation of each
+   distinct calling context) names each return address by its frame key,
+   from the ELF notes of the loaded objects, and picks the first entry of
+   the table whose keys match; the decision goes into the cache.  Cold
+   and hot contexts then allocate as __memprof_hint_NAME does, all others
+   as the unhinted function does.
+
+   The walk never reads outside the thread's stack: each frame pointer
+   must lie above the previous one and below the stack's top; a frame of
+   code built without frame pointers ends the walk or yields a return
+   address no note names: an unknown frame, which matches any key (the
+   frames of code built without the profile, libraries, are not told
+   apart).
+   Objects loaded later (dlopen) are read when a return address is not
+   found and the set of objects has changed.  */
+
+#define _GNU_SOURCE
+#include "hint-internal.h"
+
+#include "memprof/hint_context.h"
+
+#include <errno.h>
+#include <link.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The decisions already made: (tag | hint) words, the tag from the hash
+   of the table and the return addresses (its top bit set, so no filled
+   slot is 0), the hint 0 for the default class.  */
+#define DECISION_SLOTS 4096
+#define DECISION_PROBES 4
+static _Atomic uint64_t decisions[DECISION_SLOTS];
+
+/* Return address -> frame key, from every loaded object's notes, sorted
+   by address; rebuilt when the set of objects changes.  */
+struct site
+{
+  uintptr_t address;
+  uint64_t key;
+};
+
+static struct site *sites;
+static size_t site_count;
+static unsigned long long sites_objects = (unsigned long long) -1;
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The tables used so far, with MEMPROF_HINT_STATS=1.  */
+static bool statistics;
+static uint64_t *used_tables;
+
+static __thread uintptr_t stack_top
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* The top of this thread's stack, learnt once (1: unknown, no walk).  */
+static uintptr_t
+thread_stack_top (void)
+{
+  pthread_attr_t attributes;
+  void *low;
+  size_t size;
+
+  if (LIKELY (stack_top != 0))
+    return stack_top;
+  stack_top = 1;
+  if (pthread_getattr_np (pthread_self (), &attributes) == 0)
+    {
+      if (pthread_attr_getstack (&attributes, &low, &size) == 0)
+        stack_top = (uintptr_t) low + size;
+      pthread_attr_destroy (&attributes);
+    }
+  return stack_top;
+}
+
+/* The return addresses of the DEPTH frames above the allocating
+   function, whose callee's frame is FRAME, into RETURNS (0 past the
+   walk's end); returns HASH with each of them added by one multiply.  */
+static uint64_t
+caller_returns (const uintptr_t *frame, unsigned depth, uintptr_t *returns,
+                uint64_t hash)
+{
+  uintptr_t top = thread_stack_top ();
+  unsigned count = 0;
+  uintptr_t next = frame[0];
+
+  while (count < depth && next > (uintptr_t) frame
+         && next + 2 * sizeof (uintptr_t) <= top
+         && (next & (sizeof (uintptr_t) - 1)) == 0)
+    {
+      frame = (const uintptr_t *) next;
+      returns[count++] = frame[1];
+      hash = (hash ^ frame[1]) * 0x9e3779b97f4a7c15ULL;
+      next = frame[0];
+    }
+  while (count < depth)
+    {
+      returns[count++] = 0;
+      hash *= 0x9e3779b97f4a7c15ULL;
+    }
+  return hash;
+}
+
+/* ---- The notes: return address -> frame key ---- */
+
+struct site_collection
+{
+  struct site *sites;
+  size_t count, capacity;
+  bool failed;
+};
+
+static void
+add_site (struct site_collection *collection, uintptr_t address, uint64_t key)
+{
+  if (collection->count == collection->capacity)
+    {
+      size_t capacity = collection->capacity ? 2 * collection->capacity : 256;
+      struct site *grown
+          = realloc (collection->sites, capacity * sizeof *grown);
+      if (grown == NULL)
+        {
+          collection->failed = true;
+          return;
+        }
+      collection->sites = grown;
+      collection->capacity = capacity;
+    }
+  collection->sites[collection->count].address = address;
+  collection->sites[collection->count].key = key;
+  collection->count++;
+}
+
+/* The records of one note's descriptor at DESCRIPTOR, SIZE bytes.  */
+static void
+read_note (struct site_collection *collection, const unsigned char *descriptor,
+           size_t size)
+{
+  for (size_t offset = 0; offset + 12 <= size; offset += 12)
+    {
+      const unsigned char *record = descriptor + offset;
+      int32_t relative;
+      uint32_t low, high;
+
+      memcpy (&relative, record, 4);
+      memcpy (&low, record + 4, 4);
+      memcpy (&high, record + 8, 4);
+      add_site (collection, (uintptr_t) record + (intptr_t) relative,
+                (uint64_t) high << 32 | low);
+    }
+}
+
+static int
+read_object (struct dl_phdr_info *info, size_t size, void *data)
+{
+  struct site_collection *collection = data;
+  static const char owner[] = MEMPROF_CONTEXT_NOTE_OWNER;
+
+  (void) size;
+  for (unsigned i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *header = &info->dlpi_phdr[i];
+      size_t align = header->p_align == 8 ? 8 : 4;
+      const unsigned char *note
+          = (const unsigned char *) (info->dlpi_addr + header->p_vaddr);
+      const unsigned char *end = note + header->p_memsz;
+
+      if (header->p_type != PT_NOTE)
+        continue;
+      while (note + sizeof (ElfW (Nhdr)) <= end)
+        {
+          const ElfW (Nhdr) *nhdr = (const ElfW (Nhdr) *) note;
+          const unsigned char *name = note + sizeof *nhdr;
+          const unsigned char *descriptor
+              = name + ((nhdr->n_namesz + align - 1) & ~(align - 1));
+
+          if (descriptor + nhdr->n_descsz > end)
+            break;
+          if (nhdr->n_type == MEMPROF_CONTEXT_NOTE_TYPE
+              && nhdr->n_namesz == sizeof owner
+              && memcmp (name, owner, sizeof owner) == 0)
+            read_note (collection, descriptor, nhdr->n_descsz);
+          note = descriptor + ((nhdr->n_descsz + align - 1) & ~(align - 1));
+        }
+    }
+  return 0;
+}
+
+static int
+count_objects (struct dl_phdr_info *info, size_t size, void *data)
+{
+  (void) size;
+  *(unsigned long long *) data = info->dlpi_adds;
+  return 1;
+}
+
+static int
+compare_sites (const void *a, const void *b)
+{
+  uintptr_t x = ((const struct site *) a)->address;
+  uintptr_t y = ((const struct site *) b)->address;
+  return x < y ? -1 : x > y;
+}
+
+/* Read the notes again if objects were loaded since; under sites_lock.  */
+static void
+refresh_sites (void)
+{
+  unsigned long long objects = 0;
+  struct site_collection collection = { NULL, 0, 0, false };
+
+  dl_iterate_phdr (count_objects, &objects);
+  if (objects == sites_objects)
+    return;
+  dl_iterate_phdr (read_object, &collection);
+  if (collection.failed)
+    {
+      free (collection.sites);
+      return;
+    }
+  qsort (collection.sites, collection.count, sizeof *collection.sites,
+         compare_sites);
+  free (sites);
+  sites = collection.sites;
+  site_count = collection.count;
+  sites_objects = objects;
+}
+
+/* The frame key of the call that returns to ADDRESS, 0 when no note
+   names it; under sites_lock.  */
+static uint64_t
+key_of (uintptr_t address)
+{
+  size_t low = 0, high = site_count;
+
+  if (address == 0)
+    return 0;
+  while (low < high)
+    {
+      size_t middle = low + (high - low) / 2;
+      if (sites[middle].address < address)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+  return low < site_count && sites[low].address == address ? sites[low].key : 0;
+}
+
+/* Do an entry's DEPTH keys match the frames' KEYS?  A 0 on either side
+   (the profile's context ended; a frame no note names) matches any
+   frame, but an entry with keys must match one of them: a stack whose
+   frames no note names at all (notes stripped, a program built without
+   the profile) is not classified by wildcards alone.  */
+static bool
+entry_matches (const uint64_t *entry, unsigned depth, const uint64_t *keys)
+{
+  bool named = false, equal = false;
+
+  for (unsigned i = 0; i < depth; i++)
+    {
+      if (entry[i] != 0 && keys[i] != 0 && entry[i] != keys[i])
+        return false;
+      named |= entry[i] != 0;
+      equal |= entry[i] != 0 && entry[i] == keys[i];
+    }
+  return equal || !named;
+}
+
+/* The hint of the first entry of TABLE whose keys match the frames
+   returning to RETURNS, or 0.  */
+static unsigned char
+decide (const uint64_t *table, unsigned depth, const uintptr_t *returns)
+{
+  uint64_t keys[MEMPROF_CONTEXT_MAX_DEPTH];
+  unsigned entries = (unsigned) (table[MEMPROF_CONTEXT_WORD_SHAPE] >> 32);
+  const uint64_t *entry = table + MEMPROF_CONTEXT_HEADER_WORDS;
+
+  pthread_mutex_lock (&sites_lock);
+  for (unsigned i = 0; i < depth; i++)
+    {
+      keys[i] = key_of (returns[i]);
+      if (keys[i] == 0 && returns[i] != 0)
+        {
+          refresh_sites ();
+          keys[i] = key_of (returns[i]);
+        }
+    }
+  pthread_mutex_unlock (&sites_lock);
+
+  for (unsigned e = 0; e < entries; e++, entry += 1 + depth)
+    if (entry_matches (entry + 1, depth, keys))
+      return (unsigned char) entry[0];
+  return 0;
+}
+
+static void
+count_call (uint64_t *table, unsigned char hint, size_t bytes)
+{
+  unsigned class_index = hint == 0 ? 0 : hint < MEMPROF_HINT_HOT_MIN ? 1 : 2;
+  _Atomic uint64_t *words = (_Atomic uint64_t *) table;
+
+  if (atomic_load_explicit (&words[MEMPROF_CONTEXT_WORD_NEXT],
+                            memory_order_acquire)
+      == 0)
+    {
+      pthread_mutex_lock (&sites_lock);
+      if (table[MEMPROF_CONTEXT_WORD_NEXT] == 0)
+        {
+          atomic_store_explicit (
+              &words[MEMPROF_CONTEXT_WORD_NEXT],
+              used_tables ? (uint64_t) (uintptr_t) used_tables : 1,
+              memory_order_release);
+          used_tables = table;
+        }
+      pthread_mutex_unlock (&sites_lock);
+    }
+  atomic_fetch_add_explicit (&words[MEMPROF_CONTEXT_WORD_CALLS + class_index],
+                             1, memory_order_relaxed);
+  atomic_fetch_add_explicit (&words[MEMPROF_CONTEXT_WORD_BYTES + class_index],
+                             bytes, memory_order_relaxed);
+}
+
+/* The hint for an allocation of BYTES by TABLE's call, whose entry
+   point's frame is FRAME: 0 (the default class), or the hint byte.  */
+static unsigned char
+context_hint (uint64_t *table, const void *frame, size_t bytes)
+{
+  uint64_t shape = table[MEMPROF_CONTEXT_WORD_SHAPE];
+  unsigned depth = (unsigned) (shape & 0xff);
+  uintptr_t returns[MEMPROF_CONTEXT_MAX_DEPTH];
+  uint64_t hash = (uintptr_t) table, tag;
+  unsigned slot, free_slot = DECISION_SLOTS;
+  unsigned char hint;
+
+  if (UNLIKELY (table[MEMPROF_CONTEXT_WORD_HEADER]
+                    != (MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION)
+                || depth == 0 || depth > MEMPROF_CONTEXT_MAX_DEPTH))
+    return 0;
+  hash = memprof_context_mix (caller_returns (frame, depth, returns, hash));
+  tag = (hash | 1ULL << 63) & ~(uint64_t) 0xff;
+  slot = (unsigned) (hash >> 8);
+  for (unsigned probe = 0; probe < DECISION_PROBES; probe++)
+    {
+      unsigned index = (slot + probe) % DECISION_SLOTS;
+      uint64_t word
+          = atomic_load_explicit (&decisions[index], memory_order_relaxed);
+      if ((word & ~(uint64_t) 0xff) == tag)
+        {
+          hint = (unsigned char) word;
+          goto decided;
+        }
+      if (word == 0 && free_slot == DECISION_SLOTS)
+        free_slot = index;
+    }
+  hint = decide (table, depth, returns);
+  atomic_store_explicit (
+      &decisions[free_slot != DECISION_SLOTS ? free_slot
+                                             : slot % DECISION_SLOTS],
+      tag | hint, memory_order_relaxed);
+decided:
+  if (UNLIKELY (statistics))
+    count_call (table, hint, bytes);
+  return hint;
+}
+
+/* ---- Statistics (MEMPROF_HINT_STATS=1) ---- */
+
+static void
+print_statistics (void)
+{
+  static const char *const classes[3] = { "default", "cold", "hot" };
+  uint64_t *table = used_tables;
+
+  while (table != NULL && table != (uint64_t *) 1)
+    {
+      char line[512];
+      uint64_t bytes = 0;
+      int length;
+
+      for (unsigned c = 0; c < 3; c++)
+        bytes += table[MEMPROF_CONTEXT_WORD_BYTES + c];
+      length = snprintf (
+          line, sizeof line, "libmemprof_hint: context-classified call %s:",
+          (const char *) (uintptr_t) table[MEMPROF_CONTEXT_WORD_NAME]);
+      for (unsigned c = 0; c < 3 && length < (int) sizeof line; c++)
+        length += snprintf (
+            line + length, sizeof line - length,
+            " %s %llu calls %llu bytes (%.1f%% of bytes)%s", classes[c],
+            (unsigned long long) table[MEMPROF_CONTEXT_WORD_CALLS + c],
+            (unsigned long long) table[MEMPROF_CONTEXT_WORD_BYTES + c],
+            bytes ? 100.0 * (double) table[MEMPROF_CONTEXT_WORD_BYTES + c]
+                        / (double) bytes
+                  : 0.0,
+            c < 2 ? "," : "\n");
+      if (length > (int) sizeof line)
+        length = sizeof line;
+      if (write (STDERR_FILENO, line, length) < 0)
+        return;
+      table = (uint64_t *) (uintptr_t) table[MEMPROF_CONTEXT_WORD_NEXT];
+    }
+}
+
+__attribute__ ((constructor)) static void
+context_initialize (void)
+{
+  const char *value = getenv ("MEMPROF_HINT_STATS");
+
+  statistics = value != NULL && strcmp (value, "1") == 0;
+  if (statistics)
+    atexit (print_statistics);
+}
+
+/* ---- The entry points ---- */
+
+/* The unhinted function for the default class and whenever
+   hint_forwarding: by a tail call, so that a profiler sees the
+   program's call site.  */
+
+HINT_EXPORT void *
+__memprof_hint_context_malloc (size_t size, uint64_t *table)
+{
+  unsigned char hint;
+  void *pointer;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return malloc (size);
+  hint = context_hint (table, __builtin_frame_address (0), size);
+  if (hint == 0)
+    return malloc (size);
+  /* __memprof_hint_malloc's work, without its call through the PLT:
+     malloc is the call that matters for speed.  */
+  pointer = hint_allocate (size, hint_flags (hint));
+  if (UNLIKELY (pointer == NULL))
+    errno = ENOMEM;
+  return pointer;
+}
+
+HINT_EXPORT void *
+__memprof_hint_context_calloc (size_t count, size_t size, uint64_t *table)
+{
+  unsigned char hint;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return calloc (count, size);
+  hint = context_hint (table, __builtin_frame_address (0), count * size);
+  if (hint == 0)
+    return calloc (count, size);
+  return __memprof_hint_calloc (count, size, hint);
+}
+
+HINT_EXPORT void *
+__memprof_hint_context_realloc (void *pointer, size_t size, uint64_t *table)
+{
+  unsigned char hint;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return realloc (pointer, size);
+  hint = context_hint (table, __builtin_frame_address (0), size);
+  if (hint == 0)
+    return realloc (pointer, size);
+  return __memprof_hint_realloc (pointer, size, hint);
+}
+
+HINT_EXPORT void *
+__memprof_hint_context_aligned_alloc (size_t alignment, size_t size,
+                                      uint64_t *table)
+{
+  unsigned char hint;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return aligned_alloc (alignment, size);
+  hint = context_hint (table, __builtin_frame_address (0), size);
+  if (hint == 0)
+    return aligned_alloc (alignment, size);
+  return __memprof_hint_aligned_alloc (alignment, size, hint);
+}
+
+HINT_EXPORT int
+__memprof_hint_context_posix_memalign (void **result, size_t alignment,
+                                       size_t size, uint64_t *table)
+{
+  unsigned char hint;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return posix_memalign (result, alignment, size);
+  hint = context_hint (table, __builtin_frame_address (0), size);
+  if (hint == 0)
+    return posix_memalign (result, alignment, size);
+  return __memprof_hint_posix_memalign (result, alignment, size, hint);
+}
+
+HINT_EXPORT void *
+__memprof_hint_context_memalign (size_t alignment, size_t size, uint64_t *table)
+{
+  unsigned char hint;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return memalign (alignment, size);
+  hint = context_hint (table, __builtin_frame_address (0), size);
+  if (hint == 0)
+    return memalign (alignment, size);
+  return __memprof_hint_memalign (alignment, size, hint);
+}
+
+HINT_EXPORT char *
+__memprof_hint_context_strdup (const char *string, uint64_t *table)
+{
+  unsigned char hint;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return strdup (string);
+  hint = context_hint (table, __builtin_frame_address (0), strlen (string) + 1);
+  if (hint == 0)
+    return strdup (string);
+  return __memprof_hint_strdup (string, hint);
+}
+
+HINT_EXPORT char *
+__memprof_hint_context_strndup (const char *string, size_t limit,
+                                uint64_t *table)
+{
+  unsigned char hint;
+
+  if (UNLIKELY (hint_forwarding ()))
+    return strndup (string, limit);
+  hint = context_hint (table, __builtin_frame_address (0),
+                       strnlen (string, limit) + 1);
+  if (hint == 0)
+    return strndup (string, limit);
+  return __memprof_hint_strndup (string, limit, hint);
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Context hints end to end (docs/feedback.md, "Context hints"), as a user
+runs them: context_main.c calls context_alloc.c's allocator through a
+function pointer and one shared helper, so the allocator's one malloc
+call is ambiguous (cold and hot contexts) and only the second caller
+frame, in another translation unit, tells them apart.  At -O0 and -O2:
+
+- the profiled build's profile, merged; the rebuild with it rewrites the
+  call to the context-classified entry point;
+- the hinted build prints what the plain build prints, and puts every
+  cold-path block in libmemprof_hint's cold arena and every hot-path
+  block in its hot arena (jemalloc's arenas.lookup of each block);
+  MEMPROF_HINT_STATS=1 counts the bytes of each class;
+- with the cold path's call moved one line (-DSTALE, a profile with a
+  stale frame), the cold path's blocks fall back to the default arena,
+  and the hot path's still go to the hot arena;
+- the "did it work" loop: the hinted build profiled again (instrument +
+  use, libmemprof before the shim) gives a profile with the same cold
+  bytes, and the build from that second profile places them in the cold
+  arena again.
+
+Prints one line per check and ends with `context-hints: N passed, N
+failed`."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "testsuite", "lib"))
+from report import Report  # noqa: E402
+
+WORK = os.path.join(HERE, "work", "context")
+MEMPROF = os.path.join(TOP, "analysis", "memprof")
+MAIN, ALLOC, CHECK = (os.path.join(HERE, name) for name in
+                      ("context_main.c", "context_alloc.c", "context_check.c"))
+BLOCKS, SIZE = 512, 96
+# Small thresholds: this short run's untouched blocks are cold, the
+# blocks read many times hot.
+THRESHOLDS = ["-fplugin-arg-memprof-cold-lifetime=0", "-fplugin-arg-memprof-cold-density=1",
+              "-fplugin-arg-memprof-hot-density=50"]
+results = Report("context-hints")
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+def pkg_config(package, *args):
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    return run(["pkg-config", *args, package], env=env, check=True).stdout.split()
+
+
+def build(output, opt, sources, flags=(), libraries=()):
+    plugin = pkg_config("memprof", "--variable=plugin")[0]
+    return run(["gcc", opt, "-g", "-fplugin=" + plugin, "-I" + os.path.join(TOP, "include"),
+                *flags, *sources, "-o", output, *libraries])
+
+
+def execute(binary, options=None, stats=False):
+    env = dict(os.environ)
+    env.pop("MEMPROF_OPTIONS", None)
+    env.pop("MEMPROF_HINT_STATS", None)
+    if options is not None:
+        env["MEMPROF_OPTIONS"] = options
+    if stats:
+        env["MEMPROF_HINT_STATS"] = "1"
+    return run([binary], cwd=os.path.dirname(binary), env=env)
+
+
+def arenas(output):
+    """(cold-path blocks in the cold, hot, default arena), (hot-path ...)."""
+    match = re.search(r"arenas: cold blocks (\d+) cold (\d+) hot (\d+) default; "
+                      r"hot blocks (\d+) cold (\d+) hot (\d+) default", output)
+    if match is None:
+        return None
+    numbers = [int(n) for n in match.groups()]
+    return tuple(numbers[:3]), tuple(numbers[3:])
+
+
+def profile(name, binary, work):
+    """Run BINARY under the profiler and merge its profile: the .mprof."""
+    raw = os.path.join(work, name + ".profraw")
+    ran = execute(binary, "profile_file=" + os.path.basename(raw))
+    mprof = os.path.join(work, name + ".mprof")
+    merged = run([MEMPROF, "merge", "--quiet", "--binary=" + binary, "-o", mprof, raw])
+    ok = ran.returncode == 0 and merged.returncode == 0
+    return (mprof, raw) if ok else (None, ran.stderr + merged.stderr)
+
+
+def cold_bytes(binary, raw):
+    """The bytes the profile has at the allocator's malloc called from the
+    cold path, if no access reached them (cold by THRESHOLDS), else -1."""
+    shown = run([MEMPROF, "show", "--format=json", "--top=0", "--binary=" + binary, raw])
+    try:
+        records = json.loads(shown.stdout)["records"]
+    except (ValueError, KeyError):
+        return None
+    cold = [r for r in records if r["frames"] and r["frames"][0]["name"] == "wrapper"
+            and any(f["name"] == "cold_path" for f in r["frames"])]
+    if not cold or any(r["accesses"] for r in cold):
+        return -1
+    return sum(r["bytes"] for r in cold)
+
+
+def check_level(opt):
+    work = os.path.join(WORK, opt)
+    os.makedirs(work)
+    profiler = pkg_config("memprof", "--libs")
+    hint = pkg_config("memprof-hint", "--libs")
+
+    plain = os.path.join(work, "plain")
+    built = run(["gcc", opt, "-g", MAIN, ALLOC, "-o", plain])
+    expected = execute(plain).stdout if built.returncode == 0 else None
+
+    profiled = os.path.join(work, "profiled")
+    built = build(profiled, opt, [MAIN, ALLOC], libraries=profiler)
+    if not results.check(built.returncode == 0, f"{opt}: the profiled build builds",
+                         built.stderr[-500:]):
+        return
+    mprof, raw = profile("first", profiled, work)
+    if not results.check(mprof is not None, f"{opt}: profiled and merged", raw):
+        return
+
+    def hinted(name, mprof, extra=()):
+        binary = os.path.join(work, name)
+        built = build(binary, opt, [MAIN, ALLOC, CHECK],
+                      ["-fplugin-arg-memprof-use=" + mprof, "-fplugin-arg-memprof-remarks",
+                       *THRESHOLDS, *extra], hint)
+        if not results.check(built.returncode == 0, f"{opt}: {name}: builds", built.stderr[-800:]):
+            return None, None
+        results.check("context-classified: 1" in built.stderr
+                      and "calls the context-classified entry point" in built.stderr,
+                      f"{opt}: {name}: the allocator's ambiguous malloc call is rewritten to "
+                      f"the context-classified entry point", built.stderr[-1500:])
+        ran = execute(binary, stats=True)
+        results.check(ran.returncode == 0, f"{opt}: {name}: runs and exits 0", ran.stderr[-500:])
+        return ran, binary
+
+    # The hinted build: each path's blocks in its class's arena.
+    ran, _ = hinted("hinted", mprof)
+    if ran is not None:
+        placed = arenas(ran.stdout)
+        results.check(placed == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
+                      f"{opt}: through a function pointer across two units, all {BLOCKS} "
+                      f"cold-path blocks are in the cold arena and all {BLOCKS} hot-path "
+                      f"blocks in the hot arena", ran.stdout)
+        results.check(expected is not None
+                      and [line for line in ran.stdout.splitlines()
+                           if not line.startswith("arenas:")] == expected.splitlines(),
+                      f"{opt}: the hinted build prints what the plain build prints",
+                      f"{ran.stdout!r} vs {expected!r}")
+        results.check(re.search(rf"cold {BLOCKS} calls {BLOCKS * SIZE} bytes", ran.stderr)
+                      and re.search(rf"hot {BLOCKS} calls {BLOCKS * SIZE} bytes", ran.stderr),
+                      f"{opt}: MEMPROF_HINT_STATS=1 counts {BLOCKS * SIZE} bytes classified "
+                      f"cold and as many hot", ran.stderr)
+
+    # A stale frame: the cold path's call moved.
+    ran, _ = hinted("stale", mprof, ["-DSTALE"])
+    if ran is not None:
+        results.check(arenas(ran.stdout) == ((0, 0, BLOCKS), (0, BLOCKS, 0)),
+                      f"{opt}: with the cold path's call moved (a stale frame) its blocks "
+                      f"fall back to the default arena; the hot path's stay hot", ran.stdout)
+
+    # Did it work: profile the hinted build again, rebuild from that.
+    again = os.path.join(work, "again")
+    built = build(again, opt, [MAIN, ALLOC],
+                  ["-fplugin-arg-memprof-use=" + mprof, "-fplugin-arg-memprof-instrument",
+                   *THRESHOLDS], [*profiler, *hint])
+    if not results.check(built.returncode == 0 and "context-classified: 1" in built.stderr,
+                         f"{opt}: the hinted build, instrumented, builds",
+                         built.stderr[-800:]):
+        return
+    second, raw2 = profile("second", again, work)
+    if not results.check(second is not None, f"{opt}: the hinted build profiled again", raw2):
+        return
+    before, after = cold_bytes(profiled, raw), cold_bytes(again, raw2)
+    results.check(before == BLOCKS * SIZE and after == before,
+                  f"{opt}: the profile of the hinted build has the first profile's cold "
+                  f"bytes at the same context ({before} and {after} bytes)")
+    ran, _ = hinted("from-second", second)
+    if ran is not None:
+        results.check(arenas(ran.stdout) == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
+                      f"{opt}: built from the second profile, the cold bytes are placed in "
+                      f"the cold arena again", ran.stdout)
+
+
+def main():
+    if not os.path.exists(MEMPROF):
+        sys.exit(f"context-hints: build the tree first: {MEMPROF} is missing")
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    for opt in ("-O0", "-O2"):
+        check_level(opt)
+    return results.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
