@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "trace.h"
+#include "events.h"
 
 #include <errno.h>
 #include <math.h>
@@ -370,6 +371,8 @@ allocate (size_t size, size_t alignment, uintptr_t caller_return)
   header->check = HEADER_MAGIC ^ user;
   record_allocation (header, user, caller_return);
   hooks_after_allocation ((void *) user, size);
+  events_after_allocation ((void *) user, size,
+                           header->context ? header->context->id : 0);
   return (void *) user;
 }
 
@@ -394,6 +397,7 @@ deallocate (void *pointer)
   if (pointer == NULL)
     return;
   hooks_before_free (pointer);
+  events_before_free (pointer);
   header = checked_header (pointer);
   if (UNLIKELY (header == NULL))
     {
