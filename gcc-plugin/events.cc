@@ -8,6 +8,11 @@
                     same stack proof, stack_analysis.cc), a memcpy or
                     memset as one event of its length;
      memory         load and store;
+     load-value, store-value
+                    load, store, with the value loaded or stored (integers,
+                    pointers, float and double, zero-extended to 64 bits;
+                    0 for other types): __memprof_event_load_value(address,
+                    size, id, value), after the load, before the store;
      function       __memprof_event_function_entry (id) on entry,
                     __memprof_event_function_exit (id) before each return;
      loop           __memprof_event_loop_entry (id) on the preheader,
@@ -38,6 +43,7 @@
 #include "function.h"
 #include "basic-block.h"
 #include "cfgloop.h"
+#include "tree-cfg.h"
 #include "gimple.h"
 #include "gimple-iterator.h"
 #include "gimplify.h"
@@ -66,7 +72,9 @@ enum
   ASK_LOAD = 1,
   ASK_STORE = 2,
   ASK_FUNCTION = 4,
-  ASK_LOOP = 8
+  ASK_LOOP = 8,
+  ASK_LOAD_VALUE = 16,
+  ASK_STORE_VALUE = 32
 };
 
 /* What -fplugin-arg-memprof-events asked for (ASK_ bits).  */
@@ -74,13 +82,14 @@ static unsigned events_asked;
 static bool events_given;
 
 static GTY (()) tree site_type;
-static GTY (()) tree memory_event_decls[2]; /* load, store */
+/* load, store, load with value, store with value */
+static GTY (()) tree memory_event_decls[4];
 static GTY (()) tree context_event_decls[5];
 
 const struct ggc_root_tab events_roots[]
     = { { &site_type, 1, sizeof (tree), &gt_ggc_mx_tree_node,
           &gt_pch_nx_tree_node },
-        { &memory_event_decls[0], 2, sizeof (tree), &gt_ggc_mx_tree_node,
+        { &memory_event_decls[0], 4, sizeof (tree), &gt_ggc_mx_tree_node,
           &gt_pch_nx_tree_node },
         { &context_event_decls[0], 5, sizeof (tree), &gt_ggc_mx_tree_node,
           &gt_pch_nx_tree_node },
@@ -98,7 +107,8 @@ enum context_event
 /* ---- The argument ---- */
 
 static const char event_names_help[]
-    = "load, store, memory, function, loop, alloc, free, allocation, @FILE";
+    = "load, store, memory, load-value, store-value, function, loop, "
+      "alloc, free, allocation, @FILE";
 
 /* Add the event NAME (LENGTH bytes) to events_asked; WHERE names the
    argument or the file and line for the error.  */
@@ -112,6 +122,8 @@ ask_event (const char *name, size_t length, const char *where)
   } names[] = { { "load", ASK_LOAD },
                 { "store", ASK_STORE },
                 { "memory", ASK_LOAD | ASK_STORE },
+                { "load-value", ASK_LOAD | ASK_LOAD_VALUE },
+                { "store-value", ASK_STORE | ASK_STORE_VALUE },
                 { "function", ASK_FUNCTION },
                 { "loop", ASK_LOOP },
                 { "alloc", 0 },
@@ -161,8 +173,7 @@ ask_events (const char *text, const char *file)
       if (file)
         snprintf (where, sizeof where, "%s:%u", file, line);
       else
-        snprintf (where, sizeof where, "%s",
-                  "%<-fplugin-arg-memprof-events%>");
+        snprintf (where, sizeof where, "%s", "-fplugin-arg-memprof-events");
       ok &= ask_event (p, length, where);
       p += length;
     }
@@ -245,6 +256,13 @@ build_event_decls (void)
       = runtime_function (MEMPROF_EVENT_LOAD_NAME, memory_type);
   memory_event_decls[1]
       = runtime_function (MEMPROF_EVENT_STORE_NAME, memory_type);
+  tree value_type = build_function_type_list (
+      void_type_node, uint64_type_node, uint64_type_node, uint64_type_node,
+      uint64_type_node, NULL_TREE);
+  memory_event_decls[2]
+      = runtime_function (MEMPROF_EVENT_LOAD_VALUE_NAME, value_type);
+  memory_event_decls[3]
+      = runtime_function (MEMPROF_EVENT_STORE_VALUE_NAME, value_type);
   static const char *const context_names[]
       = { MEMPROF_EVENT_FUNCTION_ENTRY_NAME, MEMPROF_EVENT_FUNCTION_EXIT_NAME,
           MEMPROF_EVENT_LOOP_ENTRY_NAME, MEMPROF_EVENT_LOOP_ITERATION_NAME,
@@ -373,12 +391,51 @@ wants_event (const memory_access *a, bitmap *frame_uids)
          || !may_be_nonaddressable_p (bit_field_container (a->ref));
 }
 
+/* The value A loads (after its statement) or stores (before it), when
+   it is a scalar of at most 64 bits and values were asked for: the
+   tree of it, else null.  */
+static tree
+access_value (const memory_access *a)
+{
+  gimple *stmt = a->stmt;
+  tree value;
+  if (a->ref == NULL_TREE || !gimple_assign_single_p (stmt))
+    return NULL_TREE;
+  if (a->kind == ACCESS_LOAD)
+    {
+      if (!(events_asked & ASK_LOAD_VALUE) || stmt_ends_bb_p (stmt))
+        return NULL_TREE;
+      value = gimple_assign_lhs (stmt);
+      if (TREE_CODE (value) != SSA_NAME)
+        return NULL_TREE;
+    }
+  else
+    {
+      if (!(events_asked & ASK_STORE_VALUE))
+        return NULL_TREE;
+      value = gimple_assign_rhs1 (stmt);
+      if (!is_gimple_val (value))
+        return NULL_TREE;
+    }
+  tree type = TREE_TYPE (value);
+  if (INTEGRAL_TYPE_P (type) || POINTER_TYPE_P (type))
+    return TYPE_PRECISION (type) <= 64 ? value : NULL_TREE;
+  if (SCALAR_FLOAT_TYPE_P (type) && (TYPE_PRECISION (type) == 32
+                                     || TYPE_PRECISION (type) == 64))
+    return build1 (VIEW_CONVERT_EXPR,
+                   TYPE_PRECISION (type) == 32 ? uint32_type_node
+                                               : uint64_type_node,
+                   value);
+  return NULL_TREE;
+}
+
 static void
 add_memory_event (const memory_access *a)
 {
   gimple_seq seq = NULL;
   location_t loc = gimple_location (a->stmt);
   gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
+  tree value = access_value (a);
   tree address
       = a->ref ? reference_address (a->ref, &seq)
                : force_gimple_operand (
@@ -389,11 +446,24 @@ add_memory_event (const memory_access *a)
   tree size = access_size (a, &seq);
   tree site = new_site (loc, is_load (a) ? MEMPROF_SITE_LOAD
                                          : MEMPROF_SITE_STORE, 0);
-  gcall *call = gimple_build_call (memory_event_decls[is_load (a) ? 0 : 1], 3,
-                                   address, size, site);
+  gcall *call;
+  if (value != NULL_TREE)
+    {
+      value = force_gimple_operand (fold_convert (uint64_type_node, value),
+                                    &seq, true, NULL_TREE);
+      call = gimple_build_call (memory_event_decls[is_load (a) ? 2 : 3], 4,
+                                address, size, site, value);
+    }
+  else
+    call = gimple_build_call (memory_event_decls[is_load (a) ? 0 : 1], 3,
+                              address, size, site);
   gimple_set_location (call, loc);
   gimple_seq_add_stmt (&seq, call);
-  gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
+  /* A loaded value exists after its load.  */
+  if (value != NULL_TREE && a->kind == ACCESS_LOAD)
+    gsi_insert_seq_after (&gsi, seq, GSI_SAME_STMT);
+  else
+    gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
 }
 
 static unsigned

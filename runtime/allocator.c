@@ -372,7 +372,8 @@ allocate (size_t size, size_t alignment, uintptr_t caller_return)
   record_allocation (header, user, caller_return);
   hooks_after_allocation ((void *) user, size);
   events_after_allocation ((void *) user, size,
-                           header->context ? header->context->id : 0);
+                           header->context ? header->context->id : 0,
+                           caller_return);
   return (void *) user;
 }
 

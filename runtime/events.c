@@ -35,7 +35,7 @@
 #include <signal.h>
 #include <string.h>
 
-/* 8192 events of 32 bytes: 256 KiB a buffer, 8 MiB in all.  */
+/* 8192 events of 40 bytes: 320 KiB a buffer, 10 MiB in all.  */
 #define EVENTS_PER_BUFFER 8192
 #define EVENT_BUFFERS 32
 
@@ -124,7 +124,8 @@ exchange_buffer (struct event_buffer *full)
 }
 
 static inline void
-append (uint32_t kind, uint64_t address, uint64_t size, uint64_t site)
+append (uint32_t kind, uint64_t address, uint64_t size, uint64_t site,
+        uint64_t value)
 {
   struct event_buffer *buffer = current_buffer;
   struct memprof_event *event;
@@ -143,6 +144,7 @@ append (uint32_t kind, uint64_t address, uint64_t size, uint64_t site)
   event->address = address;
   event->size = size;
   event->site = site;
+  event->value = value;
   buffer->count++;
 }
 
@@ -467,38 +469,41 @@ events_destructor (void)
             & MEMPROF_EVENT_BIT (kind))
 
 void
-events_record_allocation (uint64_t pointer, uint64_t size, uint64_t context)
+events_record_allocation (uint64_t pointer, uint64_t size, uint64_t context,
+                          uint64_t call_site)
 {
   if (WANTS (MEMPROF_EVENT_ALLOC))
-    append (MEMPROF_EVENT_ALLOC, pointer, size, context);
+    append (MEMPROF_EVENT_ALLOC, pointer, size, context, call_site);
 }
 
 void
 events_record_free (uint64_t pointer)
 {
   if (WANTS (MEMPROF_EVENT_FREE))
-    append (MEMPROF_EVENT_FREE, pointer, 0, 0);
+    append (MEMPROF_EVENT_FREE, pointer, 0, 0, 0);
 }
 
-MEMPROF_EXPORT void
-__memprof_event_load (uint64_t address, uint64_t size, uint64_t site)
-{
-  if (WANTS (MEMPROF_EVENT_LOAD))
-    append (MEMPROF_EVENT_LOAD, address, size, site);
-}
+#define MEMORY_EVENT(name, kind)                                             \
+  MEMPROF_EXPORT void name (uint64_t address, uint64_t size, uint64_t site)  \
+  {                                                                          \
+    if (WANTS (kind))                                                        \
+      append (kind, address, size, site, 0);                                 \
+  }                                                                          \
+  MEMPROF_EXPORT void name##_value (uint64_t address, uint64_t size,         \
+                                    uint64_t site, uint64_t value)           \
+  {                                                                          \
+    if (WANTS (kind))                                                        \
+      append (kind, address, size, site, value);                             \
+  }
 
-MEMPROF_EXPORT void
-__memprof_event_store (uint64_t address, uint64_t size, uint64_t site)
-{
-  if (WANTS (MEMPROF_EVENT_STORE))
-    append (MEMPROF_EVENT_STORE, address, size, site);
-}
+MEMORY_EVENT (__memprof_event_load, MEMPROF_EVENT_LOAD)
+MEMORY_EVENT (__memprof_event_store, MEMPROF_EVENT_STORE)
 
 #define CONTEXT_EVENT(name, kind)                                            \
   MEMPROF_EXPORT void name (uint64_t site)                                   \
   {                                                                          \
     if (WANTS (kind))                                                        \
-      append (kind, 0, 0, site);                                             \
+      append (kind, 0, 0, site, 0);                                           \
   }
 
 CONTEXT_EVENT (__memprof_event_function_entry, MEMPROF_EVENT_FUNCTION_ENTRY)

@@ -81,7 +81,7 @@ enum memprof_event_kind
    | MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOOP_ITERATION)                        \
    | MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOOP_EXIT))
 
-/* One event, 32 bytes.  */
+/* One event, 40 bytes.  */
 struct memprof_event
 {
   uint32_t kind;    /* enum memprof_event_kind */
@@ -91,6 +91,10 @@ struct memprof_event
   uint64_t size;    /* memory and allocation events */
   uint64_t site;    /* an instruction id (memprof_site_of), or for an
                        allocation its context id */
+  uint64_t value;   /* a load's or a store's value, zero-extended, when
+                       the code was built with load-value / store-value
+                       (0 otherwise); an allocation's call site (the
+                       return address of the malloc call) */
 };
 
 /* ---- Instruction ids ---- */
@@ -149,9 +153,12 @@ struct memprof_module
 /* ---- The entry points of instrumented code (plugin <-> runtime) ----
 
    void NAME (uint64_t address, uint64_t size, uint64_t site) for loads
-   and stores, void NAME (uint64_t site) for the context events.  */
+   and stores, the same with a fourth argument (uint64_t value) for the
+   _value forms, void NAME (uint64_t site) for the context events.  */
 #define MEMPROF_EVENT_LOAD_NAME "__memprof_event_load"
 #define MEMPROF_EVENT_STORE_NAME "__memprof_event_store"
+#define MEMPROF_EVENT_LOAD_VALUE_NAME "__memprof_event_load_value"
+#define MEMPROF_EVENT_STORE_VALUE_NAME "__memprof_event_store_value"
 #define MEMPROF_EVENT_FUNCTION_ENTRY_NAME "__memprof_event_function_entry"
 #define MEMPROF_EVENT_FUNCTION_EXIT_NAME "__memprof_event_function_exit"
 #define MEMPROF_EVENT_LOOP_ENTRY_NAME "__memprof_event_loop_entry"
