@@ -352,14 +352,24 @@ context_call (enum context_event event, tree site)
 
 /* ---- Memory events ---- */
 
+/* EXPR converted to TYPE, as a GIMPLE value whose statements are
+   appended to SEQ (force_gimple_operand replaces its sequence).  */
+static tree
+append_value (tree type, tree expr, gimple_seq *seq)
+{
+  gimple_seq more = NULL;
+  tree value = force_gimple_operand (fold_convert (type, unshare_expr (expr)),
+                                     &more, true, NULL_TREE);
+  gimple_seq_add_seq (seq, more);
+  return value;
+}
+
 /* Bytes accessed by A, as a GIMPLE value in SEQ.  */
 static tree
 access_size (const memory_access *a, gimple_seq *seq)
 {
   if (a->ref == NULL_TREE)
-    return force_gimple_operand (
-        fold_convert (uint64_type_node, unshare_expr (a->length)), seq, true,
-        NULL_TREE);
+    return append_value (uint64_type_node, a->length, seq);
   HOST_WIDE_INT bytes = int_size_in_bytes (TREE_TYPE (a->ref));
   if (TREE_CODE (a->ref) == COMPONENT_REF
       && DECL_BIT_FIELD (TREE_OPERAND (a->ref, 1)))
@@ -436,21 +446,15 @@ add_memory_event (const memory_access *a)
   location_t loc = gimple_location (a->stmt);
   gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
   tree value = access_value (a);
-  tree address
-      = a->ref ? reference_address (a->ref, &seq)
-               : force_gimple_operand (
-                   fold_convert (ptr_type_node, unshare_expr (a->address)),
-                   &seq, true, NULL_TREE);
-  address = force_gimple_operand (fold_convert (uint64_type_node, address),
-                                  &seq, true, NULL_TREE);
+  tree address = a->ref ? reference_address (a->ref, &seq) : a->address;
+  address = append_value (uint64_type_node, address, &seq);
   tree size = access_size (a, &seq);
   tree site = new_site (loc, is_load (a) ? MEMPROF_SITE_LOAD
                                          : MEMPROF_SITE_STORE, 0);
   gcall *call;
   if (value != NULL_TREE)
     {
-      value = force_gimple_operand (fold_convert (uint64_type_node, value),
-                                    &seq, true, NULL_TREE);
+      value = append_value (uint64_type_node, value, &seq);
       call = gimple_build_call (memory_event_decls[is_load (a) ? 2 : 3], 4,
                                 address, size, site, value);
     }
@@ -521,11 +525,19 @@ add_function_events (void)
 
 /* ---- Loop events ---- */
 
-/* The source position of LOOP: its header's first statement that has
-   one, else its function's.  */
+/* The source position of LOOP: the test of an exit (the `for' or
+   `while' line), else its header's first statement that has one, else
+   its function's.  */
 static location_t
 loop_location (class loop *loop)
 {
+  for (edge exit : get_loop_exit_edges (loop))
+    {
+      gimple *last = last_stmt (exit->src);
+      if (last && gimple_code (last) == GIMPLE_COND
+          && gimple_location (last) != UNKNOWN_LOCATION)
+        return gimple_location (last);
+    }
   for (gimple_stmt_iterator gsi = gsi_start_bb (loop->header);
        !gsi_end_p (gsi); gsi_next (&gsi))
     if (gimple_location (gsi_stmt (gsi)) != UNKNOWN_LOCATION)
