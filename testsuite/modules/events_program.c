@@ -3,8 +3,10 @@
    in one loop of 10 iterations; sum: 10 loads in one loop of 10
    iterations; the functions main, fill and sum entered and left once
    each.  Stack and register accesses have no events.  Output goes
-   through write(2), so that stdio allocates nothing.  */
+   through write(2), so that stdio allocates nothing.  With a second
+   argument "segv", the program faults itself (after its output).  */
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,7 +15,7 @@ __attribute__ ((noinline)) void
 fill (int *a, int n)
 {
   for (int i = 0; i < n; i++)
-    a[i] = i;
+    a[i] = i; /* FILL_STORE */
 }
 
 __attribute__ ((noinline)) int
@@ -21,7 +23,7 @@ sum (const int *a, int n)
 {
   int s = 0;
   for (int i = 0; i < n; i++)
-    s += a[i];
+    s += a[i]; /* SUM_LOAD */
   return s;
 }
 
@@ -41,5 +43,7 @@ main (int argc, char **argv)
     text[i] = '0' + v % 10;
   text[length] = '\n';
   write (1, text, length + 1);
+  if (argc > 2 && strcmp (argv[2], "segv") == 0)
+    *(volatile int *) (uintptr_t) (argc - 3) = 1;
   return s == n * (n - 1) / 2 ? 3 : 1;
 }
