@@ -247,11 +247,11 @@ build_event_decls (void)
 {
   if (site_type != NULL_TREE)
     return;
-  tree memory_type = build_function_type_list (
-      void_type_node, uint64_type_node, uint64_type_node, uint64_type_node,
-      NULL_TREE);
-  tree context_type = build_function_type_list (
-      void_type_node, uint64_type_node, NULL_TREE);
+  tree memory_type = build_function_type_list (void_type_node, uint64_type_node,
+                                               uint64_type_node,
+                                               uint64_type_node, NULL_TREE);
+  tree context_type
+      = build_function_type_list (void_type_node, uint64_type_node, NULL_TREE);
   memory_event_decls[0]
       = runtime_function (MEMPROF_EVENT_LOAD_NAME, memory_type);
   memory_event_decls[1]
@@ -430,8 +430,8 @@ access_value (const memory_access *a)
   tree type = TREE_TYPE (value);
   if (INTEGRAL_TYPE_P (type) || POINTER_TYPE_P (type))
     return TYPE_PRECISION (type) <= 64 ? value : NULL_TREE;
-  if (SCALAR_FLOAT_TYPE_P (type) && (TYPE_PRECISION (type) == 32
-                                     || TYPE_PRECISION (type) == 64))
+  if (SCALAR_FLOAT_TYPE_P (type)
+      && (TYPE_PRECISION (type) == 32 || TYPE_PRECISION (type) == 64))
     return build1 (VIEW_CONVERT_EXPR,
                    TYPE_PRECISION (type) == 32 ? uint32_type_node
                                                : uint64_type_node,
@@ -449,8 +449,8 @@ add_memory_event (const memory_access *a)
   tree address = a->ref ? reference_address (a->ref, &seq) : a->address;
   address = append_value (uint64_type_node, address, &seq);
   tree size = access_size (a, &seq);
-  tree site = new_site (loc, is_load (a) ? MEMPROF_SITE_LOAD
-                                         : MEMPROF_SITE_STORE, 0);
+  tree site
+      = new_site (loc, is_load (a) ? MEMPROF_SITE_LOAD : MEMPROF_SITE_STORE, 0);
   gcall *call;
   if (value != NULL_TREE)
     {
@@ -505,22 +505,23 @@ add_function_events (void)
   basic_block bb;
 
   FOR_EACH_BB_FN (bb, cfun)
-    {
-      gimple_stmt_iterator gsi = gsi_last_bb (bb);
-      if (gsi_end_p (gsi) || gimple_code (gsi_stmt (gsi)) != GIMPLE_RETURN)
-        continue;
-      /* The exit event goes between a tail call and the return: the
+  {
+    gimple_stmt_iterator gsi = gsi_last_bb (bb);
+    if (gsi_end_p (gsi) || gimple_code (gsi_stmt (gsi)) != GIMPLE_RETURN)
+      continue;
+    /* The exit event goes between a tail call and the return: the
          call is no longer in tail position (tailc ran before us).  */
-      gimple_stmt_iterator before = gsi;
-      gsi_prev (&before);
-      if (!gsi_end_p (before) && is_gimple_call (gsi_stmt (before))
-          && !gimple_call_must_tail_p (as_a<gcall *> (gsi_stmt (before))))
-        gimple_call_set_tail (as_a<gcall *> (gsi_stmt (before)), false);
-      gsi_insert_before (&gsi, context_call (FUNCTION_EXIT, unshare_expr (site)),
-                         GSI_SAME_STMT);
-    }
-  gsi_insert_on_edge_immediate (single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (cfun)),
-                                context_call (FUNCTION_ENTRY, site));
+    gimple_stmt_iterator before = gsi;
+    gsi_prev (&before);
+    if (!gsi_end_p (before) && is_gimple_call (gsi_stmt (before))
+        && !gimple_call_must_tail_p (as_a<gcall *> (gsi_stmt (before))))
+      gimple_call_set_tail (as_a<gcall *> (gsi_stmt (before)), false);
+    gsi_insert_before (&gsi, context_call (FUNCTION_EXIT, unshare_expr (site)),
+                       GSI_SAME_STMT);
+  }
+  gsi_insert_on_edge_immediate (
+      single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (cfun)),
+      context_call (FUNCTION_ENTRY, site));
 }
 
 /* ---- Loop events ---- */
@@ -538,8 +539,8 @@ loop_location (class loop *loop)
           && gimple_location (last) != UNKNOWN_LOCATION)
         return gimple_location (last);
     }
-  for (gimple_stmt_iterator gsi = gsi_start_bb (loop->header);
-       !gsi_end_p (gsi); gsi_next (&gsi))
+  for (gimple_stmt_iterator gsi = gsi_start_bb (loop->header); !gsi_end_p (gsi);
+       gsi_next (&gsi))
     if (gimple_location (gsi_stmt (gsi)) != UNKNOWN_LOCATION)
       return gimple_location (gsi_stmt (gsi));
   return DECL_SOURCE_LOCATION (current_function_decl);
@@ -553,8 +554,7 @@ add_loop_events (void)
   loop_optimizer_init (LOOPS_NORMAL | LOOPS_HAVE_RECORDED_EXITS);
   for (auto loop : loops_list (cfun, 0))
     {
-      tree site = new_site (loop_location (loop), MEMPROF_SITE_LOOP,
-                            loop->num);
+      tree site = new_site (loop_location (loop), MEMPROF_SITE_LOOP, loop->num);
       gimple_stmt_iterator header = gsi_after_labels (loop->header);
       gsi_insert_before (&header,
                          context_call (LOOP_ITERATION, unshare_expr (site)),
@@ -598,8 +598,7 @@ add_events (void)
   if (events_asked & ASK_FUNCTION)
     add_function_events ();
   if (dump_file)
-    fprintf (dump_file,
-             ";; memprof-events: %s: %u memory events, %u loops%s\n",
+    fprintf (dump_file, ";; memprof-events: %s: %u memory events, %u loops%s\n",
              function_name (cfun), memory, loops,
              events_asked & ASK_FUNCTION ? ", function entry and exit" : "");
   return 0;

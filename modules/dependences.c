@@ -148,8 +148,8 @@ static struct dependence *
 dependence_slot (struct dependence *table, size_t capacity, uint64_t loop,
                  uint64_t store, uint64_t load, int carried)
 {
-  size_t i = hash (loop ^ hash (store ^ hash (load)) ^ carried)
-             & (capacity - 1);
+  size_t i
+      = hash (loop ^ hash (store ^ hash (load)) ^ carried) & (capacity - 1);
   while (table[i].loop != 0
          && !(table[i].loop == loop && table[i].store == store
               && table[i].load == load && table[i].carried == carried))
@@ -206,8 +206,7 @@ rehash_block (void *fresh, size_t capacity, const void *entry)
 static struct loop_totals *
 totals_of (uint64_t site)
 {
-  loops = grow (loops, &loops_capacity, loops_used, sizeof *loops,
-                rehash_loop);
+  loops = grow (loops, &loops_capacity, loops_used, sizeof *loops, rehash_loop);
   if (loops_capacity == 0)
     return NULL;
   struct loop_totals *totals = loop_slot (loops, loops_capacity, site);
@@ -237,8 +236,7 @@ add_dependence (uint64_t loop, uint64_t store, uint64_t load, int carried)
 }
 
 static void
-on_store (struct thread_state *t, uint32_t thread, uint64_t word,
-          uint64_t site)
+on_store (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
 {
   stores = grow (stores, &stores_capacity, stores_used, sizeof *stores,
                  rehash_store);
@@ -251,8 +249,7 @@ on_store (struct thread_state *t, uint32_t thread, uint64_t word,
 }
 
 static void
-on_load (struct thread_state *t, uint32_t thread, uint64_t word,
-         uint64_t site)
+on_load (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
 {
   if (stores_capacity == 0)
     return;
@@ -318,9 +315,9 @@ handle_event (const struct memprof_event *e)
     case MEMPROF_EVENT_STORE:
       {
         uint64_t first = e->address >> WORD_SHIFT;
-        uint64_t last = (e->address + (e->size ? e->size : 1)
-                         + (1 << WORD_SHIFT) - 1)
-                        >> WORD_SHIFT;
+        uint64_t last
+            = (e->address + (e->size ? e->size : 1) + (1 << WORD_SHIFT) - 1)
+              >> WORD_SHIFT;
         if (last - first > RANGE_WORDS_MAX)
           return;
         for (uint64_t word = first; word < last; word++)

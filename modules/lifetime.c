@@ -61,7 +61,7 @@ struct load_site
 
 struct allocation_site
 {
-  uint64_t pc; /* 0: empty */
+  uint64_t pc;             /* 0: empty */
   uint64_t function, loop; /* sites at the first allocation, or 0 */
   uint64_t context;
   uint64_t allocations, iteration_local, call_local;
@@ -99,40 +99,40 @@ hash (uint64_t key)
 
 /* ---- One open-addressing table per kind, keys in the first field ---- */
 
-#define TABLE_FUNCTIONS(name, type, key_field, live)                         \
-  static type *name##_slot (type *table, size_t capacity, uint64_t key)       \
-  {                                                                          \
-    size_t i = hash (key) & (capacity - 1);                                  \
-    while (table[i].key_field != 0 && table[i].key_field != key)             \
-      i = (i + 1) & (capacity - 1);                                          \
-    return &table[i];                                                        \
-  }                                                                          \
+#define TABLE_FUNCTIONS(name, type, key_field, live)                           \
+  static type *name##_slot (type *table, size_t capacity, uint64_t key)        \
+  {                                                                            \
+    size_t i = hash (key) & (capacity - 1);                                    \
+    while (table[i].key_field != 0 && table[i].key_field != key)               \
+      i = (i + 1) & (capacity - 1);                                            \
+    return &table[i];                                                          \
+  }                                                                            \
   /* Room for one more, *USED slots being taken (removed entries count):  \
-     a table of twice the live entries, at least, when half full.  */        \
-  static int name##_reserve (type **table, size_t *capacity, size_t *used)   \
-  {                                                                          \
-    size_t live_entries = 0, fresh_capacity = 1024;                          \
-    if ((*used + 1) * 2 <= *capacity)                                        \
-      return 1;                                                              \
-    for (size_t i = 0; i < *capacity; i++)                                   \
-      live_entries += live ((*table)[i].key_field);                          \
-    while ((live_entries + 1) * 4 > fresh_capacity)                          \
-      fresh_capacity *= 2;                                                   \
-    type *fresh = calloc (fresh_capacity, sizeof *fresh);                    \
-    if (fresh == NULL)                                                       \
-      {                                                                      \
-        out_of_memory = 1;                                                   \
-        return *capacity != 0 && *used < *capacity - 1;                      \
-      }                                                                      \
-    for (size_t i = 0; i < *capacity; i++)                                   \
-      if (live ((*table)[i].key_field))                                      \
-        *name##_slot (fresh, fresh_capacity, (*table)[i].key_field)          \
-            = (*table)[i];                                                   \
-    free (*table);                                                           \
-    *table = fresh;                                                          \
-    *capacity = fresh_capacity;                                              \
-    *used = live_entries;                                                    \
-    return 1;                                                                \
+     a table of twice the live entries, at least, when half full.  */    \
+  static int name##_reserve (type **table, size_t *capacity, size_t *used)     \
+  {                                                                            \
+    size_t live_entries = 0, fresh_capacity = 1024;                            \
+    if ((*used + 1) * 2 <= *capacity)                                          \
+      return 1;                                                                \
+    for (size_t i = 0; i < *capacity; i++)                                     \
+      live_entries += live ((*table)[i].key_field);                            \
+    while ((live_entries + 1) * 4 > fresh_capacity)                            \
+      fresh_capacity *= 2;                                                     \
+    type *fresh = calloc (fresh_capacity, sizeof *fresh);                      \
+    if (fresh == NULL)                                                         \
+      {                                                                        \
+        out_of_memory = 1;                                                     \
+        return *capacity != 0 && *used < *capacity - 1;                        \
+      }                                                                        \
+    for (size_t i = 0; i < *capacity; i++)                                     \
+      if (live ((*table)[i].key_field))                                        \
+        *name##_slot (fresh, fresh_capacity, (*table)[i].key_field)            \
+            = (*table)[i];                                                     \
+    free (*table);                                                             \
+    *table = fresh;                                                            \
+    *capacity = fresh_capacity;                                                \
+    *used = live_entries;                                                      \
+    return 1;                                                                  \
   }
 
 #define NOT_EMPTY(key) ((key) != 0)
@@ -197,10 +197,13 @@ on_alloc (struct thread_state *t, uint32_t thread,
   int loops = t->loops < STACK_MAX ? t->loops : 0;
   if (site->pc == 0)
     {
-      *site = (struct allocation_site){
-        e->value, calls ? t->call[calls - 1].site : 0,
-        loops ? t->loop[loops - 1].site : 0, e->site, 0, 0, 0
-      };
+      *site = (struct allocation_site){ e->value,
+                                        calls ? t->call[calls - 1].site : 0,
+                                        loops ? t->loop[loops - 1].site : 0,
+                                        e->site,
+                                        0,
+                                        0,
+                                        0 };
       sites_used++;
     }
   site->allocations++;
@@ -344,7 +347,9 @@ static int
 by_allocations (const void *a, const void *b)
 {
   const struct allocation_site *x = a, *y = b;
-  return x->allocations < y->allocations ? 1 : x->allocations > y->allocations ? -1 : 0;
+  return x->allocations < y->allocations   ? 1
+         : x->allocations > y->allocations ? -1
+                                           : 0;
 }
 
 static int

@@ -402,8 +402,7 @@ events_start (void)
   pthread_atfork (NULL, NULL, child_after_fork);
   if (pthread_create (&backend, NULL, backend_main, NULL) != 0)
     {
-      log_printf ("module=%s: cannot start its thread",
-                  runtime_options.module);
+      log_printf ("module=%s: cannot start its thread", runtime_options.module);
       goto out;
     }
   backend_running = true;
@@ -413,15 +412,14 @@ events_start (void)
   pthread_mutex_unlock (&queue_lock);
   if (start_result > 0)
     {
-      uint32_t wanted
-          = module->events & ((1u << MEMPROF_EVENT_KINDS) - 1);
+      uint32_t wanted = module->events & ((1u << MEMPROF_EVENT_KINDS) - 1);
       atomic_store (&events_wanted, wanted);
       atomic_store (&events_want_allocations,
                     (wanted & MEMPROF_EVENTS_ALLOCATION) != 0);
       if (runtime_options.verbosity >= 1)
         log_printf ("module %s loaded from %s (events 0x%x)",
-                    module->name ? module->name : "?",
-                    runtime_options.module, wanted);
+                    module->name ? module->name : "?", runtime_options.module,
+                    wanted);
     }
 out:
   in_runtime--;
@@ -464,8 +462,8 @@ events_destructor (void)
 
 /* ---- The events ---- */
 
-#define WANTS(kind)                                                          \
-  UNLIKELY (atomic_load_explicit (&events_wanted, memory_order_relaxed)      \
+#define WANTS(kind)                                                            \
+  UNLIKELY (atomic_load_explicit (&events_wanted, memory_order_relaxed)        \
             & MEMPROF_EVENT_BIT (kind))
 
 void
@@ -483,27 +481,27 @@ events_record_free (uint64_t pointer)
     append (MEMPROF_EVENT_FREE, pointer, 0, 0, 0);
 }
 
-#define MEMORY_EVENT(name, kind)                                             \
-  MEMPROF_EXPORT void name (uint64_t address, uint64_t size, uint64_t site)  \
-  {                                                                          \
-    if (WANTS (kind))                                                        \
-      append (kind, address, size, site, 0);                                 \
-  }                                                                          \
-  MEMPROF_EXPORT void name##_value (uint64_t address, uint64_t size,         \
-                                    uint64_t site, uint64_t value)           \
-  {                                                                          \
-    if (WANTS (kind))                                                        \
-      append (kind, address, size, site, value);                             \
+#define MEMORY_EVENT(name, kind)                                               \
+  MEMPROF_EXPORT void name (uint64_t address, uint64_t size, uint64_t site)    \
+  {                                                                            \
+    if (WANTS (kind))                                                          \
+      append (kind, address, size, site, 0);                                   \
+  }                                                                            \
+  MEMPROF_EXPORT void name##_value (uint64_t address, uint64_t size,           \
+                                    uint64_t site, uint64_t value)             \
+  {                                                                            \
+    if (WANTS (kind))                                                          \
+      append (kind, address, size, site, value);                               \
   }
 
 MEMORY_EVENT (__memprof_event_load, MEMPROF_EVENT_LOAD)
 MEMORY_EVENT (__memprof_event_store, MEMPROF_EVENT_STORE)
 
-#define CONTEXT_EVENT(name, kind)                                            \
-  MEMPROF_EXPORT void name (uint64_t site)                                   \
-  {                                                                          \
-    if (WANTS (kind))                                                        \
-      append (kind, 0, 0, site, 0);                                           \
+#define CONTEXT_EVENT(name, kind)                                              \
+  MEMPROF_EXPORT void name (uint64_t site)                                     \
+  {                                                                            \
+    if (WANTS (kind))                                                          \
+      append (kind, 0, 0, site, 0);                                            \
   }
 
 CONTEXT_EVENT (__memprof_event_function_entry, MEMPROF_EVENT_FUNCTION_ENTRY)

@@ -90,11 +90,11 @@ symbolizer_for (const char *file)
       return symbolizers[i].symbolizer;
   if (symbolizer_count == SYMBOLIZERS_MAX)
     return NULL;
-  struct symbolizer *symbolizer
-      = symbolizer_open (file, error, sizeof error);
+  struct symbolizer *symbolizer = symbolizer_open (file, error, sizeof error);
   if (symbolizer == NULL)
-    fprintf (stderr, "memprof: module-show: %s; its addresses stay as they "
-                     "are\n",
+    fprintf (stderr,
+             "memprof: module-show: %s; its addresses stay as they "
+             "are\n",
              error);
   symbolizers[symbolizer_count].file = xstrdup (file);
   symbolizers[symbolizer_count++].symbolizer = symbolizer;
@@ -120,9 +120,9 @@ symbolized (const char *field)
   file[file_length] = '\0';
   struct symbolizer *symbolizer = symbolizer_for (file);
   free (file);
-  int count = symbolizer ? symbolizer_lookup (symbolizer, address, frames,
-                                              FRAMES_MAX)
-                         : 0;
+  int count = symbolizer
+                  ? symbolizer_lookup (symbolizer, address, frames, FRAMES_MAX)
+                  : 0;
   if (count <= 0)
     return xstrdup (field);
   size_t size = 1;
@@ -207,14 +207,14 @@ read_tables (const char *path, char **module, struct table **tables,
         {
           current->row_capacity
               = current->row_capacity ? 2 * current->row_capacity : 16;
-          current->rows = xrealloc (
-              current->rows, current->row_capacity * sizeof *current->rows);
+          current->rows = xrealloc (current->rows, current->row_capacity
+                                                       * sizeof *current->rows);
         }
       struct row *copy = &current->rows[current->row_count++];
       copy->count = row.count;
       for (int i = 0; i < row.count; i++)
-        copy->fields[i] = symbolize ? symbolized (row.fields[i])
-                                    : xstrdup (row.fields[i]);
+        copy->fields[i]
+            = symbolize ? symbolized (row.fields[i]) : xstrdup (row.fields[i]);
     }
   if (number == 0)
     goto bad;
@@ -256,11 +256,11 @@ print_text (const char *module, const struct table *tables, size_t count,
         }
       for (size_t r = 0; r <= rows; r++)
         {
-          const struct row *row = r == 0 ? &table->columns : &table->rows[r - 1];
+          const struct row *row
+              = r == 0 ? &table->columns : &table->rows[r - 1];
           for (int c = 0; c < row->count; c++)
             printf ("%s%-*s", c ? "  " : "  ",
-                    c + 1 == row->count ? 0 : (int) widths[c],
-                    row->fields[c]);
+                    c + 1 == row->count ? 0 : (int) widths[c], row->fields[c]);
           putchar ('\n');
         }
     }
@@ -344,8 +344,8 @@ cmd_module_show (int argc, char **argv)
           tables[kept++] = tables[t];
       if (kept == 0)
         {
-          fprintf (stderr, "memprof: module-show: %s has no table '%s'\n",
-                   path, only);
+          fprintf (stderr, "memprof: module-show: %s has no table '%s'\n", path,
+                   only);
           return 2;
         }
       count = kept;

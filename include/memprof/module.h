@@ -67,18 +67,18 @@ enum memprof_event_kind
 
 /* The bit of event kind KIND in struct memprof_module's `events'.  */
 #define MEMPROF_EVENT_BIT(kind) (1u << (kind))
-#define MEMPROF_EVENTS_MEMORY                                                \
-  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOAD)                                    \
+#define MEMPROF_EVENTS_MEMORY                                                  \
+  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOAD)                                      \
    | MEMPROF_EVENT_BIT (MEMPROF_EVENT_STORE))
-#define MEMPROF_EVENTS_ALLOCATION                                            \
-  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_ALLOC)                                   \
+#define MEMPROF_EVENTS_ALLOCATION                                              \
+  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_ALLOC)                                     \
    | MEMPROF_EVENT_BIT (MEMPROF_EVENT_FREE))
-#define MEMPROF_EVENTS_FUNCTION                                              \
-  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_FUNCTION_ENTRY)                          \
+#define MEMPROF_EVENTS_FUNCTION                                                \
+  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_FUNCTION_ENTRY)                            \
    | MEMPROF_EVENT_BIT (MEMPROF_EVENT_FUNCTION_EXIT))
-#define MEMPROF_EVENTS_LOOP                                                  \
-  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOOP_ENTRY)                              \
-   | MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOOP_ITERATION)                        \
+#define MEMPROF_EVENTS_LOOP                                                    \
+  (MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOOP_ENTRY)                                \
+   | MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOOP_ITERATION)                          \
    | MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOOP_EXIT))
 
 /* One event, 40 bytes.  */

@@ -19,9 +19,9 @@
 #endif
 
 static const char *const kind_names[MEMPROF_EVENT_KINDS]
-    = { "load",          "store",     "alloc",          "free",
-        "function-entry", "function-exit", "loop-entry",
-        "loop-iteration", "loop-exit" };
+    = { "load",       "store",          "alloc",
+        "free",       "function-entry", "function-exit",
+        "loop-entry", "loop-iteration", "loop-exit" };
 
 static unsigned long long counts[MEMPROF_EVENT_KINDS];
 static struct
@@ -149,5 +149,6 @@ count_finish (void)
 }
 
 const struct memprof_module memprof_module
-    = { COUNT_ABI_VERSION, (1u << MEMPROF_EVENT_KINDS) - 1, "count",
-        count_init, count_handle, count_finish };
+    = { COUNT_ABI_VERSION, (1u << MEMPROF_EVENT_KINDS) - 1,
+        "count",           count_init,
+        count_handle,      count_finish };

@@ -28,8 +28,8 @@ same_iteration (int *a, int *b, int n)
   int s = 0;
   for (int i = 0; i < n; i++)
     {
-      a[i] = i;     /* SAME_STORE */
-      s += b[i];    /* SAME_LOAD */
+      a[i] = i;  /* SAME_STORE */
+      s += b[i]; /* SAME_LOAD */
     }
   return s;
 }
