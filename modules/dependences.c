@@ -80,7 +80,7 @@ struct loop_totals
 
 struct block
 {
-  uint64_t address; /* 0: empty, 1: removed */
+  uint64_t address; /* 0: empty */
   uint64_t size;
 };
 
@@ -197,7 +197,7 @@ static void
 rehash_block (void *fresh, size_t capacity, const void *entry)
 {
   const struct block *old = entry;
-  if (old->address > 1)
+  if (old->address != 0)
     *block_slot (fresh, capacity, old->address) = *old;
 }
 
@@ -300,7 +300,16 @@ forget_block (uint64_t address)
           *store_slot (stores, stores_capacity, moved.word) = moved;
         }
     }
-  b->address = 1;
+  /* Removing from open addressing: put back what follows.  */
+  b->address = 0;
+  blocks_used--;
+  for (size_t i = ((size_t) (b - blocks) + 1) & (blocks_capacity - 1);
+       blocks[i].address != 0; i = (i + 1) & (blocks_capacity - 1))
+    {
+      struct block moved = blocks[i];
+      blocks[i].address = 0;
+      *block_slot (blocks, blocks_capacity, moved.address) = moved;
+    }
 }
 
 static void

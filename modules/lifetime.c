@@ -69,8 +69,8 @@ struct allocation_site
 
 struct block
 {
-  uint64_t address; /* 0: empty, 1: removed */
-  struct allocation_site *site;
+  uint64_t address; /* 0: empty */
+  uint64_t pc;      /* its allocation site */
   uint32_t thread;
   int calls, loops; /* depths at the allocation */
   uint64_t call_instance, iteration_instance;
@@ -99,7 +99,7 @@ hash (uint64_t key)
 
 /* ---- One open-addressing table per kind, keys in the first field ---- */
 
-#define TABLE_FUNCTIONS(name, type, key_field, live)                           \
+#define TABLE_FUNCTIONS(name, type, key_field)                                 \
   static type *name##_slot (type *table, size_t capacity, uint64_t key)        \
   {                                                                            \
     size_t i = hash (key) & (capacity - 1);                                    \
@@ -107,46 +107,53 @@ hash (uint64_t key)
       i = (i + 1) & (capacity - 1);                                            \
     return &table[i];                                                          \
   }                                                                            \
-  /* Room for one more, *USED slots being taken (removed entries count):  \
-     a table of twice the live entries, at least, when half full.  */    \
-  static int name##_reserve (type **table, size_t *capacity, size_t *used)     \
+  /* Empty SLOT, moving back the entries after it that would no longer \
+     be found (linear probing's deletion: no tombstones).  */       \
+  __attribute__ ((unused)) static void name##_remove (                         \
+      type *table, size_t capacity, type *slot)                                \
   {                                                                            \
-    size_t live_entries = 0, fresh_capacity = 1024;                            \
-    if ((*used + 1) * 2 <= *capacity)                                          \
+    size_t i = (size_t) (slot - table);                                        \
+    slot->key_field = 0;                                                       \
+    for (i = (i + 1) & (capacity - 1); table[i].key_field != 0;                \
+         i = (i + 1) & (capacity - 1))                                         \
+      {                                                                        \
+        type moved = table[i];                                                 \
+        table[i].key_field = 0;                                                \
+        *name##_slot (table, capacity, moved.key_field) = moved;               \
+      }                                                                        \
+  }                                                                            \
+  /* Room for one more of USED entries: doubling at half full.  */             \
+  static int name##_reserve (type **table, size_t *capacity, size_t used)      \
+  {                                                                            \
+    size_t fresh_capacity = *capacity ? *capacity * 2 : 1024;                  \
+    if ((used + 1) * 2 <= *capacity)                                           \
       return 1;                                                                \
-    for (size_t i = 0; i < *capacity; i++)                                     \
-      live_entries += live ((*table)[i].key_field);                            \
-    while ((live_entries + 1) * 4 > fresh_capacity)                            \
-      fresh_capacity *= 2;                                                     \
     type *fresh = calloc (fresh_capacity, sizeof *fresh);                      \
     if (fresh == NULL)                                                         \
       {                                                                        \
         out_of_memory = 1;                                                     \
-        return *capacity != 0 && *used < *capacity - 1;                        \
+        return *capacity != 0 && used < *capacity - 1;                         \
       }                                                                        \
     for (size_t i = 0; i < *capacity; i++)                                     \
-      if (live ((*table)[i].key_field))                                        \
+      if ((*table)[i].key_field != 0)                                          \
         *name##_slot (fresh, fresh_capacity, (*table)[i].key_field)            \
             = (*table)[i];                                                     \
     free (*table);                                                             \
     *table = fresh;                                                            \
     *capacity = fresh_capacity;                                                \
-    *used = live_entries;                                                      \
     return 1;                                                                  \
   }
 
-#define NOT_EMPTY(key) ((key) != 0)
-#define NOT_REMOVED(key) ((key) > 1)
-TABLE_FUNCTIONS (load, struct load_site, site, NOT_EMPTY)
-TABLE_FUNCTIONS (site, struct allocation_site, pc, NOT_EMPTY)
-TABLE_FUNCTIONS (block, struct block, address, NOT_REMOVED)
+TABLE_FUNCTIONS (load, struct load_site, site)
+TABLE_FUNCTIONS (site, struct allocation_site, pc)
+TABLE_FUNCTIONS (block, struct block, address)
 
 /* ---- The events ---- */
 
 static void
 on_load (uint64_t site, uint64_t value)
 {
-  if (!load_reserve (&loads, &loads_capacity, &loads_used))
+  if (!load_reserve (&loads, &loads_capacity, loads_used))
     return;
   struct load_site *load = load_slot (loads, loads_capacity, site);
   if (load->site == 0)
@@ -189,8 +196,8 @@ static void
 on_alloc (struct thread_state *t, uint32_t thread,
           const struct memprof_event *e)
 {
-  if (!site_reserve (&sites, &sites_capacity, &sites_used)
-      || !block_reserve (&blocks, &blocks_capacity, &blocks_used))
+  if (!site_reserve (&sites, &sites_capacity, sites_used)
+      || !block_reserve (&blocks, &blocks_capacity, blocks_used))
     return;
   struct allocation_site *site = site_slot (sites, sites_capacity, e->value);
   int calls = t->calls < STACK_MAX ? t->calls : 0;
@@ -211,7 +218,7 @@ on_alloc (struct thread_state *t, uint32_t thread,
   if (b->address != e->address)
     blocks_used++;
   *b = (struct block){ e->address,
-                       site,
+                       e->value,
                        thread,
                        calls,
                        loops,
@@ -227,15 +234,19 @@ on_free (struct thread_state *t, uint32_t thread, uint64_t address)
   struct block *b = block_slot (blocks, blocks_capacity, address);
   if (b->address != address)
     return;
-  b->address = 1;
-  if (b->thread != thread)
+  struct block freed = *b;
+  block_remove (blocks, blocks_capacity, b);
+  blocks_used--;
+  /* The site by its pc: the table may have moved since.  */
+  struct allocation_site *site = site_slot (sites, sites_capacity, freed.pc);
+  if (freed.thread != thread || site->pc != freed.pc)
     return;
-  if (b->loops > 0 && t->loops >= b->loops && t->loops <= STACK_MAX
-      && t->loop[b->loops - 1].instance == b->iteration_instance)
-    b->site->iteration_local++;
-  if (b->calls > 0 && t->calls >= b->calls && t->calls <= STACK_MAX
-      && t->call[b->calls - 1].instance == b->call_instance)
-    b->site->call_local++;
+  if (freed.loops > 0 && t->loops >= freed.loops && t->loops <= STACK_MAX
+      && t->loop[freed.loops - 1].instance == freed.iteration_instance)
+    site->iteration_local++;
+  if (freed.calls > 0 && t->calls >= freed.calls && t->calls <= STACK_MAX
+      && t->call[freed.calls - 1].instance == freed.call_instance)
+    site->call_local++;
 }
 
 static void
