@@ -16,7 +16,8 @@
    How: each thread counts its events (its time).  Each loop on the
    thread's loop stack remembers when its invocation and its current
    iteration began; each 4-byte word of memory remembers the last store to
-   it: the store's instruction, thread and time.  A load compares the
+   it: the store's instruction, thread and time, in shadow memory (24
+   bytes per word, in chunks made for the 64 KiB the program touches).  A load compares the
    store's time with the loops' times, outermost first.  A free forgets
    the block's words, so reused memory makes no false dependence.
 
@@ -24,7 +25,7 @@
    loop; allocation from the runtime.  Arguments (module_args): out=FILE
    (default memprof-dependences.txt).  Limits: LOOP_DEPTH_MAX nested loops
    per thread (deeper ones are ignored), THREADS_MAX threads (the others
-   share the last slot), ranges (memcpy) over RANGE_WORDS_MAX words are
+   share the last slot), accesses (memcpy) over RANGE_WORDS_MAX words are
    left out; a dependence across threads is not one.
 
    Build: gcc -shared -fPIC -O2 $(pkg-config --cflags memprof) \
@@ -40,6 +41,8 @@
 #define THREADS_MAX 64
 #define RANGE_WORDS_MAX 4096
 #define WORD_SHIFT 2
+#define CHUNK_SHIFT 16
+#define CHUNK_WORDS ((size_t) 1 << (CHUNK_SHIFT - WORD_SHIFT))
 
 struct loop_frame
 {
@@ -57,12 +60,20 @@ struct thread_state
 
 /* ---- Hash tables: open addressing, keys never 0, doubling at 1/2 ---- */
 
+/* The last store to a word of memory (site 0: none).  */
 struct last_store
 {
-  uint64_t word; /* address >> WORD_SHIFT; 0: empty */
   uint64_t site;
   uint64_t time;
   uint32_t thread;
+};
+
+/* Shadow memory: the words of 1 << CHUNK_SHIFT bytes of the program's
+   memory.  */
+struct chunk
+{
+  uint64_t key; /* the chunk's number + 1; 0: empty */
+  struct last_store *words;
 };
 
 struct dependence
@@ -85,8 +96,8 @@ struct block
 };
 
 static struct thread_state threads[THREADS_MAX];
-static struct last_store *stores;
-static size_t stores_capacity, stores_used;
+static struct chunk *chunks, *last_chunk;
+static size_t chunks_capacity, chunks_used;
 static struct dependence *dependences;
 static size_t dependences_capacity, dependences_used;
 static struct loop_totals *loops;
@@ -127,21 +138,58 @@ grow (void *table, size_t *capacity, size_t used, size_t size,
   return fresh;
 }
 
-static struct last_store *
-store_slot (struct last_store *table, size_t capacity, uint64_t word)
+static struct chunk *
+chunk_slot (struct chunk *table, size_t capacity, uint64_t key)
 {
-  size_t i = hash (word) & (capacity - 1);
-  while (table[i].word != 0 && table[i].word != word)
+  size_t i = hash (key) & (capacity - 1);
+  while (table[i].key != 0 && table[i].key != key)
     i = (i + 1) & (capacity - 1);
   return &table[i];
 }
 
 static void
-rehash_store (void *fresh, size_t capacity, const void *entry)
+rehash_chunk (void *fresh, size_t capacity, const void *entry)
 {
-  const struct last_store *old = entry;
-  if (old->word != 0)
-    *store_slot (fresh, capacity, old->word) = *old;
+  const struct chunk *old = entry;
+  if (old->key != 0)
+    *chunk_slot (fresh, capacity, old->key) = *old;
+}
+
+/* The shadow of WORD, made when CREATE, else null when it has none.  The
+   last chunk used is looked up first: most accesses stay in one.  */
+static struct last_store *
+shadow_of (uint64_t word, int create)
+{
+  uint64_t key = (word >> (CHUNK_SHIFT - WORD_SHIFT)) + 1;
+  if (last_chunk == NULL || last_chunk->key != key)
+    {
+      if (create)
+        {
+          struct chunk *before = chunks;
+          chunks = grow (chunks, &chunks_capacity, chunks_used, sizeof *chunks,
+                         rehash_chunk);
+          if (chunks != before)
+            last_chunk = NULL;
+        }
+      if (chunks_capacity == 0)
+        return NULL;
+      struct chunk *chunk = chunk_slot (chunks, chunks_capacity, key);
+      if (chunk->key == 0)
+        {
+          if (!create)
+            return NULL;
+          chunk->words = calloc (CHUNK_WORDS, sizeof *chunk->words);
+          if (chunk->words == NULL)
+            {
+              out_of_memory = 1;
+              return NULL;
+            }
+          chunk->key = key;
+          chunks_used++;
+        }
+      last_chunk = chunk;
+    }
+  return &last_chunk->words[word & (CHUNK_WORDS - 1)];
 }
 
 static struct dependence *
@@ -238,23 +286,16 @@ add_dependence (uint64_t loop, uint64_t store, uint64_t load, int carried)
 static void
 on_store (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
 {
-  stores = grow (stores, &stores_capacity, stores_used, sizeof *stores,
-                 rehash_store);
-  if (stores_capacity == 0)
-    return;
-  struct last_store *s = store_slot (stores, stores_capacity, word);
-  if (s->word == 0)
-    stores_used++;
-  *s = (struct last_store){ word, site, t->time, thread };
+  struct last_store *s = shadow_of (word, 1);
+  if (s != NULL)
+    *s = (struct last_store){ site, t->time, thread };
 }
 
 static void
 on_load (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
 {
-  if (stores_capacity == 0)
-    return;
-  struct last_store *s = store_slot (stores, stores_capacity, word);
-  if (s->word == 0 || s->thread != thread)
+  struct last_store *s = shadow_of (word, 0);
+  if (s == NULL || s->site == 0 || s->thread != thread)
     return;
   int depth = t->depth < LOOP_DEPTH_MAX ? t->depth : LOOP_DEPTH_MAX;
   for (int i = 0; i < depth; i++)
@@ -271,34 +312,23 @@ on_load (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
     }
 }
 
-/* Forget the last stores to the words of the block at ADDRESS.  */
+/* Forget the last stores to the words of the block at ADDRESS, and the
+   block.  */
 static void
 forget_block (uint64_t address)
 {
-  if (blocks_capacity == 0 || stores_capacity == 0)
+  if (blocks_capacity == 0)
     return;
   struct block *b = block_slot (blocks, blocks_capacity, address);
   if (b->address != address)
     return;
   uint64_t first = address >> WORD_SHIFT;
   uint64_t last = (address + b->size + (1 << WORD_SHIFT) - 1) >> WORD_SHIFT;
-  for (uint64_t word = first; word < last && word - first < RANGE_WORDS_MAX;
-       word++)
+  for (uint64_t word = first; word < last; word++)
     {
-      /* Removing from open addressing: put back what follows.  */
-      struct last_store *s = store_slot (stores, stores_capacity, word);
-      if (s->word == 0)
-        continue;
-      s->word = 0;
-      stores_used--;
-      size_t i = (size_t) (s - stores);
-      for (i = (i + 1) & (stores_capacity - 1); stores[i].word != 0;
-           i = (i + 1) & (stores_capacity - 1))
-        {
-          struct last_store moved = stores[i];
-          stores[i].word = 0;
-          *store_slot (stores, stores_capacity, moved.word) = moved;
-        }
+      struct last_store *s = shadow_of (word, 0);
+      if (s != NULL)
+        s->site = 0;
     }
   /* Removing from open addressing: put back what follows.  */
   b->address = 0;
