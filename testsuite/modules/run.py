@@ -22,6 +22,8 @@
   - the lifetime module: the constant load and the iteration-local and
     call-local objects of lifetime_program.c, through `memprof
     module-show` (symbolized);
+  - the module of docs/modules.md ("Writing a module in five minutes"),
+    taken from the page, built with its one command, counts the loads;
   - bad input: an unknown event, in the argument and in an events file
     (file:line); a file that is no module output for module-show.
 
@@ -330,6 +332,29 @@ def lifetime(cc):
                   "module-show --table --top: one table", text.stdout)
 
 
+def module_from_the_docs(cc):
+    with open(os.path.join(TOP, "docs", "modules.md")) as f:
+        page = f.read()
+    code = re.search(r"```c\n(.*?)```", page, re.S).group(1)
+    source = os.path.join(WORK, "docs_count.c")
+    with open(source, "w") as f:
+        f.write(code)
+    module = build_module(cc, "docs_count", source)
+    binary = build_program(cc, "events_program.c", "docs-events",
+                           events="load")
+    ran = run_program(binary, f"module={module}")
+    loads = os.path.join(WORK, "loads.txt")
+    rows = ([line.split() for line in open(loads)]
+            if os.path.exists(loads) else [])
+    sum_load = line_of("events_program.c", "SUM_LOAD")
+    found = [row for row in rows if row[1] == "sum"]
+    results.check(ran.returncode == 3 and len(found) == 1
+                  and found[0][0].endswith(f"events_program.c:{sum_load}:11")
+                  and found[0][2] == "10",
+                  "docs/modules.md's example module, built with its one "
+                  "command, counts sum's 10 loads", f"{rows} {ran.stderr}")
+
+
 def bad_input(cc):
     plugin = "-fplugin=" + pkg_config("--variable=plugin")[0]
     source = os.path.join(HERE, "events_program.c")
@@ -368,6 +393,7 @@ def main():
     failing_modules(args.cc, events_binary, count_module)
     dependences(args.cc)
     lifetime(args.cc)
+    module_from_the_docs(args.cc)
     bad_input(args.cc)
     return results.finish()
 
