@@ -31,11 +31,7 @@
    Build: gcc -shared -fPIC -O2 $(pkg-config --cflags memprof) \
             -o dependences.so modules/dependences.c  */
 
-#include <memprof/module.h>
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "common.h"
 
 #define LOOP_DEPTH_MAX 64
 #define THREADS_MAX 64
@@ -76,9 +72,13 @@ struct chunk
   struct last_store *words;
 };
 
+/* A pair's key is a 64-bit hash of the loop, the store, the load and
+   the kind (dependence_key): two pairs share one with a probability of
+   2^-64 per pair of pairs.  */
 struct dependence
 {
-  uint64_t loop, store, load; /* loop 0: empty */
+  uint64_t key; /* 0: empty */
+  uint64_t loop, store, load;
   uint64_t count;
   int carried;
 };
@@ -105,54 +105,18 @@ static size_t loops_capacity, loops_used;
 static struct block *blocks;
 static size_t blocks_capacity, blocks_used;
 static char out_path[1024] = "memprof-dependences.txt";
-static int out_of_memory;
+
+MODULE_TABLE (chunk, struct chunk, key)
+MODULE_TABLE (dependence, struct dependence, key)
+MODULE_TABLE (loop, struct loop_totals, site)
+MODULE_TABLE (block, struct block, address)
 
 static uint64_t
-hash (uint64_t key)
+dependence_key (uint64_t loop, uint64_t store, uint64_t load, int carried)
 {
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccdULL;
-  key ^= key >> 33;
-  return key;
-}
-
-/* Make room for one more entry in TABLE (CAPACITY entries of SIZE bytes,
-   USED of them taken), moving the entries with REHASH.  */
-static void *
-grow (void *table, size_t *capacity, size_t used, size_t size,
-      void (*rehash) (void *fresh, size_t capacity, const void *entry))
-{
-  if ((used + 1) * 2 <= *capacity)
-    return table;
-  size_t fresh_capacity = *capacity ? *capacity * 2 : 1024;
-  char *fresh = calloc (fresh_capacity, size);
-  if (fresh == NULL)
-    {
-      out_of_memory = 1;
-      return table;
-    }
-  for (size_t i = 0; i < *capacity; i++)
-    rehash (fresh, fresh_capacity, (char *) table + i * size);
-  free (table);
-  *capacity = fresh_capacity;
-  return fresh;
-}
-
-static struct chunk *
-chunk_slot (struct chunk *table, size_t capacity, uint64_t key)
-{
-  size_t i = hash (key) & (capacity - 1);
-  while (table[i].key != 0 && table[i].key != key)
-    i = (i + 1) & (capacity - 1);
-  return &table[i];
-}
-
-static void
-rehash_chunk (void *fresh, size_t capacity, const void *entry)
-{
-  const struct chunk *old = entry;
-  if (old->key != 0)
-    *chunk_slot (fresh, capacity, old->key) = *old;
+  uint64_t key = module_hash (
+      loop ^ module_hash (store ^ module_hash (load ^ (uint64_t) carried)));
+  return key ? key : 1;
 }
 
 /* The shadow of WORD, made when CREATE, else null when it has none.  The
@@ -166,8 +130,8 @@ shadow_of (uint64_t word, int create)
       if (create)
         {
           struct chunk *before = chunks;
-          chunks = grow (chunks, &chunks_capacity, chunks_used, sizeof *chunks,
-                         rehash_chunk);
+          if (!chunk_reserve (&chunks, &chunks_capacity, chunks_used))
+            return NULL;
           if (chunks != before)
             last_chunk = NULL;
         }
@@ -181,7 +145,7 @@ shadow_of (uint64_t word, int create)
           chunk->words = calloc (CHUNK_WORDS, sizeof *chunk->words);
           if (chunk->words == NULL)
             {
-              out_of_memory = 1;
+              module_out_of_memory = 1;
               return NULL;
             }
           chunk->key = key;
@@ -192,70 +156,12 @@ shadow_of (uint64_t word, int create)
   return &last_chunk->words[word & (CHUNK_WORDS - 1)];
 }
 
-static struct dependence *
-dependence_slot (struct dependence *table, size_t capacity, uint64_t loop,
-                 uint64_t store, uint64_t load, int carried)
-{
-  size_t i
-      = hash (loop ^ hash (store ^ hash (load)) ^ carried) & (capacity - 1);
-  while (table[i].loop != 0
-         && !(table[i].loop == loop && table[i].store == store
-              && table[i].load == load && table[i].carried == carried))
-    i = (i + 1) & (capacity - 1);
-  return &table[i];
-}
-
-static void
-rehash_dependence (void *fresh, size_t capacity, const void *entry)
-{
-  const struct dependence *old = entry;
-  if (old->loop != 0)
-    *dependence_slot (fresh, capacity, old->loop, old->store, old->load,
-                      old->carried)
-        = *old;
-}
-
-static struct loop_totals *
-loop_slot (struct loop_totals *table, size_t capacity, uint64_t site)
-{
-  size_t i = hash (site) & (capacity - 1);
-  while (table[i].site != 0 && table[i].site != site)
-    i = (i + 1) & (capacity - 1);
-  return &table[i];
-}
-
-static void
-rehash_loop (void *fresh, size_t capacity, const void *entry)
-{
-  const struct loop_totals *old = entry;
-  if (old->site != 0)
-    *loop_slot (fresh, capacity, old->site) = *old;
-}
-
-static struct block *
-block_slot (struct block *table, size_t capacity, uint64_t address)
-{
-  size_t i = hash (address) & (capacity - 1);
-  while (table[i].address != 0 && table[i].address != address)
-    i = (i + 1) & (capacity - 1);
-  return &table[i];
-}
-
-static void
-rehash_block (void *fresh, size_t capacity, const void *entry)
-{
-  const struct block *old = entry;
-  if (old->address != 0)
-    *block_slot (fresh, capacity, old->address) = *old;
-}
-
 /* ---- The events ---- */
 
 static struct loop_totals *
 totals_of (uint64_t site)
 {
-  loops = grow (loops, &loops_capacity, loops_used, sizeof *loops, rehash_loop);
-  if (loops_capacity == 0)
+  if (!loop_reserve (&loops, &loops_capacity, loops_used))
     return NULL;
   struct loop_totals *totals = loop_slot (loops, loops_capacity, site);
   if (totals->site == 0)
@@ -269,15 +175,15 @@ totals_of (uint64_t site)
 static void
 add_dependence (uint64_t loop, uint64_t store, uint64_t load, int carried)
 {
-  dependences = grow (dependences, &dependences_capacity, dependences_used,
-                      sizeof *dependences, rehash_dependence);
-  if (dependences_capacity == 0)
+  uint64_t key = dependence_key (loop, store, load, carried);
+  if (!dependence_reserve (&dependences, &dependences_capacity,
+                           dependences_used))
     return;
-  struct dependence *d = dependence_slot (dependences, dependences_capacity,
-                                          loop, store, load, carried);
-  if (d->loop == 0)
+  struct dependence *d
+      = dependence_slot (dependences, dependences_capacity, key);
+  if (d->key == 0)
     {
-      *d = (struct dependence){ loop, store, load, 0, carried };
+      *d = (struct dependence){ key, loop, store, load, 0, carried };
       dependences_used++;
     }
   d->count++;
@@ -330,16 +236,8 @@ forget_block (uint64_t address)
       if (s != NULL)
         s->site = 0;
     }
-  /* Removing from open addressing: put back what follows.  */
-  b->address = 0;
+  block_remove (blocks, blocks_capacity, b);
   blocks_used--;
-  for (size_t i = ((size_t) (b - blocks) + 1) & (blocks_capacity - 1);
-       blocks[i].address != 0; i = (i + 1) & (blocks_capacity - 1))
-    {
-      struct block moved = blocks[i];
-      blocks[i].address = 0;
-      *block_slot (blocks, blocks_capacity, moved.address) = moved;
-    }
 }
 
 static void
@@ -367,9 +265,7 @@ handle_event (const struct memprof_event *e)
         return;
       }
     case MEMPROF_EVENT_ALLOC:
-      blocks = grow (blocks, &blocks_capacity, blocks_used, sizeof *blocks,
-                     rehash_block);
-      if (blocks_capacity != 0)
+      if (block_reserve (&blocks, &blocks_capacity, blocks_used))
         {
           struct block *b = block_slot (blocks, blocks_capacity, e->address);
           if (b->address != e->address)
@@ -430,10 +326,7 @@ handle_event (const struct memprof_event *e)
 static int
 dependences_init (const char *arguments)
 {
-  const char *out = strstr (arguments, "out=");
-  if (out != NULL)
-    snprintf (out_path, sizeof out_path, "%.*s", (int) strcspn (out + 4, ","),
-              out + 4);
+  module_argument (arguments, "out", out_path, sizeof out_path);
   return 0;
 }
 
@@ -442,14 +335,6 @@ dependences_handle (const struct memprof_event *events, size_t count)
 {
   for (size_t i = 0; i < count; i++)
     handle_event (&events[i]);
-}
-
-static void
-print_site (FILE *out, uint64_t id)
-{
-  const struct memprof_site *site = memprof_site_of (id);
-  fprintf (out, "%s %s:%u:%u", site->function, site->file, site->line,
-           site->column);
 }
 
 static int
@@ -471,7 +356,7 @@ dependences_finish (void)
   if (out == NULL)
     return;
   for (size_t i = 0; i < dependences_capacity; i++)
-    if (dependences[i].loop != 0)
+    if (dependences[i].key != 0)
       dependences[n++] = dependences[i];
   qsort (dependences, n, sizeof *dependences, by_loop_then_count);
 
@@ -480,7 +365,7 @@ dependences_finish (void)
   for (size_t i = 0; i < loops_capacity; i++)
     if (loops[i].site != 0)
       {
-        print_site (out, loops[i].site);
+        module_print_site (out, loops[i].site);
         fprintf (out, "\t%llu\t%llu\n",
                  (unsigned long long) loops[i].invocations,
                  (unsigned long long) loops[i].iterations);
@@ -488,17 +373,15 @@ dependences_finish (void)
   fprintf (out, "table\tdependences\nloop\tkind\tstore\tload\tcount\n");
   for (size_t i = 0; i < n; i++)
     {
-      print_site (out, dependences[i].loop);
+      module_print_site (out, dependences[i].loop);
       fprintf (out, "\t%s\t",
                dependences[i].carried ? "loop-carried" : "intra-iteration");
-      print_site (out, dependences[i].store);
+      module_print_site (out, dependences[i].store);
       fputc ('\t', out);
-      print_site (out, dependences[i].load);
+      module_print_site (out, dependences[i].load);
       fprintf (out, "\t%llu\n", (unsigned long long) dependences[i].count);
     }
-  if (out_of_memory)
-    fprintf (out, "table\tnotes\nnote\nout of memory: some events were "
-                  "left out\n");
+  module_print_notes (out);
   fclose (out);
 }
 

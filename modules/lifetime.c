@@ -28,13 +28,10 @@
             -o lifetime.so modules/lifetime.c  */
 
 #define _GNU_SOURCE
-#include <memprof/module.h>
+#include "common.h"
 
 #include <dlfcn.h>
 #include <link.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #define STACK_MAX 256
@@ -86,67 +83,10 @@ static struct block *blocks;
 static size_t blocks_capacity, blocks_used;
 static char out_path[1024] = "memprof-lifetime.txt";
 static unsigned long long min_loads = 2;
-static int out_of_memory;
 
-static uint64_t
-hash (uint64_t key)
-{
-  key ^= key >> 33;
-  key *= 0xff51afd7ed558ccdULL;
-  key ^= key >> 33;
-  return key;
-}
-
-/* ---- One open-addressing table per kind, keys in the first field ---- */
-
-#define TABLE_FUNCTIONS(name, type, key_field)                                 \
-  static type *name##_slot (type *table, size_t capacity, uint64_t key)        \
-  {                                                                            \
-    size_t i = hash (key) & (capacity - 1);                                    \
-    while (table[i].key_field != 0 && table[i].key_field != key)               \
-      i = (i + 1) & (capacity - 1);                                            \
-    return &table[i];                                                          \
-  }                                                                            \
-  /* Empty SLOT, moving back the entries after it that would no longer \
-     be found (linear probing's deletion: no tombstones).  */       \
-  __attribute__ ((unused)) static void name##_remove (                         \
-      type *table, size_t capacity, type *slot)                                \
-  {                                                                            \
-    size_t i = (size_t) (slot - table);                                        \
-    slot->key_field = 0;                                                       \
-    for (i = (i + 1) & (capacity - 1); table[i].key_field != 0;                \
-         i = (i + 1) & (capacity - 1))                                         \
-      {                                                                        \
-        type moved = table[i];                                                 \
-        table[i].key_field = 0;                                                \
-        *name##_slot (table, capacity, moved.key_field) = moved;               \
-      }                                                                        \
-  }                                                                            \
-  /* Room for one more of USED entries: doubling at half full.  */             \
-  static int name##_reserve (type **table, size_t *capacity, size_t used)      \
-  {                                                                            \
-    size_t fresh_capacity = *capacity ? *capacity * 2 : 1024;                  \
-    if ((used + 1) * 2 <= *capacity)                                           \
-      return 1;                                                                \
-    type *fresh = calloc (fresh_capacity, sizeof *fresh);                      \
-    if (fresh == NULL)                                                         \
-      {                                                                        \
-        out_of_memory = 1;                                                     \
-        return *capacity != 0 && used < *capacity - 1;                         \
-      }                                                                        \
-    for (size_t i = 0; i < *capacity; i++)                                     \
-      if ((*table)[i].key_field != 0)                                          \
-        *name##_slot (fresh, fresh_capacity, (*table)[i].key_field)            \
-            = (*table)[i];                                                     \
-    free (*table);                                                             \
-    *table = fresh;                                                            \
-    *capacity = fresh_capacity;                                                \
-    return 1;                                                                  \
-  }
-
-TABLE_FUNCTIONS (load, struct load_site, site)
-TABLE_FUNCTIONS (site, struct allocation_site, pc)
-TABLE_FUNCTIONS (block, struct block, address)
+MODULE_TABLE (load, struct load_site, site)
+MODULE_TABLE (site, struct allocation_site, pc)
+MODULE_TABLE (block, struct block, address)
 
 /* ---- The events ---- */
 
@@ -298,13 +238,10 @@ handle_event (const struct memprof_event *e)
 static int
 lifetime_init (const char *arguments)
 {
-  const char *out = strstr (arguments, "out=");
-  const char *min = strstr (arguments, "min=");
-  if (out != NULL)
-    snprintf (out_path, sizeof out_path, "%.*s", (int) strcspn (out + 4, ","),
-              out + 4);
-  if (min != NULL)
-    min_loads = strtoull (min + 4, NULL, 10);
+  char min[32];
+  module_argument (arguments, "out", out_path, sizeof out_path);
+  if (module_argument (arguments, "min", min, sizeof min))
+    min_loads = strtoull (min, NULL, 10);
   return 0;
 }
 
@@ -313,17 +250,6 @@ lifetime_handle (const struct memprof_event *events, size_t count)
 {
   for (size_t i = 0; i < count; i++)
     handle_event (&events[i]);
-}
-
-static void
-print_site (FILE *out, uint64_t id)
-{
-  const struct memprof_site *site = memprof_site_of (id);
-  if (site == NULL)
-    fputs ("-", out);
-  else
-    fprintf (out, "%s %s:%u:%u", site->function, site->file, site->line,
-             site->column);
 }
 
 /* A return address as @FILE+0xOFFSET: the ELF address of the call
@@ -385,7 +311,7 @@ lifetime_finish (void)
   qsort (loads, n, sizeof *loads, by_count);
   for (size_t i = 0; i < n; i++)
     {
-      print_site (out, loads[i].site);
+      module_print_site (out, loads[i].site);
       fprintf (out, "\t%lld\t%llu\n", (long long) loads[i].value,
                (unsigned long long) loads[i].count);
     }
@@ -401,18 +327,16 @@ lifetime_finish (void)
     {
       print_code_address (out, sites[i].pc);
       fputc ('\t', out);
-      print_site (out, sites[i].function);
+      module_print_site (out, sites[i].function);
       fputc ('\t', out);
-      print_site (out, sites[i].loop);
+      module_print_site (out, sites[i].loop);
       fprintf (out, "\t%llu\t%llu\t%llu\t%llu\n",
                (unsigned long long) sites[i].allocations,
                (unsigned long long) sites[i].iteration_local,
                (unsigned long long) sites[i].call_local,
                (unsigned long long) sites[i].context);
     }
-  if (out_of_memory)
-    fprintf (out, "table\tnotes\nnote\nout of memory: some events were "
-                  "left out\n");
+  module_print_notes (out);
   fclose (out);
 }
 

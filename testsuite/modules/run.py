@@ -255,21 +255,31 @@ def failing_modules(cc, events_binary, count_module):
                   "a module loaded", f"{own.returncode} {alone.returncode}")
 
 
-def dependences(cc):
-    module = build_module(cc, "dependences",
-                          os.path.join(TOP, "modules", "dependences.c"))
+def run_example_module(cc, name):
+    """Build modules/NAME.c, build NAME_program.c with its events file,
+    run it with the module, and read its output through `memprof
+    module-show --format=json`: {title: rows}, None on failure; and the
+    output's path."""
+    module = build_module(cc, name, os.path.join(TOP, "modules", name + ".c"))
     binary = build_program(
-        cc, "dependences_program.c", "dependences_program",
-        events="@" + os.path.join(TOP, "modules", "dependences.events"))
-    out = os.path.join(WORK, "dependences.txt")
+        cc, f"{name}_program.c", f"{name}_program",
+        events="@" + os.path.join(TOP, "modules", name + ".events"))
+    out = os.path.join(WORK, name + ".txt")
     ran = run_program(binary, f"module={module}:module_args=out={out}")
     shown = run([MEMPROF, "module-show", "--format=json", out])
     ok = results.check(ran.returncode == 0 and shown.returncode == 0,
-                       "dependences: the program runs, module-show reads "
-                       "the output", ran.stderr + shown.stderr)
+                       f"{name}: the program runs, module-show reads the "
+                       "output", ran.stderr + shown.stderr)
     if not ok:
+        return None, out
+    return ({t["title"]: t["rows"] for t in json.loads(shown.stdout)["tables"]},
+            out)
+
+
+def dependences(cc):
+    tables, _ = run_example_module(cc, "dependences")
+    if tables is None:
         return
-    tables = {t["title"]: t["rows"] for t in json.loads(shown.stdout)["tables"]}
     rows = [(r["loop"].split()[0], r["kind"], r["store"].split(":")[-2],
              r["load"].split(":")[-2], int(r["count"]))
             for r in tables["dependences"]]
@@ -292,20 +302,9 @@ def dependences(cc):
 
 
 def lifetime(cc):
-    module = build_module(cc, "lifetime",
-                          os.path.join(TOP, "modules", "lifetime.c"))
-    binary = build_program(
-        cc, "lifetime_program.c", "lifetime_program",
-        events="@" + os.path.join(TOP, "modules", "lifetime.events"))
-    out = os.path.join(WORK, "lifetime.txt")
-    ran = run_program(binary, f"module={module}:module_args=out={out}")
-    shown = run([MEMPROF, "module-show", "--format=json", out])
-    ok = results.check(ran.returncode == 0 and shown.returncode == 0,
-                       "lifetime: the program runs, module-show reads the "
-                       "output", ran.stderr + shown.stderr)
-    if not ok:
+    tables, out = run_example_module(cc, "lifetime")
+    if tables is None:
         return
-    tables = {t["title"]: t["rows"] for t in json.loads(shown.stdout)["tables"]}
     constant = [(r["load"].split()[0], r["value"], int(r["loads"]))
                 for r in tables["constant-loads"]]
     results.check(constant == [("scale", "3", 50)],
