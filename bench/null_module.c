@@ -14,6 +14,9 @@ null_handle (const struct memprof_event *events, size_t count)
   sum += total;
 }
 
-const struct memprof_module memprof_module
-    = { MEMPROF_MODULE_ABI_VERSION, (1u << MEMPROF_EVENT_KINDS) - 1, "null",
-        NULL, null_handle, NULL };
+const struct memprof_module memprof_module = { MEMPROF_MODULE_ABI_VERSION,
+                                               (1u << MEMPROF_EVENT_KINDS) - 1,
+                                               "null",
+                                               NULL,
+                                               null_handle,
+                                               NULL };
