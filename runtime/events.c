@@ -38,6 +38,8 @@
 /* 8192 events of 40 bytes: 320 KiB a buffer, 10 MiB in all.  */
 #define EVENTS_PER_BUFFER 8192
 #define EVENT_BUFFERS 32
+/* The backend thread's stack for the fault handler.  */
+#define SIGNAL_STACK_SIZE (64 * 1024)
 
 struct event_buffer
 {
@@ -96,10 +98,9 @@ static struct event_buffer *
 exchange_buffer (struct event_buffer *full)
 {
   struct event_buffer *fresh = NULL;
-  bool first = thread_number == 0;
 
   in_runtime++;
-  if (first)
+  if (thread_number == 0)
     thread_number = atomic_fetch_add (&threads_seen, 1) + 1;
   pthread_mutex_lock (&queue_lock);
   if (full != NULL)
@@ -116,8 +117,10 @@ exchange_buffer (struct event_buffer *full)
     }
   pthread_mutex_unlock (&queue_lock);
   current_buffer = fresh;
-  if (first)
-    /* Its value only has to be non-null for the destructor to run.  */
+  /* Its value only has to be non-null for the destructor to run; set
+     again when a later destructor of the exiting thread made events
+     (glibc then runs the destructors once more).  */
+  if (fresh != NULL && pthread_getspecific (thread_exit_key) == NULL)
     pthread_setspecific (thread_exit_key, &thread_number);
   in_runtime--;
   return fresh;
@@ -205,7 +208,9 @@ install_fault_handlers (void)
   struct sigaction action;
   memset (&action, 0, sizeof action);
   action.sa_sigaction = fault_handler;
-  action.sa_flags = SA_SIGINFO | SA_NODEFER;
+  /* On the backend thread's own signal stack, so that a module that
+     overflows its stack is caught too.  */
+  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
   sigemptyset (&action.sa_mask);
   for (size_t i = 0; i < GUARDED_SIGNALS; i++)
     sigaction (guarded_signals[i], &action, &previous_actions[i]);
@@ -283,6 +288,10 @@ backend_main (void *unused)
     sigdelset (&blocked, guarded_signals[i]);
   pthread_sigmask (SIG_BLOCK, &blocked, NULL);
   in_runtime = 1;
+  stack_t signal_stack = { .ss_sp = runtime_map (SIGNAL_STACK_SIZE),
+                           .ss_size = SIGNAL_STACK_SIZE };
+  if (signal_stack.ss_sp != NULL)
+    sigaltstack (&signal_stack, NULL);
 
   alive = call_module (CALL_INIT, NULL, &result);
   if (alive && result != 0)

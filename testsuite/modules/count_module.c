@@ -1,8 +1,9 @@
 /* A test module: counts every event it receives, by kind, and the memory
    and context events by site, the memory events inside a live heap
    block, the threads, and writes them to the file named by
-   module_args=out=PATH at exit.  The arguments "refuse" and "crash"
-   make it refuse to start, or fault in its handler on the first event.
+   module_args=out=PATH at exit.  The arguments "refuse", "crash" and
+   "overflow" make it refuse to start, fault in its handler on the first
+   event, or overflow its stack there.
    Built with -DCOUNT_ABI_VERSION=N, it claims that ABI version.  */
 
 #include <memprof/module.h>
@@ -32,7 +33,16 @@ static struct
 } sites[SITES_MAX];
 static size_t sites_used;
 static char out_path[512] = "count_module.txt";
-static int crash;
+static int crash, overflow;
+
+/* Recursion without end, which the compiler cannot turn into a loop.  */
+static int
+recurse (int depth)
+{
+  volatile char frame[256];
+  frame[0] = (char) depth;
+  return recurse (depth + 1) + frame[0];
+}
 static unsigned long long alloc_bytes;
 static unsigned long long in_heap[2]; /* loads, stores */
 static struct
@@ -77,6 +87,7 @@ count_init (const char *arguments)
   if (strstr (arguments, "refuse"))
     return 1;
   crash = strstr (arguments, "crash") != NULL;
+  overflow = strstr (arguments, "overflow") != NULL;
   const char *out = strstr (arguments, "out=");
   if (out)
     snprintf (out_path, sizeof out_path, "%.*s", (int) strcspn (out + 4, ","),
@@ -102,6 +113,8 @@ count_handle (const struct memprof_event *events, size_t count)
 {
   if (crash)
     *(volatile int *) 0 = 1;
+  if (overflow)
+    recurse (0);
   for (size_t i = 0; i < count; i++)
     {
       const struct memprof_event *e = &events[i];
