@@ -606,7 +606,7 @@ add_events (void)
 
 static const pass_data events_pass_data = {
   GIMPLE_PASS,
-  "memprof-events",
+  "memprof_events",
   OPTGROUP_NONE,
   TV_NONE,
   PROP_ssa | PROP_cfg | PROP_gimple_leh,

@@ -279,6 +279,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
       g->get_dumps ()->dump_switch_p ("ipa-memprof-stack-params");
       if (feedback_enabled ())
         g->get_dumps ()->dump_switch_p ("ipa-memprof-clone");
+      if (events_enabled ())
+        g->get_dumps ()->dump_switch_p ("tree-memprof_events");
     }
 
   register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_START,
