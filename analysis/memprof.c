@@ -31,6 +31,7 @@ static const struct command commands[] = {
   { "trace", cmd_trace, "show a malloc API trace (trace=1)" },
   { "trace2wl", cmd_trace2wl, "a trace into a workload for replay" },
   { "replay", cmd_replay, "replay a workload against an allocator" },
+  { "module-show", cmd_module_show, "a profiling module's output, symbolized" },
 };
 
 static void

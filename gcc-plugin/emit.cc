@@ -66,9 +66,8 @@ const struct ggc_root_tab emit_roots[]
           &gt_pch_nx_tree_node },
         LAST_GGC_ROOT_TAB };
 
-/* A declaration of the runtime function NAME of type FNTYPE, with its
-   assembler name fixed so that no front end mangles it.  */
-static tree
+/* See emit.h.  */
+tree
 runtime_function (const char *name, tree fntype)
 {
   tree decl = build_fn_decl (name, fntype);
@@ -158,8 +157,8 @@ addressable_reference (tree ref)
    assembled (restore_addressable).  */
 static vec<tree> globals_made_addressable;
 
-/* The address of the first byte REF accesses, as GIMPLE in SEQ.  */
-static tree
+/* See emit.h.  */
+tree
 reference_address (tree ref, gimple_seq *seq)
 {
   tree object = addressable_reference (ref);

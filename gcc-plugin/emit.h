@@ -38,4 +38,11 @@ void add_module_constructor (void *gcc_data, void *user_data);
    lowered at once (IPA PTA must never meet it without a body).  */
 void add_ltrans_module_constructor (void *gcc_data, void *user_data);
 
+/* A declaration of the runtime function NAME of type FNTYPE (nothrow,
+   leaf), with its assembler name fixed so that no front end mangles it.  */
+tree runtime_function (const char *name, tree fntype);
+
+/* The address of the first byte REF accesses, as GIMPLE in SEQ.  */
+tree reference_address (tree ref, gimple_seq *seq);
+
 #endif /* MEMPROF_PLUGIN_EMIT_H */

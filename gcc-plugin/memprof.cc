@@ -44,6 +44,7 @@
      default-options=OPTIONS
                            runtime options compiled into the program:
                            see default_options.cc
+     events=LIST|@FILE     events for a profiling module: see events.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.
@@ -62,6 +63,7 @@
      clone.cc            feedback's cloning of allocation wrappers
      globals.cc          feedback's hot and cold global variables
      default_options.cc  runtime options compiled into the program
+     events.cc           events for profiling modules (memprof/module.h)
      pass.h, plugin.h    pass registration; what the files share  */
 
 #include "gcc-plugin.h"
@@ -80,6 +82,7 @@
 #include "stack_params.h"
 #include "feedback.h"
 #include "default_options.h"
+#include "events.h"
 
 int plugin_is_GPL_compatible;
 
@@ -113,6 +116,8 @@ static const char plugin_help[]
       "  -fplugin-arg-memprof-combine=none|block|loop\n"
       "                                           fewer counter updates, "
       "same counts (default loop)\n"
+      "  -fplugin-arg-memprof-events=LIST|@FILE   events for a profiling "
+      "module: load, store, memory, function, loop (docs/modules.md)\n"
       "With -flto, pass the plugin and its arguments to the link command too.";
 
 /* ---- Options ---- */
@@ -126,7 +131,8 @@ struct plugin_options plugin_options
 static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
       "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
-      "stats, combine=none|block|loop, default-options=OPTIONS, ";
+      "stats, combine=none|block|loop, default-options=OPTIONS, "
+      "events=LIST|@FILE, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -193,6 +199,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
       else if (feedback_argument (key, value, &ok))
         ;
       else if (default_options_argument (info->base_name, key, value, &ok))
+        ;
+      else if (events_argument (key, value, &ok))
         ;
       else if (strcmp (key, "stack-analysis") == 0)
         {
@@ -278,6 +286,15 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
      counter updates never stop one (measured: a vectorisable loop runs
      7x slower when instrumented at asan's earlier position).  */
   register_pass_after (info->base_name, make_instrument_pass (g), "asan0", 1);
+  /* Events for a profiling module: just before, so that the counting
+     pass finds the same accesses (events.cc).  */
+  if (events_enabled ())
+    {
+      register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+                         (void *) events_roots);
+      register_pass_before (info->base_name, make_events_pass (g), "memprof",
+                            1);
+    }
   /* The proofs across calls: a late IPA pass, once the call graph is
      final and before any body is expanded: after IPA points-to, just
      before "simdclone", the last late IPA pass (the name "pta" is also
@@ -292,6 +309,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
       g->get_dumps ()->dump_switch_p ("ipa-memprof-stack-params");
       if (feedback_enabled ())
         g->get_dumps ()->dump_switch_p ("ipa-memprof-clone");
+      if (events_enabled ())
+        g->get_dumps ()->dump_switch_p ("tree-memprof_events");
     }
 
   register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_START,

@@ -24,6 +24,7 @@
 
 #include "internal.h"
 #include "trace.h"
+#include "events.h"
 
 #include <errno.h>
 #include <math.h>
@@ -454,6 +455,9 @@ allocate_with_header (size_t size, size_t alignment, uintptr_t caller_return,
   header->check = (HEADER_MAGIC ^ user) | HEADER_TAG;
   record_allocation (header, user, caller_return, weight);
   hooks_after_allocation ((void *) user, size);
+  events_after_allocation ((void *) user, size,
+                           header->context ? header->context->id : 0,
+                           caller_return);
   return (void *) user;
 }
 
@@ -511,6 +515,7 @@ deallocate (void *pointer)
   if (pointer == NULL)
     return;
   hooks_before_free (pointer);
+  events_before_free (pointer);
   header = checked_header (pointer);
   if (UNLIKELY (header == NULL))
     {

@@ -16,6 +16,7 @@ int cmd_trace2wl (int argc, char **argv);
 int cmd_replay (int argc, char **argv);
 int cmd_export (int argc, char **argv);
 int cmd_check (int argc, char **argv);
+int cmd_module_show (int argc, char **argv);
 
 /* Print USAGE to stdout and return 0 when ARGV holds -h or --help (before
    a lone "--"); used by every subcommand before it parses.  */

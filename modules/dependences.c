@@ -1,0 +1,395 @@
+/* dependences: a memory dependence profiler, LAMP-style (Mason Chen et
+   al., "LAMP: loop-aware memory profiling"), as a GCC MemProf module
+   (docs/modules.md).
+
+   For every loop, the store-to-load dependences the run showed, by pair
+   of instructions, with counts:
+     - loop-carried: the load reads a value a store wrote in an earlier
+       iteration of the same invocation of the loop;
+     - intra-iteration: the store was in the same iteration.
+   A pair is charged to the outermost loop where the iterations differ
+   (carried), and as intra-iteration to every loop outside it whose
+   iteration they share; loops entered after the store see nothing.  The
+   input of speculative parallelization: a loop without carried
+   dependences is a DOALL candidate on this input.
+
+   How: each thread counts its events (its time).  Each loop on the
+   thread's loop stack remembers when its invocation and its current
+   iteration began; each 4-byte word of memory remembers the last store to
+   it: the store's instruction, thread and time, in shadow memory (24
+   bytes per word, in chunks made for the 64 KiB the program touches).  A load compares the
+   store's time with the loops' times, outermost first.  A free forgets
+   the block's words, so reused memory makes no false dependence.
+
+   Events: load, store (-fplugin-arg-memprof-events=@dependences.events),
+   loop; allocation from the runtime.  Arguments (module_args): out=FILE
+   (default memprof-dependences.txt).  Limits: LOOP_DEPTH_MAX nested loops
+   per thread (deeper ones are ignored), THREADS_MAX threads (the others
+   share the last slot), accesses (memcpy) over RANGE_WORDS_MAX words are
+   left out; a dependence across threads is not one.
+
+   Build: gcc -shared -fPIC -O2 $(pkg-config --cflags memprof) \
+            -o dependences.so modules/dependences.c  */
+
+#include "common.h"
+
+#define LOOP_DEPTH_MAX 64
+#define THREADS_MAX 64
+#define RANGE_WORDS_MAX 4096
+#define WORD_SHIFT 2
+#define CHUNK_SHIFT 16
+#define CHUNK_WORDS ((size_t) 1 << (CHUNK_SHIFT - WORD_SHIFT))
+
+struct loop_frame
+{
+  uint64_t site;
+  uint64_t invocation_start; /* thread time of the loop's entry */
+  uint64_t iteration_start;  /* of its current iteration */
+};
+
+struct thread_state
+{
+  uint64_t time;
+  int depth; /* may exceed LOOP_DEPTH_MAX: the deeper loops are ignored */
+  struct loop_frame loops[LOOP_DEPTH_MAX];
+};
+
+/* ---- Hash tables: open addressing, keys never 0, doubling at 1/2 ---- */
+
+/* The last store to a word of memory (site 0: none).  */
+struct last_store
+{
+  uint64_t site;
+  uint64_t time;
+  uint32_t thread;
+};
+
+/* Shadow memory: the words of 1 << CHUNK_SHIFT bytes of the program's
+   memory.  */
+struct chunk
+{
+  uint64_t key; /* the chunk's number + 1; 0: empty */
+  struct last_store *words;
+};
+
+/* A pair's key is a 64-bit hash of the loop, the store, the load and
+   the kind (dependence_key): two pairs share one with a probability of
+   2^-64 per pair of pairs.  */
+struct dependence
+{
+  uint64_t key; /* 0: empty */
+  uint64_t loop, store, load;
+  uint64_t count;
+  int carried;
+};
+
+struct loop_totals
+{
+  uint64_t site; /* 0: empty */
+  uint64_t invocations, iterations;
+};
+
+struct block
+{
+  uint64_t address; /* 0: empty */
+  uint64_t size;
+};
+
+static struct thread_state threads[THREADS_MAX];
+static struct chunk *chunks, *last_chunk;
+static size_t chunks_capacity, chunks_used;
+static struct dependence *dependences;
+static size_t dependences_capacity, dependences_used;
+static struct loop_totals *loops;
+static size_t loops_capacity, loops_used;
+static struct block *blocks;
+static size_t blocks_capacity, blocks_used;
+static char out_path[1024] = "memprof-dependences.txt";
+
+MODULE_TABLE (chunk, struct chunk, key)
+MODULE_TABLE (dependence, struct dependence, key)
+MODULE_TABLE (loop, struct loop_totals, site)
+MODULE_TABLE (block, struct block, address)
+
+static uint64_t
+dependence_key (uint64_t loop, uint64_t store, uint64_t load, int carried)
+{
+  uint64_t key = module_hash (
+      loop ^ module_hash (store ^ module_hash (load ^ (uint64_t) carried)));
+  return key ? key : 1;
+}
+
+/* The shadow of WORD, made when CREATE, else null when it has none.  The
+   last chunk used is looked up first: most accesses stay in one.  */
+static struct last_store *
+shadow_of (uint64_t word, int create)
+{
+  uint64_t key = (word >> (CHUNK_SHIFT - WORD_SHIFT)) + 1;
+  if (last_chunk == NULL || last_chunk->key != key)
+    {
+      if (create)
+        {
+          struct chunk *before = chunks;
+          if (!chunk_reserve (&chunks, &chunks_capacity, chunks_used))
+            return NULL;
+          if (chunks != before)
+            last_chunk = NULL;
+        }
+      if (chunks_capacity == 0)
+        return NULL;
+      struct chunk *chunk = chunk_slot (chunks, chunks_capacity, key);
+      if (chunk->key == 0)
+        {
+          if (!create)
+            return NULL;
+          chunk->words = calloc (CHUNK_WORDS, sizeof *chunk->words);
+          if (chunk->words == NULL)
+            {
+              module_out_of_memory = 1;
+              return NULL;
+            }
+          chunk->key = key;
+          chunks_used++;
+        }
+      last_chunk = chunk;
+    }
+  return &last_chunk->words[word & (CHUNK_WORDS - 1)];
+}
+
+/* ---- The events ---- */
+
+static struct loop_totals *
+totals_of (uint64_t site)
+{
+  if (!loop_reserve (&loops, &loops_capacity, loops_used))
+    return NULL;
+  struct loop_totals *totals = loop_slot (loops, loops_capacity, site);
+  if (totals->site == 0)
+    {
+      totals->site = site;
+      loops_used++;
+    }
+  return totals;
+}
+
+static void
+add_dependence (uint64_t loop, uint64_t store, uint64_t load, int carried)
+{
+  uint64_t key = dependence_key (loop, store, load, carried);
+  if (!dependence_reserve (&dependences, &dependences_capacity,
+                           dependences_used))
+    return;
+  struct dependence *d
+      = dependence_slot (dependences, dependences_capacity, key);
+  if (d->key == 0)
+    {
+      *d = (struct dependence){ key, loop, store, load, 0, carried };
+      dependences_used++;
+    }
+  d->count++;
+}
+
+static void
+on_store (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
+{
+  struct last_store *s = shadow_of (word, 1);
+  if (s != NULL)
+    *s = (struct last_store){ site, t->time, thread };
+}
+
+static void
+on_load (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
+{
+  struct last_store *s = shadow_of (word, 0);
+  if (s == NULL || s->site == 0 || s->thread != thread)
+    return;
+  int depth = t->depth < LOOP_DEPTH_MAX ? t->depth : LOOP_DEPTH_MAX;
+  for (int i = 0; i < depth; i++)
+    {
+      const struct loop_frame *loop = &t->loops[i];
+      if (s->time < loop->invocation_start)
+        return;
+      if (s->time < loop->iteration_start)
+        {
+          add_dependence (loop->site, s->site, site, 1);
+          return;
+        }
+      add_dependence (loop->site, s->site, site, 0);
+    }
+}
+
+/* Forget the last stores to the words of the block at ADDRESS, and the
+   block.  */
+static void
+forget_block (uint64_t address)
+{
+  if (blocks_capacity == 0)
+    return;
+  struct block *b = block_slot (blocks, blocks_capacity, address);
+  if (b->address != address)
+    return;
+  uint64_t first = address >> WORD_SHIFT;
+  uint64_t last = (address + b->size + (1 << WORD_SHIFT) - 1) >> WORD_SHIFT;
+  for (uint64_t word = first; word < last; word++)
+    {
+      struct last_store *s = shadow_of (word, 0);
+      if (s != NULL)
+        s->site = 0;
+    }
+  block_remove (blocks, blocks_capacity, b);
+  blocks_used--;
+}
+
+static void
+handle_event (const struct memprof_event *e)
+{
+  uint32_t thread = e->thread < THREADS_MAX ? e->thread : THREADS_MAX - 1;
+  struct thread_state *t = &threads[thread];
+  t->time++;
+  switch (e->kind)
+    {
+    case MEMPROF_EVENT_LOAD:
+    case MEMPROF_EVENT_STORE:
+      {
+        uint64_t first = e->address >> WORD_SHIFT;
+        uint64_t last
+            = (e->address + (e->size ? e->size : 1) + (1 << WORD_SHIFT) - 1)
+              >> WORD_SHIFT;
+        if (last - first > RANGE_WORDS_MAX)
+          return;
+        for (uint64_t word = first; word < last; word++)
+          if (e->kind == MEMPROF_EVENT_LOAD)
+            on_load (t, e->thread, word, e->site);
+          else
+            on_store (t, e->thread, word, e->site);
+        return;
+      }
+    case MEMPROF_EVENT_ALLOC:
+      if (block_reserve (&blocks, &blocks_capacity, blocks_used))
+        {
+          struct block *b = block_slot (blocks, blocks_capacity, e->address);
+          if (b->address != e->address)
+            blocks_used++;
+          *b = (struct block){ e->address, e->size };
+        }
+      return;
+    case MEMPROF_EVENT_FREE:
+      forget_block (e->address);
+      return;
+    case MEMPROF_EVENT_LOOP_ENTRY:
+      if (t->depth < LOOP_DEPTH_MAX)
+        {
+          t->loops[t->depth] = (struct loop_frame){ e->site, t->time, t->time };
+          struct loop_totals *totals = totals_of (e->site);
+          if (totals)
+            totals->invocations++;
+        }
+      t->depth++;
+      return;
+    case MEMPROF_EVENT_LOOP_ITERATION:
+      {
+        /* The innermost frame of this loop (a missed exit, by longjmp or
+           an exception, is repaired here).  */
+        int i = (t->depth < LOOP_DEPTH_MAX ? t->depth : LOOP_DEPTH_MAX) - 1;
+        while (i >= 0 && t->loops[i].site != e->site)
+          i--;
+        if (i < 0)
+          return;
+        t->depth = i + 1;
+        t->loops[i].iteration_start = t->time;
+        struct loop_totals *totals = totals_of (e->site);
+        if (totals)
+          totals->iterations++;
+        return;
+      }
+    case MEMPROF_EVENT_LOOP_EXIT:
+      {
+        int i = (t->depth < LOOP_DEPTH_MAX ? t->depth : LOOP_DEPTH_MAX) - 1;
+        if (t->depth > LOOP_DEPTH_MAX)
+          {
+            t->depth--;
+            return;
+          }
+        while (i >= 0 && t->loops[i].site != e->site)
+          i--;
+        if (i >= 0)
+          t->depth = i;
+        return;
+      }
+    default:
+      return;
+    }
+}
+
+/* ---- The module ---- */
+
+static int
+dependences_init (const char *arguments)
+{
+  module_argument (arguments, "out", out_path, sizeof out_path);
+  return 0;
+}
+
+static void
+dependences_handle (const struct memprof_event *events, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    handle_event (&events[i]);
+}
+
+static int
+by_loop_then_count (const void *a, const void *b)
+{
+  const struct dependence *x = a, *y = b;
+  if (x->loop != y->loop)
+    return x->loop < y->loop ? -1 : 1;
+  if (x->count != y->count)
+    return x->count > y->count ? -1 : 1;
+  return 0;
+}
+
+static void
+dependences_finish (void)
+{
+  FILE *out = fopen (out_path, "w");
+  size_t n = 0;
+  if (out == NULL)
+    return;
+  for (size_t i = 0; i < dependences_capacity; i++)
+    if (dependences[i].key != 0)
+      dependences[n++] = dependences[i];
+  qsort (dependences, n, sizeof *dependences, by_loop_then_count);
+
+  fprintf (out, "memprof-module\tdependences\n");
+  fprintf (out, "table\tloops\nloop\tinvocations\titerations\n");
+  for (size_t i = 0; i < loops_capacity; i++)
+    if (loops[i].site != 0)
+      {
+        module_print_site (out, loops[i].site);
+        fprintf (out, "\t%llu\t%llu\n",
+                 (unsigned long long) loops[i].invocations,
+                 (unsigned long long) loops[i].iterations);
+      }
+  fprintf (out, "table\tdependences\nloop\tkind\tstore\tload\tcount\n");
+  for (size_t i = 0; i < n; i++)
+    {
+      module_print_site (out, dependences[i].loop);
+      fprintf (out, "\t%s\t",
+               dependences[i].carried ? "loop-carried" : "intra-iteration");
+      module_print_site (out, dependences[i].store);
+      fputc ('\t', out);
+      module_print_site (out, dependences[i].load);
+      fprintf (out, "\t%llu\n", (unsigned long long) dependences[i].count);
+    }
+  module_print_notes (out);
+  fclose (out);
+}
+
+const struct memprof_module memprof_module = {
+  MEMPROF_MODULE_ABI_VERSION,
+  MEMPROF_EVENTS_MEMORY | MEMPROF_EVENTS_LOOP | MEMPROF_EVENTS_ALLOCATION,
+  "dependences",
+  dependences_init,
+  dependences_handle,
+  dependences_finish,
+};

@@ -1,0 +1,42 @@
+/* The event queue of profiling modules (events.c), as the allocator's
+   entry points call it: one predictable branch when no module wants
+   allocation events.  */
+
+#ifndef MEMPROF_EVENTS_H
+#define MEMPROF_EVENTS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* True while a module wants allocation events.  */
+extern _Atomic bool events_want_allocations;
+
+void events_record_allocation (uint64_t pointer, uint64_t size,
+                               uint64_t context, uint64_t call_site);
+void events_record_free (uint64_t pointer);
+
+/* After an allocation of SIZE bytes at POINTER (not null) in CONTEXT (the
+   stack id, 0 when not recorded), called from CALL_SITE (a return
+   address).  */
+static inline void
+events_after_allocation (const void *pointer, uint64_t size, uint64_t context,
+                         uintptr_t call_site)
+{
+  if (__builtin_expect (
+          atomic_load_explicit (&events_want_allocations, memory_order_relaxed),
+          0))
+    events_record_allocation ((uintptr_t) pointer, size, context, call_site);
+}
+
+/* Before the free of POINTER (not null).  */
+static inline void
+events_before_free (const void *pointer)
+{
+  if (__builtin_expect (
+          atomic_load_explicit (&events_want_allocations, memory_order_relaxed),
+          0))
+    events_record_free ((uintptr_t) pointer);
+}
+
+#endif /* MEMPROF_EVENTS_H */
