@@ -77,14 +77,13 @@ __memprof_hint_realloc (void *old, size_t size, unsigned char hint)
   return block;
 }
 
-static void __attribute__ ((destructor))
-report (void)
+static void __attribute__ ((destructor)) report (void)
 {
   const char *path = getenv ("HINT_COUNTER_OUTPUT");
   FILE *out = path ? fopen (path, "w") : NULL;
   if (out == NULL)
     return;
-  fprintf (out, "cold_bytes %llu\nhot_bytes %llu\nhot_pages %llu\n",
-           cold_bytes, hot_bytes, hot_pages);
+  fprintf (out, "cold_bytes %llu\nhot_bytes %llu\nhot_pages %llu\n", cold_bytes,
+           hot_bytes, hot_pages);
   fclose (out);
 }
