@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What profile feedback gains on real programs from Debian's sources:
 lua5.4 (an interpreter: every allocation goes through one realloc call
-in l_alloc, reached through a function pointer), built four ways:
+in l_alloc, reached through a function pointer) and GNU m4 (a classic
+xmalloc, gnulib's, and obstacks), each built four ways:
 
   glibc      gcc -O2, glibc's malloc
   jemalloc   the same objects linked with `pkg-config --libs memprof-hint`
@@ -31,6 +32,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -68,6 +70,17 @@ PROGRAMS = {
         "run_size": 5000,
         "allocator": "l_alloc (lauxlib.c): realloc, through the lua_Alloc pointer",
     },
+    "m4": {
+        "marker": "src/m4.c",
+        "configure": ["--disable-nls"],
+        "make_dirs": ["lib", "src"],
+        "binary": "src/m4",
+        "command": lambda binary, size: [binary, f"-DROUNDS={size}",
+                                         os.path.join(HERE, "workloads", "hint_real.m4")],
+        "profile_size": 100,
+        "run_size": 3000,
+        "allocator": "gnulib's xmalloc (lib/xmalloc.c) and obstacks filled through it",
+    },
 }
 
 
@@ -86,6 +99,8 @@ def pkg_config(*options):
 
 def build(cc, spec, tree, output, flags, libs):
     """Compile and link the program; returns the compilers' stderr."""
+    if "configure" in spec:
+        return build_configured(cc, spec, tree, output, flags, libs)
     include = os.path.join(os.path.dirname(output), "include")
     os.makedirs(include, exist_ok=True)
     for header, text in spec.get("headers", {}).items():
@@ -94,6 +109,22 @@ def build(cc, spec, tree, output, flags, libs):
     command = [cc, "-O2", "-g", "-I" + include, *spec["cflags"], *flags, *spec["sources"](tree),
                "-o", output, *spec["libs"], *libs]
     return run(command, cwd=os.path.dirname(output)).stderr
+
+
+def build_configured(cc, spec, tree, output, flags, libs):
+    """A GNU package: configured once (plain gcc -O2 -g), then its
+    directories made again with FLAGS in CFLAGS and LIBS set to LIBS
+    (the package's own LIBS are empty), the binary copied to OUTPUT."""
+    if not os.path.exists(os.path.join(tree, "config.status")):
+        run(["./configure", "-q", "CC=" + cc, "CFLAGS=-O2 -g", *spec["configure"]], cwd=tree)
+    stderr = ""
+    for directory in spec["make_dirs"]:
+        run(["make", "-s", "clean"], cwd=os.path.join(tree, directory))
+    for directory in spec["make_dirs"]:
+        stderr += run(["make", "-s", "-j2", "CFLAGS=" + " ".join(["-O2", "-g", *flags]),
+                       "LIBS=" + " ".join(libs)], cwd=os.path.join(tree, directory)).stderr
+    shutil.copy(os.path.join(tree, spec["binary"]), output)
+    return stderr
 
 
 def feedback_summary(stderr):
@@ -149,12 +180,12 @@ def bench_program(name, spec, args, tree):
     mprof = os.path.join(work, "profile.mprof")
     run([MEMPROF, "merge", "--quiet", "--binary=" + profiled, "-o", mprof, raw])
     stderr = build(args.cc, spec, tree, binaries["feedback"],
-                   [plugin, "-fno-optimize-sibling-calls", "-fplugin-arg-memprof-use=" + mprof,
-                    "-fplugin-arg-memprof-remarks"],
+                   [plugin, "-fplugin-arg-memprof-use=" + mprof, "-fplugin-arg-memprof-remarks"],
                    pkg_config("--libs", "memprof-hint"))
     summary = feedback_summary(stderr)
     # What the profile's contexts behind each ambiguous call are, by class.
-    ambiguous = [f"`{match.group(1)}`: {match.group(2)}" for match in re.finditer(
+    ambiguous = [f"`{os.path.relpath(match.group(1), tree)}`: {match.group(2)}"
+                 for match in re.finditer(
         r"([\w./-]+:\d+):\d+: note: memprof: .\w+. call: ambiguous[^;]*; (bytes [^;]*)", stderr)]
 
     # The share of bytes hinted, on the profiling input.
@@ -216,13 +247,17 @@ def report(name, spec, result):
               f"{percent(cold, result['profile_bytes'])}, hot {percent(hot, result['profile_bytes'])}"
               f" of {result['profile_bytes']} bytes; hot-hinted blocks start on "
               f"{counts.get('hot_pages', 0)} pages of 4 KiB.", ""]
-    if summary["cold"] + summary["hot"] == 0 and cold + hot == 0:
-        lines += [f"Why nothing is gained: no allocation call was rewritten and no byte was "
-                  f"hinted; {summary['ambiguous']} of the {summary['matched']} matched calls "
-                  "are ambiguous (their contexts disagree: the allocator wrapper serves every "
-                  "caller), so the feedback build is the jemalloc build. What the profile's "
-                  "contexts behind the ambiguous calls are, with the thresholds fitted to the "
-                  "run (the plugin's remarks): " + "; ".join(result["ambiguous"]) + ".", ""]
+    if result["ambiguous"]:
+        lines += ["Ambiguous calls, left alone, and the bytes of their contexts by class with "
+                  "the thresholds fitted to the run (the plugin's remarks): "
+                  + "; ".join(result["ambiguous"]) + ".", ""]
+    if (cold + hot) * 100 < result["profile_bytes"]:
+        lines += [f"Why little or nothing is gained: {cold + hot} of "
+                  f"{result['profile_bytes']} bytes ({percent(cold + hot, result['profile_bytes'])}"
+                  f") reached a hinted entry point; {summary['cold'] + summary['hot']} calls were "
+                  f"rewritten, {summary['ambiguous']} of the {summary['matched']} matched calls "
+                  "are ambiguous (the allocator wrapper serves callers of every class), so the "
+                  "feedback build runs as the jemalloc build does.", ""]
     return "\n".join(lines)
 
 
