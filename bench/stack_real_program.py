@@ -18,18 +18,18 @@ deb-src list (the system's apt configuration is not touched), into
 bench/work/realprog; --source DIR uses an unpacked tree instead."""
 
 import argparse
-import glob
 import os
 import re
 import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import debian_source  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 DRIVER = os.path.join(HERE, "realprog", "cjson_driver.c")
-DEB_SRC = "deb-src http://deb.debian.org/debian bookworm main\n"
-
 VARIANTS = (
     ("before: one function at a time", ["-fplugin-arg-memprof-other-frames=0"]),
     ("after: across calls (default)", []),
@@ -47,23 +47,7 @@ def run(command, **kwargs):
 
 def fetch_source(work):
     """apt-get source cjson into WORK with a private sources list."""
-    found = glob.glob(os.path.join(work, "cjson-*", "cJSON.c"))
-    if found:
-        return os.path.dirname(found[0])
-    apt = os.path.join(work, "apt")
-    os.makedirs(os.path.join(apt, "lists", "partial"), exist_ok=True)
-    os.makedirs(os.path.join(apt, "cache"), exist_ok=True)
-    with open(os.path.join(apt, "sources.list"), "w") as out:
-        out.write(DEB_SRC)
-    options = ["-o", f"Dir::Etc::SourceList={apt}/sources.list",
-               "-o", "Dir::Etc::SourceParts=/nonexistent",
-               "-o", f"Dir::State::Lists={apt}/lists", "-o", f"Dir::Cache={apt}/cache"]
-    run(["apt-get", *options, "update"])
-    run(["apt-get", *options, "source", "cjson"], cwd=work)
-    found = glob.glob(os.path.join(work, "cjson-*", "cJSON.c"))
-    if not found:
-        sys.exit(f"stack_real_program: apt-get source cjson left no cJSON.c in {work}")
-    return os.path.dirname(found[0])
+    return debian_source.source_tree("cjson", work, "cJSON.c")
 
 
 def pkg_config(*args):
