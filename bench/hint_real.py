@@ -127,6 +127,11 @@ def build_configured(cc, spec, tree, output, flags, libs):
     return stderr
 
 
+def shown_path(path, tree):
+    """A remark's file, relative to the source tree when absolute."""
+    return os.path.relpath(path, tree) if os.path.isabs(path) else path
+
+
 def feedback_summary(stderr):
     """The plugin's summary lines, added up over the units."""
     totals = dict(calls=0, matched=0, ambiguous=0, cold=0, hot=0, clones=0)
@@ -184,7 +189,8 @@ def bench_program(name, spec, args, tree):
                    pkg_config("--libs", "memprof-hint"))
     summary = feedback_summary(stderr)
     # What the profile's contexts behind each ambiguous call are, by class.
-    ambiguous = [f"`{os.path.relpath(match.group(1), tree)}`: {match.group(2)}"
+    ambiguous = [f"`{shown_path(match.group(1), tree)}`: "
+                 f"{match.group(2)}"
                  for match in re.finditer(
         r"([\w./-]+:\d+):\d+: note: memprof: .\w+. call: ambiguous[^;]*; (bytes [^;]*)", stderr)]
 
@@ -213,7 +219,9 @@ def bench_program(name, spec, args, tree):
             samples[variant].append((cpu, rss))
         print(f"  {name}: round {round_number + 1}/{args.runs}", flush=True)
     rows = {variant: (statistics.median(cpu for cpu, _ in samples[variant]),
-                      statistics.median(rss for _, rss in samples[variant]))
+                      statistics.median(rss for _, rss in samples[variant]),
+                      min(cpu for cpu, _ in samples[variant]),
+                      max(cpu for cpu, _ in samples[variant]))
             for variant in VARIANTS}
     return dict(summary=summary, ambiguous=ambiguous, counts=counts, contexts=contexts, profile_bytes=profile_bytes,
                 rows=rows, status=expected[1])
@@ -225,7 +233,7 @@ def percent(part, whole):
 
 def report(name, spec, result):
     rows, summary, counts = result["rows"], result["summary"], result["counts"]
-    glibc_cpu, glibc_rss = rows["glibc"]
+    glibc_cpu, glibc_rss = rows["glibc"][:2]
     cold = int(counts.get("cold_bytes", 0))
     hot = int(counts.get("hot_bytes", 0))
     lines = [f"### {name}", "",
@@ -233,12 +241,12 @@ def report(name, spec, result):
              f"{result['profile_bytes']} bytes allocated (input {spec['profile_size']}); "
              f"timed runs on input {spec['run_size']}, exit status {result['status']}, "
              "outputs identical.", "",
-             "| variant | CPU s (median) | vs glibc | peak RSS, MiB | vs glibc |",
-             "|---|---:|---:|---:|---:|"]
+             "| variant | CPU s (median) | min..max | vs glibc | peak RSS, MiB | vs glibc |",
+             "|---|---:|---:|---:|---:|---:|"]
     for variant in VARIANTS:
-        cpu, rss = rows[variant]
-        lines.append(f"| {LABELS[variant]} | {cpu:.3f} | {cpu / glibc_cpu:.2f} | "
-                     f"{rss / 1024:.1f} | {rss / glibc_rss:.2f} |")
+        cpu, rss, fastest, slowest = rows[variant]
+        lines.append(f"| {LABELS[variant]} | {cpu:.3f} | {fastest:.2f}..{slowest:.2f} | "
+                     f"{cpu / glibc_cpu:.2f} | {rss / 1024:.1f} | {rss / glibc_rss:.2f} |")
     lines += ["",
               f"Feedback: {summary['matched']} of {summary['calls']} allocation calls matched, "
               f"{summary['ambiguous']} ambiguous, {summary['clones']} wrapper clones; rewritten: "
@@ -255,9 +263,11 @@ def report(name, spec, result):
         lines += [f"Why little or nothing is gained: {cold + hot} of "
                   f"{result['profile_bytes']} bytes ({percent(cold + hot, result['profile_bytes'])}"
                   f") reached a hinted entry point; {summary['cold'] + summary['hot']} calls were "
-                  f"rewritten, {summary['ambiguous']} of the {summary['matched']} matched calls "
-                  "are ambiguous (the allocator wrapper serves callers of every class), so the "
-                  "feedback build runs as the jemalloc build does.", ""]
+                  f"rewritten (of {summary['calls']} allocation calls, {summary['matched']} "
+                  f"matched the profile), and {summary['ambiguous']} of the matched calls are "
+                  "ambiguous: the allocator wrapper serves callers of different classes (their "
+                  "bytes by class above), so its one call is left alone and the feedback build "
+                  "runs as the jemalloc build does.", ""]
     return "\n".join(lines)
 
 

@@ -4,7 +4,8 @@
    matched to the profile's contexts by its frames as LLVM defines them
    (function GUID, line offset from the function's first line, column,
    and the chain of functions GCC inlined there), classified hot, cold or
-   neither with LLVM 19's rule, and rewritten:
+   neither with LLVM 19's rule (its thresholds fitted to the profiled run
+   unless LLVM's own are asked for: docs/feedback.md), and rewritten:
 
      malloc, calloc, realloc, aligned_alloc, posix_memalign, memalign,
      strdup, strndup  ->  __memprof_hint_NAME (..., hint) of libmemprof_hint
