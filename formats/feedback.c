@@ -531,3 +531,81 @@ feedback_class_name (enum feedback_class class_)
       return "notcold";
     }
 }
+
+/* ---- Thresholds that fit the run ---- */
+
+const struct feedback_run_thresholds feedback_default_run_thresholds = {
+  .cold_lifetime_share = 0.10,
+  .cold_density_ratio = 0.25,
+  .hot_density_ratio = 4,
+};
+
+struct weighted_density
+{
+  double density;
+  double bytes;
+};
+
+static int
+compare_densities (const void *a, const void *b)
+{
+  double x = ((const struct weighted_density *) a)->density;
+  double y = ((const struct weighted_density *) b)->density;
+  return x < y ? -1 : x > y;
+}
+
+void
+feedback_measure_run (const struct feedback *feedback, struct feedback_run *run)
+{
+  memset (run, 0, sizeof *run);
+  if (feedback->context_count == 0)
+    return;
+  /* The MIBs' timestamps are milliseconds from the runtime's start; a
+     context keeps those of its last block.  */
+  uint32_t first = UINT32_MAX, last = 0, longest = 0;
+  double total_bytes = 0;
+  struct weighted_density *densities
+      = xmalloc (feedback->context_count * sizeof *densities);
+  for (size_t i = 0; i < feedback->context_count; i++)
+    {
+      const struct memprof_mib *mib = &feedback->contexts[i].mib;
+      if (mib->alloc_timestamp < first)
+        first = mib->alloc_timestamp;
+      if (mib->dealloc_timestamp > last)
+        last = mib->dealloc_timestamp;
+      if (mib->max_lifetime > longest)
+        longest = mib->max_lifetime;
+      /* Bytes never accessed are below any positive threshold: the
+         median is that of the accessed ones.  */
+      densities[i].density = feedback_density (&feedback->contexts[i]);
+      densities[i].bytes
+          = densities[i].density > 0 ? (double) mib->total_size : 0;
+      total_bytes += densities[i].bytes;
+    }
+  run->length_ms = last > first ? last - first : 0;
+  if (longest > run->length_ms)
+    run->length_ms = longest;
+  qsort (densities, feedback->context_count, sizeof *densities,
+         compare_densities);
+  double bytes = 0;
+  for (size_t i = 0; i < feedback->context_count; i++)
+    {
+      bytes += densities[i].bytes;
+      if (total_bytes > 0 && bytes * 2 >= total_bytes)
+        {
+          run->median_density = densities[i].density;
+          break;
+        }
+    }
+  free (densities);
+}
+
+void
+feedback_fit_thresholds (const struct feedback_run *run,
+                         const struct feedback_run_thresholds *relative,
+                         struct feedback_thresholds *out)
+{
+  out->cold_lifetime_ms = relative->cold_lifetime_share * run->length_ms;
+  out->cold_density = relative->cold_density_ratio * run->median_density;
+  out->hot_density = relative->hot_density_ratio * run->median_density;
+}

@@ -108,6 +108,42 @@ enum feedback_class feedback_classify (const struct feedback_context *context,
                                        const struct feedback_thresholds *t);
 const char *feedback_class_name (enum feedback_class class_);
 
+/* Thresholds that fit the run (docs/feedback.md, "Thresholds that fit the
+   run").  The instrumented run is slower than the real one, and a test
+   run shorter than production: LLVM's absolute thresholds (200 s) never
+   fire in a run of seconds.  These are relative to the profile itself,
+   so that a uniform slowdown, or a run ten times longer doing the same
+   work, gives the same classes: a lifetime as a share of the run's
+   length, a density as a multiple of the run's median density (the
+   density of the median allocated byte).  */
+struct feedback_run_thresholds
+{
+  double cold_lifetime_share; /* of the run's length: at least this for
+                                 cold (0.10) */
+  double cold_density_ratio;  /* of the median density: below is cold
+                                 (0.25) */
+  double hot_density_ratio;   /* of the median density: above is hot (4) */
+};
+
+extern const struct feedback_run_thresholds feedback_default_run_thresholds;
+
+/* What the thresholds are relative to, measured on the profile.  */
+struct feedback_run
+{
+  double length_ms;      /* the last free (or exit) after the first
+                            allocation, or the longest lifetime if more */
+  double median_density; /* accesses per byte per s of the median byte
+                            (contexts weighted by their TotalSize) */
+};
+
+void feedback_measure_run (const struct feedback *feedback,
+                           struct feedback_run *run);
+
+/* LLVM's absolute thresholds equivalent to RELATIVE for RUN.  */
+void feedback_fit_thresholds (const struct feedback_run *run,
+                              const struct feedback_run_thresholds *relative,
+                              struct feedback_thresholds *out);
+
 #ifdef __cplusplus
 }
 #endif

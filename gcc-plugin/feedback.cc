@@ -4,7 +4,8 @@
    matched to the profile's contexts by its frames as LLVM defines them
    (function GUID, line offset from the function's first line, column,
    and the chain of functions GCC inlined there), classified hot, cold or
-   neither with LLVM 19's rule, and rewritten:
+   neither with LLVM 19's rule (its thresholds fitted to the profiled run
+   unless LLVM's own are asked for: docs/feedback.md), and rewritten:
 
      malloc, calloc, realloc, aligned_alloc, posix_memalign, memalign,
      strdup, strndup  ->  __memprof_hint_NAME (..., hint) of libmemprof_hint
@@ -51,7 +52,9 @@ const char feedback_argument_names[]
     = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
       "clone-wrappers=0|1, context-hints=0|1, cold-density=X, "
       "cold-lifetime=SECONDS, "
-      "hot-density=X, global-hot-density=X, global-cold-size=BYTES";
+      "hot-density=X, global-hot-density=X, global-cold-size=BYTES, "
+      "thresholds=run|llvm, cold-lifetime-share=PERCENT, "
+      "cold-density-ratio=X, hot-density-ratio=X";
 
 const char feedback_help[]
     = "  -fplugin-arg-memprof-use=FILE            profile feedback: rewrite "
@@ -79,7 +82,16 @@ const char feedback_help[]
       "1)\n"
       "  -fplugin-arg-memprof-global-cold-size=N  bytes from which a global "
       "never accessed is cold: section .data.unlikely.NAME... (default 64; "
-      "link with -Wl,--sort-section=name to group them)\n";
+      "link with -Wl,--sort-section=name to group them)\n"
+      "  -fplugin-arg-memprof-thresholds=run|llvm  relative to the run "
+      "(default) or LLVM's absolute ones (implied by cold-density, "
+      "cold-lifetime, hot-density)\n"
+      "  -fplugin-arg-memprof-cold-lifetime-share=P  mean lifetime, in % of "
+      "the run's length, a cold context must reach (default 10)\n"
+      "  -fplugin-arg-memprof-cold-density-ratio=X  density below X times "
+      "the run's median is cold (default 0.25)\n"
+      "  -fplugin-arg-memprof-hot-density-ratio=X   density above X times "
+      "the run's median is hot (default 4)\n";
 
 struct feedback_options feedback_options
     = { NULL, false, false, true, true, { 0.05, 200 * 1000.0, 1000 } };
@@ -122,6 +134,120 @@ parse_switch (const char *key, const char *value, bool *result)
   return true;
 }
 
+/* ---- Thresholds: LLVM's absolute ones, or relative to the run ---- */
+
+enum thresholds_kind
+{
+  THRESHOLDS_DEFAULT, /* relative to the run: nothing was said */
+  THRESHOLDS_RUN,     /* thresholds=run */
+  THRESHOLDS_LLVM     /* thresholds=llvm, or an absolute threshold given */
+};
+
+static enum thresholds_kind thresholds_kind;
+static const char *thresholds_set_by;
+static struct feedback_run_thresholds run_thresholds
+    = feedback_default_run_thresholds;
+
+/* Whether switching to KIND (set by option KEY) agrees with the options
+   before it.  */
+static bool
+set_thresholds_kind (enum thresholds_kind kind, const char *key)
+{
+  if (thresholds_kind != THRESHOLDS_DEFAULT && thresholds_kind != kind)
+    {
+      error ("memprof: %<-fplugin-arg-memprof-%s%> and "
+             "%<-fplugin-arg-memprof-%s%> disagree: the thresholds are "
+             "either the absolute ones of LLVM (cold-density, cold-lifetime, "
+             "hot-density, thresholds=llvm) or relative to the run "
+             "(cold-lifetime-share, cold-density-ratio, hot-density-ratio, "
+             "thresholds=run)",
+             thresholds_set_by, key);
+      return false;
+    }
+  thresholds_kind = kind;
+  thresholds_set_by = key;
+  return true;
+}
+
+static bool
+absolute_threshold (const char *key)
+{
+  return set_thresholds_kind (THRESHOLDS_LLVM, key);
+}
+
+static bool
+run_threshold_argument (const char *key, const char *value, bool *ok)
+{
+  double number = 0;
+  if (strcmp (key, "thresholds") == 0)
+    {
+      if (value != NULL && strcmp (value, "run") == 0)
+        *ok &= set_thresholds_kind (THRESHOLDS_RUN, "thresholds=run");
+      else if (value != NULL && strcmp (value, "llvm") == 0)
+        *ok &= set_thresholds_kind (THRESHOLDS_LLVM, "thresholds=llvm");
+      else
+        {
+          error ("memprof: bad value %qs in "
+                 "%<-fplugin-arg-memprof-thresholds%>: expected %<run%> or "
+                 "%<llvm%>",
+                 value ? value : "");
+          *ok = false;
+        }
+    }
+  else if (strcmp (key, "cold-lifetime-share") == 0)
+    {
+      if (feedback_parse_number (key, value, "a percentage, 0 to 100", &number)
+          && number <= 100 && set_thresholds_kind (THRESHOLDS_RUN, key))
+        run_thresholds.cold_lifetime_share = number / 100;
+      else
+        {
+          if (number > 100)
+            error ("memprof: bad value %qs in "
+                   "%<-fplugin-arg-memprof-%s%>: expected a percentage, 0 "
+                   "to 100",
+                   value, key);
+          *ok = false;
+        }
+    }
+  else if (strcmp (key, "cold-density-ratio") == 0)
+    *ok &= feedback_parse_number (key, value, any_number,
+                                  &run_thresholds.cold_density_ratio)
+           && set_thresholds_kind (THRESHOLDS_RUN, key);
+  else if (strcmp (key, "hot-density-ratio") == 0)
+    *ok &= feedback_parse_number (key, value, any_number,
+                                  &run_thresholds.hot_density_ratio)
+           && set_thresholds_kind (THRESHOLDS_RUN, key);
+  else
+    return false;
+  return true;
+}
+
+/* Unless LLVM's thresholds were asked for: those that fit the profile's
+   run, and a note saying what they are.  */
+static void
+fit_thresholds (void)
+{
+  if (thresholds_kind == THRESHOLDS_LLVM)
+    return;
+  struct feedback_run run;
+  feedback_measure_run (&feedback_profile, &run);
+  feedback_fit_thresholds (&run, &run_thresholds, &feedback_options.thresholds);
+  if (feedback_options.remarks && feedback_profile.context_count > 0)
+    {
+      char text[300];
+      snprintf (text, sizeof text,
+                "run of %.0f ms, median density %.3g accesses/byte/s: cold "
+                "is a mean lifetime of %.0f ms or more and a density below "
+                "%.3g, hot a density above %.3g",
+                run.length_ms, run.median_density,
+                feedback_options.thresholds.cold_lifetime_ms,
+                feedback_options.thresholds.cold_density,
+                feedback_options.thresholds.hot_density);
+      inform (UNKNOWN_LOCATION, "memprof: thresholds for this profile: %s",
+              text);
+    }
+}
+
 bool
 feedback_argument (const char *key, const char *value, bool *ok)
 {
@@ -146,20 +272,25 @@ feedback_argument (const char *key, const char *value, bool *ok)
     *ok &= parse_switch (key, value, &feedback_options.clone);
   else if (strcmp (key, "cold-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
-                                  &feedback_options.thresholds.cold_density);
+                                  &feedback_options.thresholds.cold_density)
+           && absolute_threshold (key);
   else if (strcmp (key, "hot-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
-                                  &feedback_options.thresholds.hot_density);
+                                  &feedback_options.thresholds.hot_density)
+           && absolute_threshold (key);
   else if (globals_argument (key, value, ok)
            || context_hints_argument (key, value, ok))
     ;
   else if (strcmp (key, "cold-lifetime") == 0)
     {
-      if (feedback_parse_number (key, value, any_number, &seconds))
+      if (feedback_parse_number (key, value, any_number, &seconds)
+          && absolute_threshold (key))
         feedback_options.thresholds.cold_lifetime_ms = seconds * 1000;
       else
         *ok = false;
     }
+  else if (run_threshold_argument (key, value, ok))
+    ;
   else
     return false;
   return true;
@@ -784,6 +915,7 @@ feedback_start (const char *plugin_name)
       error ("memprof: cannot use the profile: %s", message);
       return false;
     }
+  fit_thresholds ();
   leaf_index = XNEWVEC (leaf_entry, feedback_profile.context_count + 1);
   for (size_t i = 0; i < feedback_profile.context_count; i++)
     {

@@ -324,6 +324,67 @@ def check_hot_cold_globals():
                   f"{after_run.stdout!r} vs {before_run.stdout!r}")
 
 
+# ---- Thresholds that fit the run ----
+
+RUN_LENGTH_SOURCE = os.path.join(HERE, "run_length.c")
+# make_table, make_window, make_buffer by their malloc's line.
+RUN_LENGTH_EXPECTED = {"make_table": "cold", "make_window": "hot", "make_buffer": "notcold"}
+
+
+def run_length_classes(work, profiled, rounds, thresholds):
+    """The class of each allocation function's malloc in the remarks of a
+    use build from a profile of ROUNDS rounds."""
+    raw = os.path.join(work, f"run{rounds}.profraw")
+    mprof = os.path.join(work, f"run{rounds}.mprof")
+    if not os.path.exists(mprof):
+        ran = execute(profiled, f"profile_file={raw}")
+        merged = run([MEMPROF, "merge", "--quiet", "--binary=" + profiled, "-o", mprof, raw])
+        if ran.returncode != 0 or merged.returncode != 0:
+            return None, ran.stderr + merged.stderr
+    built = compile_program(RUN_LENGTH_SOURCE, os.path.join(work, "used"), "-O2",
+                            ["-fplugin-arg-memprof-use=" + mprof,
+                             "-fplugin-arg-memprof-remarks", *thresholds, "-c"], [])
+    lines = open(RUN_LENGTH_SOURCE).read().splitlines()
+    classes = {}
+    for match in re.finditer(r":(\d+):\d+: note: memprof: .malloc. call: (\w+)", built.stderr):
+        # The function whose body holds the call: the nearest "make_" above.
+        line = int(match.group(1))
+        owner = next((text.split()[0].split("(")[0] for text in reversed(lines[:line])
+                      if text.startswith("make_")), None)
+        classes[owner] = match.group(2)
+    return classes, built.stderr
+
+
+def check_run_length():
+    """The same program profiled for 10,000 and for 100,000 rounds (about
+    0.1 s and 1 s): with the default thresholds, relative to the run, its
+    table is cold, its window hot and its buffers neither in both; with
+    LLVM's absolute ones (thresholds=llvm) the table is cold in neither
+    (200 s is out of reach)."""
+    work = os.path.join(WORK, "run-length")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    profiled = os.path.join(work, "profiled")
+    built = compile_program(RUN_LENGTH_SOURCE, profiled, "-O2", [],
+                            pkg_config("memprof", "--libs"))
+    if not results.check(built.returncode == 0, "run length: builds with the plugin",
+                         built.stderr[-500:]):
+        return
+    for rounds in (10000, 100000):
+        classes, stderr = run_length_classes(work, profiled, rounds, [])
+        results.check(classes == RUN_LENGTH_EXPECTED,
+                      f"run length: {rounds} rounds, thresholds relative to the run: "
+                      "table cold, window hot, buffer notcold", f"{classes}\n{stderr[-1500:]}")
+        results.check(re.search(r"thresholds for this profile: run of \d+ ms", stderr)
+                      is not None, f"run length: {rounds} rounds: a remark gives the "
+                      "thresholds fitted to the run", stderr[-800:])
+        classes, stderr = run_length_classes(work, profiled, rounds,
+                                             ["-fplugin-arg-memprof-thresholds=llvm"])
+        results.check(classes is not None and classes.get("make_table") == "notcold",
+                      f"run length: {rounds} rounds, LLVM's thresholds: the table is not "
+                      "cold (its lifetime is far below 200 s)", f"{classes}\n{stderr[-800:]}")
+
+
 def compile_globals(output, flags, libraries):
     command = ["gcc", "-O2", "-g", "-fplugin=" + pkg_config("memprof", "--variable=plugin")[0],
                "-I" + os.path.join(TOP, "include"), *flags, *GLOBALS_SOURCES, "-o", output,
@@ -345,6 +406,7 @@ def main():
     results.check(any_rewritten > 0, "the programs had hot or cold sites to rewrite")
     check_instrumented_and_rewritten()
     check_hot_cold_globals()
+    check_run_length()
     return results.finish()
 
 

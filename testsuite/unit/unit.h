@@ -17,5 +17,6 @@ Suite *extraformat_suite (void);
 Suite *profile_suite (void);
 Suite *globals_suite (void);
 Suite *trace_suite (void);
+Suite *thresholds_suite (void);
 
 #endif /* MEMPROF_UNIT_H */
