@@ -24,7 +24,10 @@ When feedback rewrites nothing, the result says why, from the plugin's
 own summary lines (calls matched, ambiguous, rewritten).
 Writes bench/results/hint-real.md (--output).
 
-Usage: bench/hint_real.py [--cc gcc] [--runs 5] [--source-dir DIR]"""
+Usage: bench/hint_real.py [--cc gcc] [--runs 5]"""
+
+The sources come from bench/debsrc.py (MEMPROF_DEBSRC says where they are
+unpacked)."""
 
 import argparse
 import datetime
@@ -40,7 +43,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-import debian_source  # noqa: E402
+import debsrc  # noqa: E402
 
 WORK = os.path.join(HERE, "work", "hint-real")
 MEMPROF = os.path.join(TOP, "analysis", "memprof")
@@ -276,16 +279,13 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cc", default="gcc")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--source-dir", default=os.path.join(WORK, "sources"),
-                        help="where the Debian sources are unpacked (fetched once)")
     parser.add_argument("--output", default=os.path.join(HERE, "results", "hint-real.md"))
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    os.makedirs(args.source_dir, exist_ok=True)
     sections = []
     for name, spec in PROGRAMS.items():
-        tree = debian_source.source_tree(name, args.source_dir, spec["marker"])
+        tree = debsrc.fetch(name, spec["marker"], who="hint_real")
         result = bench_program(name, spec, args, tree)
         section = report(name, spec, result)
         print(section, flush=True)

@@ -24,9 +24,6 @@ import statistics
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import debian_source  # noqa: E402
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 DRIVER = os.path.join(HERE, "realprog", "cjson_driver.c")
