@@ -24,7 +24,7 @@ When feedback rewrites nothing, the result says why, from the plugin's
 own summary lines (calls matched, ambiguous, rewritten).
 Writes bench/results/hint-real.md (--output).
 
-Usage: bench/hint_real.py [--cc gcc] [--runs 5]"""
+Usage: bench/hint_real.py [--cc gcc] [--runs 5]
 
 The sources come from bench/debsrc.py (MEMPROF_DEBSRC says where they are
 unpacked)."""
