@@ -64,6 +64,10 @@ def main():
     parser.add_argument("--cxx", default="g++")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workloads", default=DEFAULT_WORKLOADS)
+    parser.add_argument("--compare-runtime", metavar="DIR",
+                        help="also run the full-profiling build with the "
+                        "libmemprof.so in DIR (another build of the runtime, "
+                        "e.g. before a layout change), side by side")
     parser.add_argument("--output",
                         default=os.path.join(HERE, "results", "memory-overhead.md"))
     args = parser.parse_args()
@@ -102,12 +106,22 @@ def main():
             binaries[(name, label)] = (binary, scale)
 
     base_env = {k: v for k, v in os.environ.items()
-                if k not in ("LD_PRELOAD", "MEMPROF_OPTIONS")}
+                if k not in ("LD_PRELOAD", "MEMPROF_OPTIONS", "LD_LIBRARY_PATH")}
+    compared = "full, --compare-runtime"
+    if args.compare_runtime:
+        if not os.path.isfile(os.path.join(args.compare_runtime, "libmemprof.so")):
+            raise SystemExit(f"bench-memory: --compare-runtime: no libmemprof.so in "
+                             f"{args.compare_runtime}")
+        for name, *_ in programs:
+            binaries[(name, compared)] = binaries[(name, "full profiling")]
     peaks = {key: [] for key in binaries}
     for round_number in range(args.runs):
         for (name, label), (binary, scale) in binaries.items():
             profile = os.path.join(work, f"{name}.profraw")
             env = dict(base_env, MEMPROF_OPTIONS=f"profile_file={profile}")
+            if label == compared:
+                # The binaries' RUNPATH yields to LD_LIBRARY_PATH.
+                env["LD_LIBRARY_PATH"] = os.path.abspath(args.compare_runtime)
             peaks[(name, label)].append(
                 peak_rss([binary, scale], env, work, os.path.join(work, "stderr")))
         print(f"round {round_number + 1} of {args.runs} done", file=sys.stderr)
@@ -119,8 +133,9 @@ def main():
              "no plugin) and with full profiling (plugin + runtime, default options). "
              f"The goal (issue 14): full profiling <= {LIMIT_RATIO}x native + "
              f"{LIMIT_SLACK_KIB // 1024} MiB.", "",
-             "| workload | native | runtime alone | full profiling | limit | verdict |",
-             "|---|---|---|---|---|---|"]
+             "| workload | native | runtime alone | full profiling | limit | verdict |"
+             + (" full, runtime in --compare-runtime |" if args.compare_runtime else ""),
+             "|---|---|---|---|---|---|" + ("---|" if args.compare_runtime else "")]
     failures = 0
     for name, *_ in programs:
         native = statistics.median(peaks[(name, "native")])
@@ -131,7 +146,10 @@ def main():
         failures += full > limit
         lines.append(f"| {name} | {native / 1024:.1f} MiB | {alone / 1024:.1f} MiB "
                      f"({alone / native:.2f}x) | {full / 1024:.1f} MiB "
-                     f"({full / native:.2f}x) | {limit / 1024:.1f} MiB | {verdict} |")
+                     f"({full / native:.2f}x) | {limit / 1024:.1f} MiB | {verdict} |"
+                     + (f" {statistics.median(peaks[(name, compared)]) / 1024:.1f} MiB "
+                        f"({statistics.median(peaks[(name, compared)]) / native:.2f}x) |"
+                        if args.compare_runtime else ""))
     lines += ["", f"{len(programs) - failures} of {len(programs)} workloads within "
               "the limit."]
     text = "\n".join(lines) + "\n"

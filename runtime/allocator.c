@@ -367,8 +367,7 @@ static size_t
 chunk_bytes_for (size_t size, size_t alignment)
 {
   size_t total = HEADER_SPACE + (alignment - 16) + size;
-  if (total < size
-      || (alignment + HEADER_SPACE) / BASE_OFFSET_UNIT > UINT32_MAX
+  if (total < size || (alignment + HEADER_SPACE) / BASE_OFFSET_UNIT > UINT32_MAX
       || size >= (1ULL << 48))
     return 0;
   return total;
