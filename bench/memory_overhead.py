@@ -124,7 +124,9 @@ def main():
                 env["LD_LIBRARY_PATH"] = os.path.abspath(args.compare_runtime)
             peaks[(name, label)].append(
                 peak_rss([binary, scale], env, work, os.path.join(work, "stderr")))
-        print(f"round {round_number + 1} of {args.runs} done", file=sys.stderr)
+        print(f"round {round_number + 1} of {args.runs} done: "
+              + ", ".join(f"{name} {label} {peaks[(name, label)][-1] // 1024} MiB"
+                          for name, label in binaries), file=sys.stderr)
 
     lines = ["# Memory overhead on small-block programs", "",
              "Written by `make bench-memory` (bench/memory_overhead.py): peak RSS "
