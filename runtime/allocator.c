@@ -5,22 +5,30 @@
    Layout of every block handed out:
 
        base (from __libc_malloc)
-       | padding | header (64 bytes) | user area: whole 64-byte granules |
+       | padding | header (48 bytes) | user area: SIZE bytes | slack |
                                      ^ user pointer, 64-byte aligned (or more)
 
-   The user area starts on a granule boundary and is a whole number of
-   granules, all inside this block's glibc chunk, so no two live blocks
-   share a shadow counter: the counts folded at free are exactly the
-   accesses to this block.
+   The user area starts on a granule boundary, so no two live blocks share
+   a shadow counter: the bytes of a block's last granule beyond its SIZE
+   hold only what no instrumented code touches (the slack, glibc's chunk
+   header, the next block's padding and header), because every block of
+   the heap comes from allocate_with_header () and its user area starts at
+   a granule boundary after its header.  The counts folded at free are
+   exactly the accesses to this block.  The chunk asked of glibc is the
+   header, the worst-case padding and SIZE -- not SIZE rounded up to whole
+   granules: a 20-byte block costs a 128-byte chunk (it was 192 with a
+   64-byte header and whole granules); see docs/internals.md, "Block
+   layout".
 
    With sample_interval above 1 (the sampled and always-on modes), an
    allocation that sampling leaves out is glibc's block as it is, with no
    header: free tells the two apart by the word before the pointer, which
    in a glibc chunk is its size field (a multiple of 16 with flags in
-   bits 0..2, so bit 3 is never set) and in a header is the check word,
-   HEADER_TAG always set.  Such a block shares no granule with a recorded
-   one (a recorded block's granules all lie inside its own chunk), so the
-   recorded blocks' counts stay exact.  */
+   bits 0..2, so bit 3 is never set) and in a header holds the check word,
+   HEADER_TAG always set.  A glibc block may follow a recorded one in
+   memory, so in these modes a recorded block's chunk does hold whole
+   granules (chunk_bytes_for): its last granule stays inside its own chunk
+   and the recorded blocks' counts stay exact.  */
 
 #include "internal.h"
 #include "trace.h"
@@ -38,30 +46,37 @@ extern void *__libc_realloc (void *, size_t);
 extern void *__libc_calloc (size_t, size_t);
 extern void __libc_free (void *);
 
-#define HEADER_SPACE 64
+#define HEADER_SPACE 48
 #define HEADER_MAGIC 0x6d656d70726f6621ULL /* "memprof!" */
 /* Set in the check word, the word before the user pointer; never set in
    the size field of a glibc chunk, the word before a glibc block.  */
-#define HEADER_TAG 8ULL
+#define HEADER_TAG 8U
 /* malloc's alignment (alignof (max_align_t)): what glibc's blocks have.  */
 #define PLAIN_ALIGNMENT 16
+/* block_header.base_offset counts in these units (glibc's alignment).  */
+#define BASE_OFFSET_UNIT 16
 /* Live blocks are kept on this many lists, chosen by address.  */
 #define LIVE_SHARDS 64
 
 struct block_header
 {
   struct block_header *prev, *next; /* on a live list when context != NULL */
-  void *base;                       /* what __libc_malloc returned */
-  uint64_t size;                    /* as requested */
   struct depot_context *context;    /* NULL: not recorded */
+  uint64_t size : 48;               /* as requested (user space is 2^47) */
+  uint64_t alloc_cpu : 16;
+  uint32_t base_offset; /* (user - what __libc_malloc returned) / 16 */
   uint32_t alloc_timestamp;
-  uint32_t alloc_cpu;
+  uint32_t check;  /* header_check (user pointer): HEADER_TAG set */
   uint32_t weight; /* allocations this sampled one stands for */
-  uint64_t check;  /* (HEADER_MAGIC ^ user pointer) | HEADER_TAG: last */
 };
 
 _Static_assert(sizeof (struct block_header) == HEADER_SPACE,
-               "the check word must be the one before the user pointer");
+               "the header ends at the user pointer");
+_Static_assert(offsetof (struct block_header, check) == HEADER_SPACE - 8,
+               "the check word is the low half of the word before the user "
+               "pointer, where a glibc chunk has its size field");
+_Static_assert(HEADER_SPACE % BASE_OFFSET_UNIT == 0,
+               "the user pointer stays 16-byte aligned after the header");
 
 static struct
 {
@@ -74,6 +89,14 @@ static inline struct block_header *
 header_of (uintptr_t user)
 {
   return (struct block_header *) (user - HEADER_SPACE);
+}
+
+/* What a header before USER holds in its check field (HEADER_TAG set).  */
+static inline uint32_t
+header_check (uintptr_t user)
+{
+  uint64_t mixed = HEADER_MAGIC ^ user;
+  return (uint32_t) (mixed ^ (mixed >> 32)) | HEADER_TAG;
 }
 
 static inline unsigned
@@ -423,6 +446,26 @@ record_free (struct block_header *header, uintptr_t user)
   allocator_fold_freed_at (&block, now);
 }
 
+/* The bytes of glibc memory a block of SIZE bytes aligned to ALIGNMENT
+   (a power of two, at least 64) needs: glibc returns 16-byte aligned
+   memory, so at most ALIGNMENT - 16 bytes of padding after the header
+   bring the user pointer to its alignment.  With sample_interval above
+   1, glibc's own blocks (the ones sampling leaves out) may follow this
+   one, so the block holds whole granules (see the layout above).  0 when
+   it does not fit in a size_t or in the header's fields.  */
+static size_t
+chunk_bytes_for (size_t size, size_t alignment)
+{
+  size_t total = HEADER_SPACE + (alignment - 16) + size;
+  if (runtime_options.sample_interval > 1)
+    total += (MEMPROF_GRANULE_SIZE - size % MEMPROF_GRANULE_SIZE)
+             % MEMPROF_GRANULE_SIZE;
+  if (total < size || (alignment + HEADER_SPACE) / BASE_OFFSET_UNIT > UINT32_MAX
+      || size >= (1ULL << 48))
+    return 0;
+  return total;
+}
+
 /* Allocate SIZE bytes aligned to ALIGNMENT (a power of two, at least 64
    is used), recorded as made by the caller returning to CALLER_RETURN;
    WEIGHT as record_allocation takes it.  */
@@ -430,17 +473,14 @@ static void *
 allocate_with_header (size_t size, size_t alignment, uintptr_t caller_return,
                       uint32_t weight)
 {
-  size_t user_bytes, total;
+  size_t total;
   uintptr_t base, user;
   struct block_header *header;
 
   if (alignment < MEMPROF_GRANULE_SIZE)
     alignment = MEMPROF_GRANULE_SIZE;
-  user_bytes = granules_for (size) << MEMPROF_GRANULE_SHIFT;
-  /* glibc returns 16-byte aligned memory: at most ALIGNMENT - 16 bytes of
-     padding bring the user pointer to its alignment.  */
-  total = HEADER_SPACE + (alignment - 16) + user_bytes;
-  if (UNLIKELY (user_bytes < size || total < user_bytes))
+  total = chunk_bytes_for (size, alignment);
+  if (UNLIKELY (total == 0))
     {
       errno = ENOMEM;
       return NULL;
@@ -450,9 +490,9 @@ allocate_with_header (size_t size, size_t alignment, uintptr_t caller_return,
     return NULL;
   user = ROUND_UP (base + HEADER_SPACE, alignment);
   header = header_of (user);
-  header->base = (void *) base;
+  header->base_offset = (uint32_t) ((user - base) / BASE_OFFSET_UNIT);
   header->size = size;
-  header->check = (HEADER_MAGIC ^ user) | HEADER_TAG;
+  header->check = header_check (user);
   record_allocation (header, user, caller_return, weight);
   hooks_after_allocation ((void *) user, size);
   events_after_allocation ((void *) user, size,
@@ -504,7 +544,7 @@ checked_header (void *pointer)
       || !(((const uint64_t *) user)[-1] & HEADER_TAG))
     return NULL;
   header = header_of (user);
-  return header->check == ((HEADER_MAGIC ^ user) | HEADER_TAG) ? header : NULL;
+  return header->check == header_check (user) ? header : NULL;
 }
 
 static void
@@ -527,9 +567,12 @@ deallocate (void *pointer)
   if (header->context != NULL)
     record_free (header, (uintptr_t) pointer);
   header->check = 0;
-  __libc_free (header->base);
+  __libc_free ((void *) ((uintptr_t) pointer
+                         - (uintptr_t) header->base_offset * BASE_OFFSET_UNIT));
 }
 
+/* The size asked for: the bytes after it may hold the next block's
+   header (see the layout above).  */
 static size_t
 usable_size (void *pointer)
 {
@@ -540,7 +583,7 @@ usable_size (void *pointer)
   if (header == NULL)
     /* glibc's (sampling left it out, or from before interposition).  */
     return plain_usable_size (pointer);
-  return granules_for (header->size) << MEMPROF_GRANULE_SHIFT;
+  return header->size;
 }
 
 static void *
@@ -604,8 +647,7 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 {
   struct block_header *header = result ? checked_header (result) : NULL;
   trace_append (op, flags, pointer, (uintptr_t) result, size, extra,
-                header ? granules_for (header->size) << MEMPROF_GRANULE_SHIFT
-                       : 0,
+                header ? usable_size (result) : 0,
                 header && header->context ? (uint32_t) header->context->id : 0);
 }
 

@@ -490,6 +490,37 @@ def test_side_file_counts(work):
                       "of blocks live at exit", f"{found['header']['timestamp_ms']} vs {leaked}")
 
 
+def test_small_neighbors(work):
+    """small_neighbors.c: blocks of 8-56 bytes from two sites side by side,
+    3 and 5 writes each: exact counts per site (no two blocks share a
+    counter although nothing pads a block to whole granules), usable sizes
+    that cover the requests, and the glibc memory a small block costs
+    (the layout of runtime/allocator.c: 48-byte header, worst-case padding
+    and the size -- at most 160 bytes for 56; 192 with whole granules)."""
+    directory, binary = prepare(work, "small-neighbors", "small_neighbors.c",
+                                extra=plugin_flags())
+    if binary is None:
+        return
+    label = "small blocks side by side"
+    result = execute(binary, directory, "profile_file=n.prof")
+    match = re.match(r"usable (\w+), spacing (\d+)$", result.stdout.strip())
+    results.check(result.returncode == 0 and match is not None and match.group(1) == "ok",
+                  f"{label}: runs, malloc_usable_size covers every request",
+                  result.stdout + result.stderr)
+    results.check(match is not None and int(match.group(2)) <= 160,
+                  f"{label}: neighbouring blocks at most 160 bytes apart",
+                  result.stdout)
+    found = sites_by_function(os.path.join(directory, "n.prof"), binary)
+    if found is None:
+        return
+    for function, writes in (("alloc_a", 3), ("alloc_b", 5)):
+        got = found.get(function, {})
+        results.check(got.get("AllocCount") == 1000
+                      and got.get("TotalAccessCount") == 1000 * writes,
+                      f"{label}: {function}'s 1000 blocks, {writes} accesses each, "
+                      "counted exactly", str(got))
+
+
 def test_side_file_sampling(work):
     """With sample_interval, the side file is weighted as the MIB's Totals,
     for freed blocks and for blocks live at the dump."""
@@ -1049,6 +1080,7 @@ def main():
     test_failed_write(work)
     test_no_shadow(work)
     test_side_file_counts(work)
+    test_small_neighbors(work)
     test_side_file_sampling(work)
     test_always_on(work)
     test_side_file_options_and_failures(work)

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""What the profiler adds to a program's memory: peak RSS of small-block
+workloads built three ways -- native (gcc -O2), the runtime alone
+(linked with libmemprof, no plugin: allocations recorded, no access
+counts) and full profiling (the plugin and the runtime) -- each run ROUNDS
+times interleaved, the median peak RSS (ru_maxrss from wait4) reported
+with its ratio to native and the issue 14 verdict: full profiling within
+1.5x native + 64 MiB.  Also the bytes of glibc memory one block of each
+small size costs (malloc_usable_size is not it: the runtime's block
+header and alignment are inside glibc's chunk), measured by
+bench/workloads/small_blocks.c's peak.  Writes
+bench/results/memory-overhead.md."""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from workloads import WORKLOADS, prepare  # noqa: E402
+
+# The small-block workloads: (name, scale).  small_blocks keeps about
+# three million 16-48 byte blocks alive at once.
+DEFAULT_WORKLOADS = "small_blocks,binary_trees,json_tree,hash_churn,strings,containers"
+SMALL_BLOCKS_SCALE = "1"
+LIMIT_RATIO = 1.5
+LIMIT_SLACK_KIB = 64 * 1024
+
+
+def pkg_config(*args):
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    return subprocess.run(["pkg-config", *args, "memprof"], env=env, check=True,
+                          capture_output=True, text=True).stdout.split()
+
+
+def peak_rss(command, env, cwd, stderr_path):
+    """Peak RSS in KiB of COMMAND; exits naming it when it fails.  Started
+    with posix_spawn: a forked copy of this Python would count in the
+    child's ru_maxrss."""
+    file_actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 2, stderr_path,
+                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        pid = os.posix_spawn(command[0], command, env, file_actions=file_actions)
+    finally:
+        os.chdir(previous)
+    _, status, usage = os.wait4(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        with open(stderr_path, errors="replace") as err:
+            raise SystemExit(f"bench-memory: {' '.join(command)} failed: "
+                             f"{err.read()[-2000:]}")
+    return usage.ru_maxrss
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cc", default="gcc")
+    parser.add_argument("--cxx", default="g++")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workloads", default=DEFAULT_WORKLOADS)
+    parser.add_argument("--compare-runtime", metavar="DIR",
+                        help="also run the full-profiling build with the "
+                        "libmemprof.so in DIR (another build of the runtime, "
+                        "e.g. before a layout change), side by side")
+    parser.add_argument("--output",
+                        default=os.path.join(HERE, "results", "memory-overhead.md"))
+    args = parser.parse_args()
+    work = os.path.join(HERE, "work", "memory")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    plugin = ["-fplugin=" + pkg_config("--variable=plugin")[0], *pkg_config("--cflags")]
+    runtime = pkg_config("--libs")
+    names = args.workloads.split(",")
+    src = prepare("bench-memory") if any(
+        w.gcc_dirs for w in WORKLOADS if w.name in names) else None
+    programs = []
+    for name in names:
+        if name == "small_blocks":
+            programs.append((name, [os.path.join(HERE, "workloads", "small_blocks.c")],
+                             [], False, SMALL_BLOCKS_SCALE))
+            continue
+        found = [w for w in WORKLOADS if w.name == name]
+        if not found:
+            raise SystemExit(f"bench-memory: --workloads: no workload named {name!r}")
+        w = found[0]
+        programs.append((name, w.sources(src), w.compile_flags(src), w.cxx, str(w.scale)))
+
+    configs = [("native", [], []), ("runtime alone", [], runtime),
+               ("full profiling", plugin, runtime)]
+    binaries = {}
+    for name, sources, flags, cxx, scale in programs:
+        for label, compile_extra, link_extra in configs:
+            binary = os.path.join(work, f"{name}.{label.split()[0]}")
+            command = [args.cxx if cxx else args.cc, "-O2", "-g", *compile_extra,
+                       *flags, *sources, "-o", binary, "-lpthread", *link_extra]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise SystemExit(f"bench-memory: cannot build {name} ({label}):\n"
+                                 f"  {' '.join(command)}\n{result.stderr[-2000:]}")
+            binaries[(name, label)] = (binary, scale)
+
+    base_env = {k: v for k, v in os.environ.items()
+                if k not in ("LD_PRELOAD", "MEMPROF_OPTIONS", "LD_LIBRARY_PATH")}
+    compared = "full, --compare-runtime"
+    if args.compare_runtime:
+        if not os.path.isfile(os.path.join(args.compare_runtime, "libmemprof.so")):
+            raise SystemExit(f"bench-memory: --compare-runtime: no libmemprof.so in "
+                             f"{args.compare_runtime}")
+        for name, *_ in programs:
+            binaries[(name, compared)] = binaries[(name, "full profiling")]
+    peaks = {key: [] for key in binaries}
+    for round_number in range(args.runs):
+        for (name, label), (binary, scale) in binaries.items():
+            profile = os.path.join(work, f"{name}.profraw")
+            env = dict(base_env, MEMPROF_OPTIONS=f"profile_file={profile}")
+            if label == compared:
+                # The binaries' RUNPATH yields to LD_LIBRARY_PATH.
+                env["LD_LIBRARY_PATH"] = os.path.abspath(args.compare_runtime)
+            peaks[(name, label)].append(
+                peak_rss([binary, scale], env, work, os.path.join(work, "stderr")))
+        print(f"round {round_number + 1} of {args.runs} done: "
+              + ", ".join(f"{name} {label} {peaks[(name, label)][-1] // 1024} MiB"
+                          for name, label in binaries), file=sys.stderr)
+
+    lines = ["# Memory overhead on small-block programs", "",
+             "Written by `make bench-memory` (bench/memory_overhead.py): peak RSS "
+             f"(ru_maxrss), median of {args.runs} interleaved runs, of each workload "
+             "built native (gcc -O2), with the runtime alone (linked with libmemprof, "
+             "no plugin) and with full profiling (plugin + runtime, default options). "
+             f"The goal (issue 14): full profiling <= {LIMIT_RATIO}x native + "
+             f"{LIMIT_SLACK_KIB // 1024} MiB.", "",
+             "| workload | native | runtime alone | full profiling | limit | verdict |"
+             + (" full, runtime in --compare-runtime |" if args.compare_runtime else ""),
+             "|---|---|---|---|---|---|" + ("---|" if args.compare_runtime else "")]
+    failures = 0
+    for name, *_ in programs:
+        native = statistics.median(peaks[(name, "native")])
+        alone = statistics.median(peaks[(name, "runtime alone")])
+        full = statistics.median(peaks[(name, "full profiling")])
+        limit = LIMIT_RATIO * native + LIMIT_SLACK_KIB
+        verdict = "within" if full <= limit else "OVER"
+        failures += full > limit
+        lines.append(f"| {name} | {native / 1024:.1f} MiB | {alone / 1024:.1f} MiB "
+                     f"({alone / native:.2f}x) | {full / 1024:.1f} MiB "
+                     f"({full / native:.2f}x) | {limit / 1024:.1f} MiB | {verdict} |"
+                     + (f" {statistics.median(peaks[(name, compared)]) / 1024:.1f} MiB "
+                        f"({statistics.median(peaks[(name, compared)]) / native:.2f}x) |"
+                        if args.compare_runtime else ""))
+    lines += ["", f"{len(programs) - failures} of {len(programs)} workloads within "
+              "the limit."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(args.output), exist_ok=True)
+    with open(args.output, "w") as out:
+        out.write(text)
+
+
+if __name__ == "__main__":
+    main()
