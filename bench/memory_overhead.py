@@ -3,7 +3,7 @@
 workloads built three ways -- native (gcc -O2), the runtime alone
 (linked with libmemprof, no plugin: allocations recorded, no access
 counts) and full profiling (the plugin and the runtime) -- each run ROUNDS
-times interleaved, the median peak RSS (ru_maxrss from wait4) reported
+times interleaved, the median peak RSS (GNU time's %M) reported
 with its ratio to native and the issue 14 verdict: full profiling within
 1.5x native + 64 MiB.  Also the bytes of glibc memory one block of each
 small size costs (malloc_usable_size is not it: the runtime's block
@@ -37,25 +37,20 @@ def pkg_config(*args):
                           capture_output=True, text=True).stdout.split()
 
 
-def peak_rss(command, env, cwd, stderr_path):
-    """Peak RSS in KiB of COMMAND; exits naming it when it fails.  Started
-    with posix_spawn: a forked copy of this Python would count in the
-    child's ru_maxrss."""
-    file_actions = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                    (os.POSIX_SPAWN_OPEN, 2, stderr_path,
-                     os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)]
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        pid = os.posix_spawn(command[0], command, env, file_actions=file_actions)
-    finally:
-        os.chdir(previous)
-    _, status, usage = os.wait4(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        with open(stderr_path, errors="replace") as err:
-            raise SystemExit(f"bench-memory: {' '.join(command)} failed: "
-                             f"{err.read()[-2000:]}")
-    return usage.ru_maxrss
+def peak_rss(command, env, cwd, report_path):
+    """Peak RSS in KiB of COMMAND, as GNU time reports it; exits naming
+    COMMAND when it fails.  Not wait4 here: the kernel counts the memory
+    of the process that spawns a program in that program's ru_maxrss
+    (this Python's, about 15 MiB), so a small program's peak would read
+    as ours."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", report_path, *command],
+                            env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"bench-memory: {' '.join(command)} failed: "
+                         f"{result.stderr[-2000:]}")
+    with open(report_path) as report:
+        return int(report.read().split()[-1])
 
 
 def main():
@@ -123,14 +118,14 @@ def main():
                 # The binaries' RUNPATH yields to LD_LIBRARY_PATH.
                 env["LD_LIBRARY_PATH"] = os.path.abspath(args.compare_runtime)
             peaks[(name, label)].append(
-                peak_rss([binary, scale], env, work, os.path.join(work, "stderr")))
+                peak_rss([binary, scale], env, work, os.path.join(work, "peak")))
         print(f"round {round_number + 1} of {args.runs} done: "
               + ", ".join(f"{name} {label} {peaks[(name, label)][-1] // 1024} MiB"
                           for name, label in binaries), file=sys.stderr)
 
     lines = ["# Memory overhead on small-block programs", "",
              "Written by `make bench-memory` (bench/memory_overhead.py): peak RSS "
-             f"(ru_maxrss), median of {args.runs} interleaved runs, of each workload "
+             f"(GNU time's %M), median of {args.runs} interleaved runs, of each workload "
              "built native (gcc -O2), with the runtime alone (linked with libmemprof, "
              "no plugin) and with full profiling (plugin + runtime, default options). "
              f"The goal (issue 14): full profiling <= {LIMIT_RATIO}x native + "
