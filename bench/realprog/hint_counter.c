@@ -94,15 +94,15 @@ count_context (void *block, size_t size, unsigned class_index)
 #define NEXT(name) ((__typeof__ (&name)) dlsym (RTLD_NEXT, #name))
 
 /* Calls TABLE's entry point as CALL, with the class it took in CLASS.  */
-#define CONTEXT_CALL(table, call)                                             \
-  ({                                                                          \
-    uint64_t before[2] = { (table)[MEMPROF_CONTEXT_WORD_CALLS + 1],           \
-                           (table)[MEMPROF_CONTEXT_WORD_CALLS + 2] };         \
-    inside_context++;                                                         \
-    __typeof__ (call) result = (call);                                        \
-    inside_context--;                                                         \
-    class_index = context_class ((table), before);                            \
-    result;                                                                   \
+#define CONTEXT_CALL(table, call)                                              \
+  ({                                                                           \
+    uint64_t before[2] = { (table)[MEMPROF_CONTEXT_WORD_CALLS + 1],            \
+                           (table)[MEMPROF_CONTEXT_WORD_CALLS + 2] };          \
+    inside_context++;                                                          \
+    __typeof__ (call) result = (call);                                         \
+    inside_context--;                                                          \
+    class_index = context_class ((table), before);                             \
+    result;                                                                    \
   })
 
 void *__memprof_hint_malloc (size_t size, unsigned char hint);
@@ -111,8 +111,7 @@ void *__memprof_hint_realloc (void *old, size_t size, unsigned char hint);
 void *__memprof_hint_context_malloc (size_t size, uint64_t *table);
 void *__memprof_hint_context_calloc (size_t count, size_t size,
                                      uint64_t *table);
-void *__memprof_hint_context_realloc (void *old, size_t size,
-                                      uint64_t *table);
+void *__memprof_hint_context_realloc (void *old, size_t size, uint64_t *table);
 char *__memprof_hint_context_strdup (const char *string, uint64_t *table);
 char *__memprof_hint_context_strndup (const char *string, size_t limit,
                                       uint64_t *table);
@@ -145,8 +144,8 @@ void *
 __memprof_hint_context_malloc (size_t size, uint64_t *table)
 {
   unsigned class_index;
-  void *block
-      = CONTEXT_CALL (table, NEXT (__memprof_hint_context_malloc) (size, table));
+  void *block = CONTEXT_CALL (
+      table, NEXT (__memprof_hint_context_malloc) (size, table));
   count_context (block, size, class_index);
   return block;
 }
