@@ -18,6 +18,7 @@ the real input; the table gives the median CPU time (user+sys) and peak
 RSS, their ratios to glibc, and for the feedback build the share of the
 program's bytes that reached a hinted entry point as cold or hot, and
 those of the context-classified calls by the class they took (counted
+by libmemprof_hint's statistics, MEMPROF_HINT_STATS=1, and
 by bench/realprog/hint_counter.c, preloaded into one extra run on the
 profiling input, against the profile's total bytes) and the 4 KiB pages
 its hot-hinted blocks start on.  Every run's output must equal glibc's.
@@ -201,8 +202,7 @@ def bench_program(name, spec, args, tree):
 
     # The share of bytes hinted, on the profiling input.
     counter = os.path.join(work, "hint_counter.so")
-    run([args.cc, "-O2", "-shared", "-fPIC", "-I" + os.path.join(TOP, "include"), COUNTER_SOURCE,
-         "-o", counter, "-ldl"])
+    run([args.cc, "-O2", "-shared", "-fPIC", COUNTER_SOURCE, "-o", counter, "-ldl"])
     counts_path = os.path.join(work, "counts.txt")
     counted = subprocess.run(spec["command"](binaries["feedback"], spec["profile_size"]),
                              capture_output=True, env=dict(os.environ, LD_PRELOAD=counter,
@@ -210,6 +210,14 @@ def bench_program(name, spec, args, tree):
                                                            MEMPROF_HINT_STATS="1"))
     counts = dict(line.split() for line in open(counts_path).read().splitlines()) \
         if counted.returncode == 0 and os.path.exists(counts_path) else {}
+    # The context-classified calls' bytes by class: libmemprof_hint's
+    # statistics (MEMPROF_HINT_STATS=1), one line per call, on stderr.
+    for match in re.finditer(r"libmemprof_hint: context-classified call .*?: default \d+ calls "
+                             r"(\d+) bytes .*?, cold \d+ calls (\d+) bytes .*?, hot \d+ calls "
+                             r"(\d+) bytes", counted.stderr.decode(errors="replace")):
+        for name, value in zip(("default", "cold", "hot"), match.groups()):
+            key = f"context_{name}_bytes"
+            counts[key] = str(int(counts.get(key, 0)) + int(value))
     contexts, profile_bytes = profile_totals(mprof)
 
     samples = {variant: [] for variant in VARIANTS}
@@ -270,8 +278,8 @@ def report(name, spec, result):
               f"through a context-classified call; of them cold "
               f"{percent(by_context['cold'], context_total)}, hot "
               f"{percent(by_context['hot'], context_total)}, default "
-              f"{percent(by_context['default'], context_total)}; hot blocks start on "
-              f"{counts.get('context_hot_pages', 0)} pages of 4 KiB.", ""]
+              f"{percent(by_context['default'], context_total)} (libmemprof_hint's statistics, "
+              "MEMPROF_HINT_STATS=1).", ""]
     if result["ambiguous"]:
         lines += ["Ambiguous calls (classified by context at run time, see above) and the bytes of their contexts by class with "
                   "the thresholds fitted to the run (the plugin's remarks): "
@@ -317,7 +325,7 @@ run); the three run interleaved, {args.runs} runs each, medians of CPU time
 (user+sys) and peak RSS from GNU time. The shares of bytes classified count
 the bytes that reached libmemprof_hint's hinted entry points (hinted at
 build time) and its context-classified ones (classified at run time, by
-class) in a run on the profiling input (bench/realprog/hint_counter.c).
+class, libmemprof_hint's statistics) in a run on the profiling input.
 
 """ + "\n".join(sections))
     print(f"hint_real: wrote {os.path.relpath(args.output, TOP)}")

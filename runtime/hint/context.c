@@ -457,7 +457,7 @@ __memprof_hint_context_calloc (size_t count, size_t size, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), count * size);
   if (hint == 0)
     return calloc (count, size);
-  return __memprof_hint_calloc (count, size, hint);
+  return hint_internal_calloc (count, size, hint);
 }
 
 HINT_EXPORT void *
@@ -470,7 +470,7 @@ __memprof_hint_context_realloc (void *pointer, size_t size, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return realloc (pointer, size);
-  return __memprof_hint_realloc (pointer, size, hint);
+  return hint_internal_realloc (pointer, size, hint);
 }
 
 HINT_EXPORT void *
@@ -484,7 +484,7 @@ __memprof_hint_context_aligned_alloc (size_t alignment, size_t size,
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return aligned_alloc (alignment, size);
-  return __memprof_hint_aligned_alloc (alignment, size, hint);
+  return hint_internal_aligned_alloc (alignment, size, hint);
 }
 
 HINT_EXPORT int
@@ -498,7 +498,7 @@ __memprof_hint_context_posix_memalign (void **result, size_t alignment,
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return posix_memalign (result, alignment, size);
-  return __memprof_hint_posix_memalign (result, alignment, size, hint);
+  return hint_internal_posix_memalign (result, alignment, size, hint);
 }
 
 HINT_EXPORT void *
@@ -511,7 +511,7 @@ __memprof_hint_context_memalign (size_t alignment, size_t size, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return memalign (alignment, size);
-  return __memprof_hint_memalign (alignment, size, hint);
+  return hint_internal_memalign (alignment, size, hint);
 }
 
 HINT_EXPORT char *
@@ -524,7 +524,7 @@ __memprof_hint_context_strdup (const char *string, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), strlen (string) + 1);
   if (hint == 0)
     return strdup (string);
-  return __memprof_hint_strdup (string, hint);
+  return hint_internal_strdup (string, hint);
 }
 
 HINT_EXPORT char *
@@ -539,5 +539,5 @@ __memprof_hint_context_strndup (const char *string, size_t limit,
                        strnlen (string, limit) + 1);
   if (hint == 0)
     return strndup (string, limit);
-  return __memprof_hint_strndup (string, limit, hint);
+  return hint_internal_strndup (string, limit, hint);
 }
