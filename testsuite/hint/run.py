@@ -140,6 +140,32 @@ def test_tail_calls():
                       str(sorted(jumps.get(function, ()))))
 
 
+def test_direct_calls():
+    """The context-classified entry points reach the hinted ones directly
+    (hidden aliases), not through the PLT, which a definition preloaded
+    or in the program would take over."""
+    disassembly = run(["objdump", "-d", "--no-show-raw-insn", LIBRARY]).stdout
+    targets, function = {}, None
+    for line in disassembly.splitlines():
+        match = re.match(r"[0-9a-f]+ <(\S+)>:$", line)
+        if match:
+            function = match.group(1)
+        match = re.search(r"\s(?:jmp|call)\s+[0-9a-f]+ <(__memprof_hint_\w+?)(@plt)?>", line)
+        if match and function in CONTEXT_NAMES:
+            targets.setdefault(function, set()).add(match.group(1) + (match.group(2) or ""))
+    for function in CONTEXT_NAMES:
+        hinted = function.replace("_context", "")
+        got = targets.get(function, set())
+        if hinted == "__memprof_hint_malloc":
+            # It allocates inline (hint_allocate), with no call of its own.
+            results.check(not any(t.endswith("@plt") for t in got),
+                          f"{function} calls no hinted entry point through the PLT", str(got))
+            continue
+        results.check(hinted in got and not any(t.endswith("@plt") for t in got),
+                      f"{function} reaches {hinted} directly, not through the PLT",
+                      str(sorted(got)))
+
+
 def test_pkg_config():
     libs = pkg_config("--libs", "memprof-hint")
     results.check("-lmemprof_hint" in libs and "-ljemalloc" in libs
@@ -327,6 +353,7 @@ def main():
     os.makedirs(work)
     test_exports()
     test_tail_calls()
+    test_direct_calls()
     test_pkg_config()
     test_failure_cases(work)
     test_programs(work)
