@@ -215,8 +215,8 @@ def bench_program(name, spec, args, tree):
     for match in re.finditer(r"libmemprof_hint: context-classified call .*?: default \d+ calls "
                              r"(\d+) bytes .*?, cold \d+ calls (\d+) bytes .*?, hot \d+ calls "
                              r"(\d+) bytes", counted.stderr.decode(errors="replace")):
-        for name, value in zip(("default", "cold", "hot"), match.groups()):
-            key = f"context_{name}_bytes"
+        for klass, value in zip(("default", "cold", "hot"), match.groups()):
+            key = f"context_{klass}_bytes"
             counts[key] = str(int(counts.get(key, 0)) + int(value))
     contexts, profile_bytes = profile_totals(mprof)
 
