@@ -122,18 +122,25 @@ def test_exports():
     results.check("[libjemalloc.so.2]" in needed, "libmemprof_hint.so needs libjemalloc.so.2")
 
 
-def test_tail_calls():
-    """Forwarding must leave no frame of the shim: a profiler's caller is
-    the program's call site."""
+def branches(instruction):
+    """{function: targets} of the library's branches matching INSTRUCTION
+    (a regular expression from the mnemonic on, the target its group 1)."""
     disassembly = run(["objdump", "-d", "--no-show-raw-insn", LIBRARY]).stdout
-    jumps, function = {}, None
+    targets, function = {}, None
     for line in disassembly.splitlines():
         match = re.match(r"[0-9a-f]+ <(\S+)>:$", line)
         if match:
             function = match.group(1)
-        match = re.search(r"\sjmp\s+[0-9a-f]+ <(\S+)@plt>", line)
+        match = re.search(r"\s" + instruction, line)
         if match and function:
-            jumps.setdefault(function, set()).add(match.group(1))
+            targets.setdefault(function, set()).add(match.group(1))
+    return targets
+
+
+def test_tail_calls():
+    """Forwarding must leave no frame of the shim: a profiler's caller is
+    the program's call site."""
+    jumps = branches(r"jmp\s+[0-9a-f]+ <(\S+)@plt>")
     for function, target in FORWARDS.items():
         results.check(target in jumps.get(function, ()),
                       f"{function} forwards to {target} by a jump (tail call)",
@@ -144,15 +151,7 @@ def test_direct_calls():
     """The context-classified entry points reach the hinted ones directly
     (hidden aliases), not through the PLT, which a definition preloaded
     or in the program would take over."""
-    disassembly = run(["objdump", "-d", "--no-show-raw-insn", LIBRARY]).stdout
-    targets, function = {}, None
-    for line in disassembly.splitlines():
-        match = re.match(r"[0-9a-f]+ <(\S+)>:$", line)
-        if match:
-            function = match.group(1)
-        match = re.search(r"\s(?:jmp|call)\s+[0-9a-f]+ <(__memprof_hint_\w+?)(@plt)?>", line)
-        if match and function in CONTEXT_NAMES:
-            targets.setdefault(function, set()).add(match.group(1) + (match.group(2) or ""))
+    targets = branches(r"(?:jmp|call)\s+[0-9a-f]+ <(__memprof_hint_\w+?(?:@plt)?)>")
     for function in CONTEXT_NAMES:
         hinted = function.replace("_context", "")
         got = targets.get(function, set())
