@@ -29,6 +29,7 @@
 #include "memprof/hint_context.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -60,6 +61,10 @@ static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The tables used so far, with MEMPROF_HINT_STATS=1.  */
 static bool statistics;
+/* Where the statistics go: a copy of stderr made at start-up, so that a
+   program that closes stderr at exit before our atexit handler runs
+   (gnulib's close_stdout does, in m4) does not lose them.  */
+static int statistics_fd = STDERR_FILENO;
 static uint64_t *used_tables;
 
 static __thread uintptr_t stack_top
@@ -406,7 +411,7 @@ print_statistics (void)
             c < 2 ? "," : "\n");
       if (length > (int) sizeof line)
         length = sizeof line;
-      if (write (STDERR_FILENO, line, length) < 0)
+      if (write (statistics_fd, line, length) < 0)
         return;
       table = (uint64_t *) (uintptr_t) table[MEMPROF_CONTEXT_WORD_NEXT];
     }
@@ -419,7 +424,13 @@ context_initialize (void)
 
   statistics = value != NULL && strcmp (value, "1") == 0;
   if (statistics)
-    atexit (print_statistics);
+    {
+      int copy = fcntl (STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+
+      if (copy >= 0)
+        statistics_fd = copy;
+      atexit (print_statistics);
+    }
 }
 
 /* ---- The entry points ---- */
