@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The cost of libmemprof_hint's hinted path against jemalloc's own:
+"""The cost of libmemprof_hint's hinted path against jemalloc's own
+(and, with jemalloc's API alone, where its time goes):
 bench/workloads/hint_path.c makes 20 million malloc+free pairs with
 jemalloc's malloc, or with __memprof_hint_malloc and a hot or a cold
 hint, or with __memprof_hint_context_malloc (the call classified by its
@@ -23,7 +24,8 @@ TOP = os.path.dirname(HERE)
 SOURCE = os.path.join(HERE, "workloads", "hint_path.c")
 WORK = os.path.join(HERE, "work", "hint-path")
 PAIRS = 20_000_000
-VARIANTS = ("plain", "hot", "cold", "context-cold", "context-default")
+VARIANTS = ("plain", "hot", "cold", "context-cold", "context-default", "mallocx",
+            "tcache-dallocx", "arena-tcache", "arena-tcache-dallocx")
 
 
 def pkg_config(*options):
@@ -78,6 +80,12 @@ def main():
         "arena; context-default: the same classification, no entry matches, then",
         "jemalloc's `malloc`). Every allocation is made 3 calls deep, built with",
         "`-O2 -fno-omit-frame-pointer`. Median CPU time (user+sys) over interleaved runs.",
+        "The last four rows take the hinted path apart with jemalloc's own API, no",
+        "libmemprof_hint call: `mallocx (size, 0)` then `free` (mallocx's general path);",
+        "an explicit tcache of the program's, freed into it with `dallocx`; an arena and an",
+        "explicit tcache freed with `free`, as a hinted block is (the block goes to the",
+        "thread's default tcache, the explicit one only empties and refills from the arena",
+        "under its lock); the same freed into the explicit tcache with `dallocx`.",
         "",
         "| allocation | ns per malloc+free (median) | min..max | vs jemalloc |",
         "|---|---:|---:|---:|",

@@ -16,7 +16,9 @@ xmalloc, gnulib's, and obstacks), each built four ways:
 The three are run interleaved (each once per round, --runs rounds) on
 the real input; the table gives the median CPU time (user+sys) and peak
 RSS, their ratios to glibc, and for the feedback build the share of the
-program's bytes that reached a hinted entry point as cold or hot (counted
+program's bytes that reached a hinted entry point as cold or hot, and
+those of the context-classified calls by the class they took (counted
+by libmemprof_hint's statistics, MEMPROF_HINT_STATS=1, and
 by bench/realprog/hint_counter.c, preloaded into one extra run on the
 profiling input, against the profile's total bytes) and the 4 KiB pages
 its hot-hinted blocks start on.  Every run's output must equal glibc's.
@@ -137,11 +139,12 @@ def shown_path(path, tree):
 
 def feedback_summary(stderr):
     """The plugin's summary lines, added up over the units."""
-    totals = dict(calls=0, matched=0, ambiguous=0, cold=0, hot=0, clones=0)
+    totals = dict(calls=0, matched=0, ambiguous=0, cold=0, hot=0, clones=0, context=0)
     pattern = (r"(\d+) of (\d+) allocation calls matched, (\d+) ambiguous; (\d+) wrapper "
-               r"clones; rewritten: (\d+) cold, (\d+) hot")
+               r"clones; rewritten: (\d+) cold, (\d+) hot; .*?context-classified: (\d+)")
     for match in re.finditer(pattern, stderr):
-        matched, calls, ambiguous, clones, cold, hot = map(int, match.groups())
+        matched, calls, ambiguous, clones, cold, hot, context = map(int, match.groups())
+        totals["context"] += context
         totals["calls"] += calls
         totals["matched"] += matched
         totals["ambiguous"] += ambiguous
@@ -203,9 +206,18 @@ def bench_program(name, spec, args, tree):
     counts_path = os.path.join(work, "counts.txt")
     counted = subprocess.run(spec["command"](binaries["feedback"], spec["profile_size"]),
                              capture_output=True, env=dict(os.environ, LD_PRELOAD=counter,
-                                                           HINT_COUNTER_OUTPUT=counts_path))
+                                                           HINT_COUNTER_OUTPUT=counts_path,
+                                                           MEMPROF_HINT_STATS="1"))
     counts = dict(line.split() for line in open(counts_path).read().splitlines()) \
         if counted.returncode == 0 and os.path.exists(counts_path) else {}
+    # The context-classified calls' bytes by class: libmemprof_hint's
+    # statistics (MEMPROF_HINT_STATS=1), one line per call, on stderr.
+    for match in re.finditer(r"libmemprof_hint: context-classified call .*?: default \d+ calls "
+                             r"(\d+) bytes .*?, cold \d+ calls (\d+) bytes .*?, hot \d+ calls "
+                             r"(\d+) bytes", counted.stderr.decode(errors="replace")):
+        for klass, value in zip(("default", "cold", "hot"), match.groups()):
+            key = f"context_{klass}_bytes"
+            counts[key] = str(int(counts.get(key, 0)) + int(value))
     contexts, profile_bytes = profile_totals(mprof)
 
     samples = {variant: [] for variant in VARIANTS}
@@ -239,6 +251,9 @@ def report(name, spec, result):
     glibc_cpu, glibc_rss = rows["glibc"][:2]
     cold = int(counts.get("cold_bytes", 0))
     hot = int(counts.get("hot_bytes", 0))
+    by_context = {c: int(counts.get(f"context_{c}_bytes", 0)) for c in ("cold", "hot", "default")}
+    context_total = sum(by_context.values())
+    whole = result["profile_bytes"]
     lines = [f"### {name}", "",
              f"Allocator: {spec['allocator']}. Profile: {result['contexts']} contexts, "
              f"{result['profile_bytes']} bytes allocated (input {spec['profile_size']}); "
@@ -253,24 +268,32 @@ def report(name, spec, result):
     lines += ["",
               f"Feedback: {summary['matched']} of {summary['calls']} allocation calls matched, "
               f"{summary['ambiguous']} ambiguous, {summary['clones']} wrapper clones; rewritten: "
-              f"{summary['cold']} cold, {summary['hot']} hot.",
-              f"Share of bytes classified (hinted at run time, profiling input): cold "
-              f"{percent(cold, result['profile_bytes'])}, hot {percent(hot, result['profile_bytes'])}"
-              f" of {result['profile_bytes']} bytes; hot-hinted blocks start on "
-              f"{counts.get('hot_pages', 0)} pages of 4 KiB.", ""]
+              f"{summary['cold']} cold, {summary['hot']} hot; context-classified at run time: "
+              f"{summary['context']}.",
+              f"Share of bytes hinted at build time (profiling input): cold "
+              f"{percent(cold, whole)}, hot {percent(hot, whole)} of {whole} bytes; hot-hinted "
+              f"blocks start on {counts.get('hot_pages', 0)} pages of 4 KiB.",
+              f"Share of bytes classified by context at run time (profiling input): "
+              f"{context_total} bytes ({percent(context_total, whole)} of the profile's) went "
+              f"through a context-classified call; of them cold "
+              f"{percent(by_context['cold'], context_total)}, hot "
+              f"{percent(by_context['hot'], context_total)}, default "
+              f"{percent(by_context['default'], context_total)} (libmemprof_hint's statistics, "
+              "MEMPROF_HINT_STATS=1).", ""]
     if result["ambiguous"]:
-        lines += ["Ambiguous calls, left alone, and the bytes of their contexts by class with "
+        lines += ["Ambiguous calls (classified by context at run time, see above) and the bytes of their contexts by class with "
                   "the thresholds fitted to the run (the plugin's remarks): "
                   + "; ".join(result["ambiguous"]) + ".", ""]
-    if (cold + hot) * 100 < result["profile_bytes"]:
-        lines += [f"Why little or nothing is gained: {cold + hot} of "
-                  f"{result['profile_bytes']} bytes ({percent(cold + hot, result['profile_bytes'])}"
-                  f") reached a hinted entry point; {summary['cold'] + summary['hot']} calls were "
+    placed = cold + hot + by_context["cold"] + by_context["hot"]
+    if placed * 100 < whole:
+        lines += [f"Why little or nothing is gained: {placed} of "
+                  f"{whole} bytes ({percent(placed, whole)}"
+                  f") were placed cold or hot; {summary['cold'] + summary['hot']} calls were "
                   f"rewritten (of {summary['calls']} allocation calls, {summary['matched']} "
-                  f"matched the profile), and {summary['ambiguous']} of the matched calls are "
-                  "ambiguous: the allocator wrapper serves callers of different classes (their "
-                  "bytes by class above), so its one call is left alone and the feedback build "
-                  "runs as the jemalloc build does.", ""]
+                  f"matched the profile), {summary['ambiguous']} of the matched calls are "
+                  f"ambiguous (the allocator wrapper serves callers of different classes, their "
+                  f"bytes by class above) and {summary['context']} of them are classified by "
+                  "context; what is not placed cold or hot runs as the jemalloc build does.", ""]
     return "\n".join(lines)
 
 
@@ -299,9 +322,10 @@ Produced by `make bench-hint` (`bench/hint_real.py --runs {args.runs}`) on
 as a feedback build (profiled with the plugin on a small input, rebuilt
 with `-fplugin-arg-memprof-use` at the default thresholds, which fit the
 run); the three run interleaved, {args.runs} runs each, medians of CPU time
-(user+sys) and peak RSS from GNU time. The share of bytes classified counts
-the bytes that reached libmemprof_hint's hinted entry points in a run on
-the profiling input, against the profile's bytes.
+(user+sys) and peak RSS from GNU time. The shares of bytes classified count
+the bytes that reached libmemprof_hint's hinted entry points (hinted at
+build time) and its context-classified ones (classified at run time, by
+class, libmemprof_hint's statistics) in a run on the profiling input.
 
 """ + "\n".join(sections))
     print(f"hint_real: wrote {os.path.relpath(args.output, TOP)}")

@@ -6,7 +6,12 @@
    "cold_bytes N", "hot_bytes N", "hot_pages N".  Each entry point
    forwards to the next definition (libmemprof_hint's).  Only the
    allocation entry points are counted; malloc and free are left alone,
-   so that libmemprof_hint still finds jemalloc's free.  */
+   so that libmemprof_hint still finds jemalloc's free.  The
+   context-classified entry points (__memprof_hint_context_*) are not
+   wrapped: a wrapper's frame would be the first caller their walk sees,
+   and so change the class they pick.  bench/hint_real.py takes their
+   bytes by class from libmemprof_hint's own statistics
+   (MEMPROF_HINT_STATS=1) instead.  */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -10,11 +10,19 @@
    context matches, so each call is classified and allocates with plain
    malloc).  The allocation is made CONTEXT_DEPTH calls deep in every
    variant.  Build with -fno-omit-frame-pointer, as feedback builds are.
+   Where the hinted path's time goes, with jemalloc's own API and no
+   libmemprof_hint call: "mallocx" (mallocx (size, 0), then free),
+   "tcache-dallocx" (an explicit tcache of this program's, freed into
+   it with dallocx), "arena-tcache" (an arena and an explicit tcache of
+   this program's, freed with free, as a hinted block is) and
+   "arena-tcache-dallocx" (the same, freed into the explicit tcache).
    bench/hint_path.py times it.  */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jemalloc/jemalloc.h>
 
 #include "memprof/hint.h"
 #include "memprof/hint_context.h"
@@ -42,12 +50,15 @@ enum variant
 {
   PLAIN,
   HINTED,
-  CONTEXT
+  CONTEXT,
+  MALLOCX
 };
 
 static enum variant variant;
 static int hint = -1;
 static uint64_t *table;
+static int mallocx_flags;      /* MALLOCX */
+static int dallocx_flags = -1; /* MALLOCX: -1 frees with free */
 
 __attribute__ ((noinline)) static void *
 allocate (size_t size)
@@ -58,8 +69,10 @@ allocate (size_t size)
     block = malloc (size);
   else if (variant == HINTED)
     block = __memprof_hint_malloc (size, (unsigned char) hint);
-  else
+  else if (variant == CONTEXT)
     block = __memprof_hint_context_malloc (size, table);
+  else
+    block = mallocx (size, mallocx_flags);
   __asm__ volatile("" ::: "memory"); /* no tail call: keep the frame */
   return block;
 }
@@ -88,7 +101,8 @@ main (int argc, char **argv)
   if (argc != 2)
     {
       fprintf (stderr, "usage: hint_path plain|hot|cold|context-cold|"
-                       "context-default\n");
+                       "context-default|mallocx|tcache-dallocx|arena-tcache|"
+                       "arena-tcache-dallocx\n");
       return 2;
     }
   variant = HINTED;
@@ -100,6 +114,30 @@ main (int argc, char **argv)
     variant = CONTEXT, table = matching_table;
   else if (strcmp (argv[1], "context-default") == 0)
     variant = CONTEXT, table = other_table;
+  else if (strncmp (argv[1], "mallocx", 7) == 0
+           || strncmp (argv[1], "tcache", 6) == 0
+           || strncmp (argv[1], "arena", 5) == 0)
+    {
+      unsigned arena, tcache;
+      size_t length = sizeof arena;
+
+      variant = MALLOCX;
+      if (strstr (argv[1], "arena") != NULL)
+        {
+          if (mallctl ("arenas.create", &arena, &length, NULL, 0) != 0)
+            return 1;
+          mallocx_flags |= MALLOCX_ARENA (arena);
+        }
+      length = sizeof tcache;
+      if (strstr (argv[1], "tcache") != NULL)
+        {
+          if (mallctl ("tcache.create", &tcache, &length, NULL, 0) != 0)
+            return 1;
+          mallocx_flags |= MALLOCX_TCACHE (tcache);
+        }
+      if (strstr (argv[1], "dallocx") != NULL)
+        dallocx_flags = mallocx_flags;
+    }
   else
     variant = PLAIN;
   for (long i = 0; i < PAIRS; i++)
@@ -108,7 +146,10 @@ main (int argc, char **argv)
       void *block = allocate_from_callers_caller (size);
       *(volatile char *) block = 1;
       unsigned slot = (unsigned) (i * 7) & (KEPT - 1);
-      free (kept[slot]);
+      if (dallocx_flags == -1 || kept[slot] == NULL)
+        free (kept[slot]);
+      else
+        dallocx (kept[slot], dallocx_flags);
       kept[slot] = block;
     }
   for (int slot = 0; slot < KEPT; slot++)

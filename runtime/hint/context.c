@@ -29,6 +29,7 @@
 #include "memprof/hint_context.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -60,6 +61,10 @@ static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The tables used so far, with MEMPROF_HINT_STATS=1.  */
 static bool statistics;
+/* Where the statistics go: a copy of stderr made at start-up, so that a
+   program that closes stderr at exit before our atexit handler runs
+   (gnulib's close_stdout does, in m4) does not lose them.  */
+static int statistics_fd = STDERR_FILENO;
 static uint64_t *used_tables;
 
 static __thread uintptr_t stack_top
@@ -406,7 +411,7 @@ print_statistics (void)
             c < 2 ? "," : "\n");
       if (length > (int) sizeof line)
         length = sizeof line;
-      if (write (STDERR_FILENO, line, length) < 0)
+      if (write (statistics_fd, line, length) < 0)
         return;
       table = (uint64_t *) (uintptr_t) table[MEMPROF_CONTEXT_WORD_NEXT];
     }
@@ -419,7 +424,13 @@ context_initialize (void)
 
   statistics = value != NULL && strcmp (value, "1") == 0;
   if (statistics)
-    atexit (print_statistics);
+    {
+      int copy = fcntl (STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+
+      if (copy >= 0)
+        statistics_fd = copy;
+      atexit (print_statistics);
+    }
 }
 
 /* ---- The entry points ---- */
@@ -457,7 +468,7 @@ __memprof_hint_context_calloc (size_t count, size_t size, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), count * size);
   if (hint == 0)
     return calloc (count, size);
-  return __memprof_hint_calloc (count, size, hint);
+  return hint_internal_calloc (count, size, hint);
 }
 
 HINT_EXPORT void *
@@ -470,7 +481,7 @@ __memprof_hint_context_realloc (void *pointer, size_t size, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return realloc (pointer, size);
-  return __memprof_hint_realloc (pointer, size, hint);
+  return hint_internal_realloc (pointer, size, hint);
 }
 
 HINT_EXPORT void *
@@ -484,7 +495,7 @@ __memprof_hint_context_aligned_alloc (size_t alignment, size_t size,
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return aligned_alloc (alignment, size);
-  return __memprof_hint_aligned_alloc (alignment, size, hint);
+  return hint_internal_aligned_alloc (alignment, size, hint);
 }
 
 HINT_EXPORT int
@@ -498,7 +509,7 @@ __memprof_hint_context_posix_memalign (void **result, size_t alignment,
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return posix_memalign (result, alignment, size);
-  return __memprof_hint_posix_memalign (result, alignment, size, hint);
+  return hint_internal_posix_memalign (result, alignment, size, hint);
 }
 
 HINT_EXPORT void *
@@ -511,7 +522,7 @@ __memprof_hint_context_memalign (size_t alignment, size_t size, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
     return memalign (alignment, size);
-  return __memprof_hint_memalign (alignment, size, hint);
+  return hint_internal_memalign (alignment, size, hint);
 }
 
 HINT_EXPORT char *
@@ -524,7 +535,7 @@ __memprof_hint_context_strdup (const char *string, uint64_t *table)
   hint = context_hint (table, __builtin_frame_address (0), strlen (string) + 1);
   if (hint == 0)
     return strdup (string);
-  return __memprof_hint_strdup (string, hint);
+  return hint_internal_strdup (string, hint);
 }
 
 HINT_EXPORT char *
@@ -539,5 +550,5 @@ __memprof_hint_context_strndup (const char *string, size_t limit,
                        strnlen (string, limit) + 1);
   if (hint == 0)
     return strndup (string, limit);
-  return __memprof_hint_strndup (string, limit, hint);
+  return hint_internal_strndup (string, limit, hint);
 }

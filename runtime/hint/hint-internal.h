@@ -110,4 +110,18 @@ alignment_flags (size_t alignment)
   return MALLOCX_LG_ALIGN (__builtin_ctzl (alignment));
 }
 
+/* The hinted entry points by hidden names (aliases defined in hint.c),
+   for the context-classified ones to call directly.  */
+void *hint_internal_calloc (size_t count, size_t size, unsigned char hint);
+void *hint_internal_realloc (void *pointer, size_t size, unsigned char hint);
+void *hint_internal_aligned_alloc (size_t alignment, size_t size,
+                                   unsigned char hint);
+void *hint_internal_memalign (size_t alignment, size_t size,
+                              unsigned char hint);
+int hint_internal_posix_memalign (void **result, size_t alignment, size_t size,
+                                  unsigned char hint);
+char *hint_internal_strdup (const char *string, unsigned char hint);
+char *hint_internal_strndup (const char *string, size_t limit,
+                             unsigned char hint);
+
 #endif /* MEMPROF_HINT_INTERNAL_H */

@@ -395,3 +395,18 @@ __memprof_hint_strndup (const char *string, size_t limit, unsigned char hint)
     return strndup (string, limit);
   return copy_string (string, strnlen (string, limit), hint);
 }
+
+/* The hidden names the context-classified entry points (context.c) call:
+   a direct call, not one through the PLT (which another definition
+   preloaded would take, and which costs an indirect jump).  */
+#define HINT_INTERNAL_ALIAS(name)                                              \
+  extern __typeof__ (__memprof_hint_##name) hint_internal_##name               \
+      __attribute__ ((alias ("__memprof_hint_" #name),                         \
+                      copy (__memprof_hint_##name)))
+HINT_INTERNAL_ALIAS (calloc);
+HINT_INTERNAL_ALIAS (realloc);
+HINT_INTERNAL_ALIAS (aligned_alloc);
+HINT_INTERNAL_ALIAS (memalign);
+HINT_INTERNAL_ALIAS (posix_memalign);
+HINT_INTERNAL_ALIAS (strdup);
+HINT_INTERNAL_ALIAS (strndup);

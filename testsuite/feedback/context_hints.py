@@ -10,7 +10,8 @@ frame, in another translation unit, tells them apart.  At -O0 and -O2:
 - the hinted build prints what the plain build prints, and puts every
   cold-path block in libmemprof_hint's cold arena and every hot-path
   block in its hot arena (jemalloc's arenas.lookup of each block);
-  MEMPROF_HINT_STATS=1 counts the bytes of each class;
+  MEMPROF_HINT_STATS=1 counts the bytes of each class, also when the
+  program closes stderr at exit (context_close.c);
 - with the cold path's call moved one line (-DSTALE, a profile with a
   stale frame), the cold path's blocks fall back to the default arena,
   and the hot path's still go to the hot arena;
@@ -36,8 +37,9 @@ from report import Report  # noqa: E402
 
 WORK = os.path.join(HERE, "work", "context")
 MEMPROF = os.path.join(TOP, "analysis", "memprof")
-MAIN, ALLOC, CHECK = (os.path.join(HERE, name) for name in
-                      ("context_main.c", "context_alloc.c", "context_check.c"))
+MAIN, ALLOC, CHECK, CLOSE = (os.path.join(HERE, name) for name in
+                             ("context_main.c", "context_alloc.c", "context_check.c",
+                              "context_close.c"))
 BLOCKS, SIZE = 512, 96
 # Small thresholds: this short run's untouched blocks are cold, the
 # blocks read many times hot.
@@ -158,6 +160,13 @@ def check_level(opt):
                       and re.search(rf"hot {BLOCKS} calls {BLOCKS * SIZE} bytes", ran.stderr),
                       f"{opt}: MEMPROF_HINT_STATS=1 counts {BLOCKS * SIZE} bytes classified "
                       f"cold and as many hot", ran.stderr)
+
+    # A program that closes stderr at exit (gnulib's close_stdout).
+    ran, _ = hinted("closes-stderr", mprof, [CLOSE])
+    if ran is not None:
+        results.check(re.search(rf"cold {BLOCKS} calls {BLOCKS * SIZE} bytes", ran.stderr),
+                      f"{opt}: a program that closes stderr at exit still gets "
+                      f"MEMPROF_HINT_STATS=1's counts", ran.stderr[-500:])
 
     # A stale frame: the cold path's call moved.
     ran, _ = hinted("stale", mprof, ["-DSTALE"])

@@ -122,22 +122,47 @@ def test_exports():
     results.check("[libjemalloc.so.2]" in needed, "libmemprof_hint.so needs libjemalloc.so.2")
 
 
-def test_tail_calls():
-    """Forwarding must leave no frame of the shim: a profiler's caller is
-    the program's call site."""
+def branches(instruction):
+    """{function: targets} of the library's branches matching INSTRUCTION
+    (a regular expression from the mnemonic on, the target its group 1)."""
     disassembly = run(["objdump", "-d", "--no-show-raw-insn", LIBRARY]).stdout
-    jumps, function = {}, None
+    targets, function = {}, None
     for line in disassembly.splitlines():
         match = re.match(r"[0-9a-f]+ <(\S+)>:$", line)
         if match:
             function = match.group(1)
-        match = re.search(r"\sjmp\s+[0-9a-f]+ <(\S+)@plt>", line)
+        match = re.search(r"\s" + instruction, line)
         if match and function:
-            jumps.setdefault(function, set()).add(match.group(1))
+            targets.setdefault(function, set()).add(match.group(1))
+    return targets
+
+
+def test_tail_calls():
+    """Forwarding must leave no frame of the shim: a profiler's caller is
+    the program's call site."""
+    jumps = branches(r"jmp\s+[0-9a-f]+ <(\S+)@plt>")
     for function, target in FORWARDS.items():
         results.check(target in jumps.get(function, ()),
                       f"{function} forwards to {target} by a jump (tail call)",
                       str(sorted(jumps.get(function, ()))))
+
+
+def test_direct_calls():
+    """The context-classified entry points reach the hinted ones directly
+    (hidden aliases), not through the PLT, which a definition preloaded
+    or in the program would take over."""
+    targets = branches(r"(?:jmp|call)\s+[0-9a-f]+ <(__memprof_hint_\w+?(?:@plt)?)>")
+    for function in CONTEXT_NAMES:
+        hinted = function.replace("_context", "")
+        got = targets.get(function, set())
+        if hinted == "__memprof_hint_malloc":
+            # It allocates inline (hint_allocate), with no call of its own.
+            results.check(not any(t.endswith("@plt") for t in got),
+                          f"{function} calls no hinted entry point through the PLT", str(got))
+            continue
+        results.check(hinted in got and not any(t.endswith("@plt") for t in got),
+                      f"{function} reaches {hinted} directly, not through the PLT",
+                      str(sorted(got)))
 
 
 def test_pkg_config():
@@ -327,6 +352,7 @@ def main():
     os.makedirs(work)
     test_exports()
     test_tail_calls()
+    test_direct_calls()
     test_pkg_config()
     test_failure_cases(work)
     test_programs(work)
