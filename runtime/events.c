@@ -629,9 +629,9 @@ events_start (void)
       atomic_store (&events_want_allocations,
                     (wanted & MEMPROF_EVENTS_ALLOCATION) != 0);
       if (runtime_options.verbosity >= 1)
-        log_printf ("module %s loaded from %s (events 0x%x)",
+        log_printf ("module %s loaded from %s (events 0x%x, %u workers)",
                     module->name ? module->name : "?", runtime_options.module,
-                    wanted);
+                    wanted, worker_count);
     }
 out:
   in_runtime--;

@@ -304,6 +304,55 @@ def dependences(cc):
                   "dependences: each loop's iterations", f"{iterations}")
 
 
+def partitioned_workers(cc):
+    """The dependences module on 1, 2 and 3 workers (module_workers):
+    the same file, with the counts known by hand; a worker-only module
+    with a crashing worker keeps the program's output and status."""
+    module = os.path.join(WORK, "dependences.so")
+    binary = build_program(
+        cc, "pages_program.c", "pages_program",
+        events="@" + os.path.join(TOP, "modules", "dependences.events"))
+    outputs = {}
+    for workers in (1, 2, 3):
+        out = os.path.join(WORK, f"pages.{workers}.txt")
+        ran = run_program(binary, f"module={module}:module_workers={workers}"
+                          f":module_args=out={out}:verbosity=1")
+        results.check(ran.returncode == 0
+                      and f"{workers} workers" in ran.stderr
+                      if workers > 1 else ran.returncode == 0,
+                      f"workers: the program runs on {workers} worker(s)",
+                      ran.stderr[-1500:])
+        # The rows of a table come in the order of its hash table, of
+        # addresses that change from run to run.
+        outputs[workers] = (sorted(open(out).read().splitlines())
+                            if os.path.exists(out) else [])
+    results.check(outputs[1] != [] and outputs[1] == outputs[2] == outputs[3],
+                  "workers: 2 and 3 partitioned workers write the file of "
+                  "one worker", f"{outputs[2][:20]}")
+    shown = run([MEMPROF, "module-show", "--format=json",
+                 os.path.join(WORK, "pages.2.txt")])
+    rows = []
+    if shown.returncode == 0:
+        tables = {t["title"]: t["rows"]
+                  for t in json.loads(shown.stdout)["tables"]}
+        rows = sorted((r["loop"].split()[0], r["kind"],
+                       r["store"].split(":")[-2], r["load"].split(":")[-2],
+                       int(r["count"])) for r in tables["dependences"])
+    line = str(line_of("pages_program.c", "CARRIED_LINE"))
+    store = str(line_of("pages_program.c", "UNALIGNED_STORE"))
+    load = str(line_of("pages_program.c", "UNALIGNED_LOAD"))
+    # carried: one word per iteration from the second; unaligned: the
+    # 8 bytes stored at 7 * (i - 1) span 3 words (2 when aligned), each
+    # read back by the next iteration's load: counted per word.
+    unaligned_words = sum(
+        len(range((7 * (i - 1)) // 4, (7 * (i - 1) + 7) // 4 + 1))
+        for i in range(2, 20000))
+    expected = [("carried", "loop-carried", line, line, 19998),
+                ("unaligned", "loop-carried", store, load, unaligned_words)]
+    results.check(rows == expected, "workers: the dependences across "
+                  "granules, counted by hand", f"{rows} {expected}")
+
+
 def lifetime(cc):
     tables, out = run_example_module(cc, "lifetime")
     if tables is None:
@@ -394,6 +443,7 @@ def main():
     heap_profile_unchanged(args.cc, events_binary, count_module)
     failing_modules(args.cc, events_binary, count_module)
     dependences(args.cc)
+    partitioned_workers(args.cc)
     lifetime(args.cc)
     module_from_the_docs(args.cc)
     bad_input(args.cc)
