@@ -160,6 +160,21 @@ def exact_events(cc, count_module):
     return binary
 
 
+def abi_version_1(cc, events_binary, count_module):
+    """A module built for ABI version 1 (no worker fields) still loads
+    and gets the events the current one gets."""
+    old = build_module(cc, "count_v1", os.path.join(HERE, "count_module.c"),
+                       ["-DCOUNT_ABI_VERSION=1"])
+    got = []
+    for module, name in ((count_module, "v2"), (old, "v1")):
+        out = os.path.join(WORK, f"abi.{name}.counts")
+        run_program(events_binary, f"module={module}:module_args=out={out}")
+        got.append(counts_of(out)[0] if os.path.exists(out) else None)
+    results.check(got[0] is not None and got[0] == got[1],
+                  "a module of ABI version 1 loads and counts the events of "
+                  "version 2", f"{got}")
+
+
 def threads(cc, count_module):
     binary = build_program(cc, "threads_program.c", "threads",
                            events="store")
@@ -228,6 +243,8 @@ def failing_modules(cc, events_binary, count_module):
     wrong_abi = build_module(cc, "wrong_abi",
                              os.path.join(HERE, "count_module.c"),
                              ["-DCOUNT_ABI_VERSION=99"])
+    workers_module = build_module(cc, "workers",
+                                  os.path.join(HERE, "workers_module.c"))
     cases = [("faults in its handler",
               f"module={count_module}:module_args=crash",
               "signal 11 (Segmentation fault) in its handle"),
@@ -241,7 +258,16 @@ def failing_modules(cc, events_binary, count_module):
              ("has no memprof_module", f"module={no_symbol}",
               "no symbol memprof_module"),
              ("has the wrong ABI version", f"module={wrong_abi}",
-              "built for module ABI version 99")]
+              "built for module ABI version 99"),
+             ("faults on its worker 1",
+              f"module={workers_module}:module_args=crash",
+              "signal 11 (Segmentation fault) in its worker_handle"),
+             ("faults in its merge",
+              f"module={workers_module}:module_args=merge",
+              "signal 11 (Segmentation fault) in its merge"),
+             ("refuses with workers",
+              f"module={workers_module}:module_args=refuse",
+              "refused to start")]
     for what, options, message in cases:
         ran = run_program(events_binary, options)
         results.check(ran.stdout == expected.stdout
@@ -438,6 +464,7 @@ def main():
     count_module = build_module(args.cc, "count",
                                 os.path.join(HERE, "count_module.c"))
     events_binary = exact_events(args.cc, count_module)
+    abi_version_1(args.cc, events_binary, count_module)
     threads(args.cc, count_module)
     only_asked(args.cc, count_module)
     heap_profile_unchanged(args.cc, events_binary, count_module)
