@@ -450,6 +450,10 @@ dependences_finish (void)
   fclose (out);
 }
 
+/* What the plugin instruments for it:
+   -fplugin-arg-memprof-events=@dependences.so reads this (or name dependences.events).  */
+MEMPROF_MODULE_EVENTS ("load store loop allocation");
+
 const struct memprof_module memprof_module = {
   MEMPROF_MODULE_ABI_VERSION,
   MEMPROF_EVENTS_MEMORY | MEMPROF_EVENTS_LOOP | MEMPROF_EVENTS_ALLOCATION,

@@ -340,6 +340,10 @@ lifetime_finish (void)
   fclose (out);
 }
 
+/* What the plugin instruments for it:
+   -fplugin-arg-memprof-events=@lifetime.so reads this (or name lifetime.events).  */
+MEMPROF_MODULE_EVENTS ("load-value function loop allocation");
+
 const struct memprof_module memprof_module = {
   MEMPROF_MODULE_ABI_VERSION,
   MEMPROF_EVENT_BIT (MEMPROF_EVENT_LOAD) | MEMPROF_EVENTS_FUNCTION

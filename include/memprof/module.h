@@ -205,6 +205,20 @@ memprof_worker_owns (uint64_t address, unsigned shift, unsigned worker,
 /* The section of the struct memprof_site records.  */
 #define MEMPROF_SITES_SECTION "memprof_sites"
 
+/* ---- The module's events, read by the plugin (ABI version 2) ----
+
+   A module states the plugin events it needs once, in its own source:
+     MEMPROF_MODULE_EVENTS ("load store loop allocation");
+   (the names of -fplugin-arg-memprof-events, docs/modules.md).  The text
+   goes, NUL-terminated, into the section "memprof_events" of the module's
+   shared object, and -fplugin-arg-memprof-events=@module.so reads it
+   from there without loading the module.  */
+#define MEMPROF_EVENTS_SECTION "memprof_events"
+#define MEMPROF_MODULE_EVENTS(names)                                           \
+  __attribute__ ((used, section (MEMPROF_EVENTS_SECTION))) static const char   \
+      memprof_module_events[]                                                  \
+      = names
+
 #ifdef __cplusplus
 }
 #endif

@@ -379,6 +379,29 @@ def partitioned_workers(cc):
                   "granules, counted by hand", f"{rows} {expected}")
 
 
+def events_from_module(cc):
+    """-fplugin-arg-memprof-events=@module.so reads the module's
+    MEMPROF_MODULE_EVENTS: the same event calls in the GIMPLE as with its
+    events file, for both example modules."""
+    for name, program in (("dependences", "dependences_program.c"),
+                          ("lifetime", "lifetime_program.c")):
+        module = os.path.join(WORK, name + ".so")
+        calls = []
+        for spec in (os.path.join(TOP, "modules", name + ".events"), module):
+            binary = build_program(cc, program, f"{name}.from." +
+                                   os.path.basename(spec), events="@" + spec)
+            try:
+                with open(binary + ".optimized") as f:
+                    calls.append(sorted(re.findall(r"__memprof_event_\w+",
+                                                   f.read())))
+            except OSError:
+                calls.append(None)
+        results.check(calls[0] and calls[0] == calls[1],
+                      f"events=@{name}.so: the event calls of "
+                      f"@{name}.events ({len(calls[0] or [])})",
+                      f"{calls}")
+
+
 def lifetime(cc):
     tables, out = run_example_module(cc, "lifetime")
     if tables is None:
@@ -449,6 +472,14 @@ def bad_input(cc):
                   and "loops" in built.stderr,
                   "events=@FILE: an unknown event named with FILE:LINE",
                   built.stderr)
+    no_events = os.path.join(WORK, "count.so")
+    built = run([cc, plugin, f"-fplugin-arg-memprof-events=@{no_events}",
+                 "-c", source, "-o", os.path.join(WORK, "bad.o")])
+    results.check(built.returncode != 0 and no_events in built.stderr
+                  and "no section" in built.stderr
+                  and "MEMPROF_MODULE_EVENTS" in built.stderr,
+                  "events=@module.so of a module without MEMPROF_MODULE_EVENTS:"
+                  " an error naming the module and the macro", built.stderr)
     shown = run([MEMPROF, "module-show", spec])
     results.check(shown.returncode == 2 and f"{spec}:1" in shown.stderr,
                   "module-show: a file that is no module output is refused "
@@ -472,6 +503,7 @@ def main():
     dependences(args.cc)
     partitioned_workers(args.cc)
     lifetime(args.cc)
+    events_from_module(args.cc)
     module_from_the_docs(args.cc)
     bad_input(args.cc)
     return results.finish()
