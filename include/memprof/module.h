@@ -17,7 +17,7 @@
    The program runs with MEMPROF_OPTIONS=module=/path/to/module.so (and
    module_args=...).  The runtime dlopens the module, finds the symbol
    `memprof_module` (a struct memprof_module), and starts one backend
-   thread.  Each thread of the program appends its events to a buffer of
+   thread (or N address-partitioned workers: `workers' below).  Each thread of the program appends its events to a buffer of
    its own; full buffers go to the backend thread, which calls the
    module's `handle` with them, in each thread's order.  The module's
    code (init, handle, finish) runs only on that backend thread: a module
