@@ -17,8 +17,8 @@
    thread's loop stack remembers when its invocation and its current
    iteration began; each 4-byte word of memory remembers the last store to
    it: the store's instruction, thread and time, in shadow memory (24
-   bytes per word, in chunks made for the 64 KiB the program touches).  A load compares the
-   store's time with the loops' times, outermost first.  A free forgets
+   bytes per word: the shadow memory of <memprof/module_kit.h>).  A load
+   compares the store's time with the loops' times, outermost first.  A free forgets
    the block's words, so reused memory makes no false dependence.
 
    Events: load, store (-fplugin-arg-memprof-events=@dependences.events),
@@ -37,10 +37,8 @@
 #define THREADS_MAX 64
 #define RANGE_WORDS_MAX 4096
 #define WORD_SHIFT 2
-#define CHUNK_SHIFT 16
 /* The workers' granules: 4 KiB, whole words.  */
 #define PARTITION_SHIFT 12
-#define CHUNK_WORDS ((size_t) 1 << (CHUNK_SHIFT - WORD_SHIFT))
 
 struct loop_frame
 {
@@ -64,14 +62,6 @@ struct last_store
   uint64_t site;
   uint64_t time;
   uint32_t thread;
-};
-
-/* Shadow memory: the words of 1 << CHUNK_SHIFT bytes of the program's
-   memory.  */
-struct chunk
-{
-  uint64_t key; /* the chunk's number + 1; 0: empty */
-  struct last_store *words;
 };
 
 /* A pair's key is a 64-bit hash of the loop, the store, the load and
@@ -103,8 +93,7 @@ struct state
 {
   unsigned worker, workers;
   struct thread_state threads[THREADS_MAX];
-  struct chunk *chunks, *last_chunk;
-  size_t chunks_capacity, chunks_used;
+  struct memprof_shadow shadow; /* a struct last_store per word */
   struct dependence *dependences;
   size_t dependences_capacity, dependences_used;
   struct loop_totals *loops;
@@ -117,54 +106,16 @@ struct state
 static struct state *merged;
 static char out_path[1024] = "memprof-dependences.txt";
 
-MODULE_TABLE (chunk, struct chunk, key)
-MODULE_TABLE (dependence, struct dependence, key)
-MODULE_TABLE (loop, struct loop_totals, site)
-MODULE_TABLE (block, struct block, address)
+MEMPROF_TABLE (dependence, struct dependence, key)
+MEMPROF_TABLE (loop, struct loop_totals, site)
+MEMPROF_TABLE (block, struct block, address)
 
 static uint64_t
 dependence_key (uint64_t loop, uint64_t store, uint64_t load, int carried)
 {
-  uint64_t key = module_hash (
-      loop ^ module_hash (store ^ module_hash (load ^ (uint64_t) carried)));
+  uint64_t key = memprof_hash (
+      loop ^ memprof_hash (store ^ memprof_hash (load ^ (uint64_t) carried)));
   return key ? key : 1;
-}
-
-/* The shadow of WORD, made when CREATE, else null when it has none.  The
-   last chunk used is looked up first: most accesses stay in one.  */
-static struct last_store *
-shadow_of (struct state *S, uint64_t word, int create)
-{
-  uint64_t key = (word >> (CHUNK_SHIFT - WORD_SHIFT)) + 1;
-  if (S->last_chunk == NULL || S->last_chunk->key != key)
-    {
-      if (create)
-        {
-          struct chunk *before = S->chunks;
-          if (!chunk_reserve (&S->chunks, &S->chunks_capacity, S->chunks_used))
-            return NULL;
-          if (S->chunks != before)
-            S->last_chunk = NULL;
-        }
-      if (S->chunks_capacity == 0)
-        return NULL;
-      struct chunk *chunk = chunk_slot (S->chunks, S->chunks_capacity, key);
-      if (chunk->key == 0)
-        {
-          if (!create)
-            return NULL;
-          chunk->words = calloc (CHUNK_WORDS, sizeof *chunk->words);
-          if (chunk->words == NULL)
-            {
-              module_out_of_memory = 1;
-              return NULL;
-            }
-          chunk->key = key;
-          S->chunks_used++;
-        }
-      S->last_chunk = chunk;
-    }
-  return &S->last_chunk->words[word & (CHUNK_WORDS - 1)];
 }
 
 /* ---- The events ---- */
@@ -205,7 +156,8 @@ static void
 on_store (struct state *S, struct thread_state *t, uint32_t thread,
           uint64_t word, uint64_t site)
 {
-  struct last_store *s = shadow_of (S, word, 1);
+  struct last_store *s
+      = memprof_shadow_at (&S->shadow, word << WORD_SHIFT, true);
   if (s != NULL)
     *s = (struct last_store){ site, t->time, thread };
 }
@@ -214,7 +166,8 @@ static void
 on_load (struct state *S, struct thread_state *t, uint32_t thread,
          uint64_t word, uint64_t site)
 {
-  struct last_store *s = shadow_of (S, word, 0);
+  struct last_store *s
+      = memprof_shadow_at (&S->shadow, word << WORD_SHIFT, false);
   if (s == NULL || s->site == 0 || s->thread != thread)
     return;
   int depth = t->depth < LOOP_DEPTH_MAX ? t->depth : LOOP_DEPTH_MAX;
@@ -246,7 +199,8 @@ forget_block (struct state *S, uint64_t address)
   uint64_t last = (address + b->size + (1 << WORD_SHIFT) - 1) >> WORD_SHIFT;
   for (uint64_t word = first; word < last; word++)
     {
-      struct last_store *s = shadow_of (S, word, 0);
+      struct last_store *s
+          = memprof_shadow_at (&S->shadow, word << WORD_SHIFT, false);
       if (s != NULL)
         s->site = 0;
     }
@@ -356,6 +310,7 @@ dependences_worker_start (unsigned worker, unsigned workers)
     {
       S->worker = worker;
       S->workers = workers;
+      S->shadow = MEMPROF_SHADOW_INIT (WORD_SHIFT, sizeof (struct last_store));
     }
   return S;
 }

@@ -84,9 +84,9 @@ static size_t blocks_capacity, blocks_used;
 static char out_path[1024] = "memprof-lifetime.txt";
 static unsigned long long min_loads = 2;
 
-MODULE_TABLE (load, struct load_site, site)
-MODULE_TABLE (site, struct allocation_site, pc)
-MODULE_TABLE (block, struct block, address)
+MEMPROF_TABLE (load, struct load_site, site)
+MEMPROF_TABLE (site, struct allocation_site, pc)
+MEMPROF_TABLE (block, struct block, address)
 
 /* ---- The events ---- */
 
