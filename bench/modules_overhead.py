@@ -15,6 +15,8 @@ bench/results/modules.md:
    (the heap profile), the plugin with each module's events
    (@modules/NAME.events) run with the module, and the lifetime build
    run without a module (the events' calls alone).
+3. The dependences module on 2 partitioned workers (module_workers=2)
+   next to 1: wall and CPU time, the wall-time speedup.
 
 Runs are interleaved (one of each configuration in turn, --runs rounds);
 medians.  The machine is shared and noisy: compare ratios of one run."""
@@ -124,6 +126,8 @@ def modules_cost(args, work):
                ("heap profile", "heap", "")]
     for module in MODULES:
         configs.append((module, module, f"module={shared[module]}"))
+    configs.append(("dependences, 2 workers", "dependences",
+                    f"module={shared['dependences']}:module_workers=2"))
     configs.append(("lifetime events, no module", "lifetime", ""))
     binaries = {}
     for workload in WORKLOADS:
@@ -142,11 +146,12 @@ def modules_cost(args, work):
         for name in names:
             for label, build_name, options in configs:
                 binary, scale = binaries[(name, build_name)]
-                out = os.path.join(work, f"{name}.{label.split()[0]}.txt")
+                out = os.path.join(work, f"{name}.{label.split()[0]}"
+                                   f"{label.count('2 workers')}.txt")
                 opts = ("write_profile=0:" + options + f":module_args=out={out}"
                         if options else "write_profile=0")
                 times[(name, label)].append(
-                    measure([binary, scale], opts, work)[0])
+                    measure([binary, scale], opts, work))
         print(f"round {round_number + 1} of {args.runs} done", file=sys.stderr)
     lines = ["## The modules' cost on workloads", "",
              "CPU time (user + system), median of "
@@ -156,13 +161,30 @@ def modules_cost(args, work):
              "(write_profile=0: no file written).", "",
              "| workload | " + " | ".join(l for l, _, _ in configs) + " |",
              "|---|" + "---|" * len(configs)]
+    def median(name, label, which=0):
+        return statistics.median(t[which] for t in times[(name, label)])
+
     for name in names:
-        heap = statistics.median(times[(name, "heap profile")])
+        heap = median(name, "heap profile")
         cells = []
         for label, _, _ in configs:
-            median = statistics.median(times[(name, label)])
-            cells.append(f"{median:.3f} s ({median / heap:.2f}x)")
+            cpu = median(name, label)
+            cells.append(f"{cpu:.3f} s ({cpu / heap:.2f}x)")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", "## The dependences module on partitioned workers", "",
+              "The same runs: dependences on one backend thread and on 2 "
+              "workers (module_workers=2, 4 KiB granules). Wall time is what "
+              "workers shorten (CPU time grows: each worker reads every "
+              "buffer); the machine has 2 cores, shared.", "",
+              "| workload | wall, 1 worker | wall, 2 workers | speedup "
+              "(wall) | CPU, 1 worker | CPU, 2 workers |",
+              "|---|---|---|---|---|---|"]
+    for name in names:
+        one, two = "dependences", "dependences, 2 workers"
+        lines.append(f"| {name} | {median(name, one, 1):.3f} s | "
+                     f"{median(name, two, 1):.3f} s | "
+                     f"{median(name, one, 1) / median(name, two, 1):.2f}x | "
+                     f"{median(name, one):.3f} s | {median(name, two):.3f} s |")
     return lines
 
 

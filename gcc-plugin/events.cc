@@ -24,7 +24,9 @@
                     instrumentation;
      @FILE          the names in FILE (a module's specification file:
                     names separated by commas, spaces or lines; '#' to the
-                    end of a line is a comment).
+                    end of a line is a comment), or when FILE is an ELF
+                    object (a module's .so), the names in its section
+                    memprof_events (MEMPROF_MODULE_EVENTS).
 
    The id of an event is the address of a struct memprof_site (source
    file, function, line, column, kind) the pass defines, read only, in the
@@ -61,6 +63,7 @@
 #include "output.h"
 
 #include "memprof/module.h"
+#include <elf.h>
 #include "plugin.h"
 #include "accesses.h"
 #include "stack_analysis.h"
@@ -180,6 +183,56 @@ ask_events (const char *text, const char *file)
   return ok;
 }
 
+/* TEXT (LENGTH bytes) is the ELF object FILE, a module: the events
+   named in its section MEMPROF_EVENTS_SECTION (MEMPROF_MODULE_EVENTS).  */
+static bool
+ask_events_from_module (const char *text, size_t length, const char *file)
+{
+  const Elf64_Ehdr *header = (const Elf64_Ehdr *) text;
+  if (length < sizeof *header || header->e_ident[EI_CLASS] != ELFCLASS64
+      || header->e_shentsize != sizeof (Elf64_Shdr) || header->e_shoff > length
+      || (length - header->e_shoff) / sizeof (Elf64_Shdr) < header->e_shnum
+      || header->e_shstrndx >= header->e_shnum)
+    {
+      error ("memprof: %qs of %<-fplugin-arg-memprof-events=@%s%> is an ELF "
+             "file but not a 64-bit one with section headers",
+             file, file);
+      return false;
+    }
+  const Elf64_Shdr *sections = (const Elf64_Shdr *) (text + header->e_shoff);
+  const Elf64_Shdr *names = &sections[header->e_shstrndx];
+  for (unsigned i = 0; i < header->e_shnum; i++)
+    {
+      const Elf64_Shdr *section = &sections[i];
+      if (names->sh_offset > length || section->sh_name >= length
+          || names->sh_offset + section->sh_name >= length
+          || strncmp (text + names->sh_offset + section->sh_name,
+                      MEMPROF_EVENTS_SECTION,
+                      length - names->sh_offset - section->sh_name)
+                 != 0
+          || section->sh_type != SHT_PROGBITS)
+        continue;
+      if (section->sh_offset > length || section->sh_size == 0
+          || section->sh_size > length - section->sh_offset
+          || memchr (text + section->sh_offset, '\0', section->sh_size) == NULL)
+        {
+          error ("memprof: the section %qs of %qs is not a NUL-terminated "
+                 "list of events",
+                 MEMPROF_EVENTS_SECTION, file);
+          return false;
+        }
+      char where[512];
+      snprintf (where, sizeof where, "%s(section %s)", file,
+                MEMPROF_EVENTS_SECTION);
+      return ask_events (text + section->sh_offset, where);
+    }
+  error ("memprof: the module %qs has no section %qs: declare its events "
+         "with %<MEMPROF_MODULE_EVENTS%> of %<memprof/module.h%>, or name "
+         "its events file",
+         file, MEMPROF_EVENTS_SECTION);
+  return false;
+}
+
 static bool
 ask_events_from_file (const char *file)
 {
@@ -207,7 +260,9 @@ ask_events_from_file (const char *file)
   if (text == NULL)
     return true;
   text[length] = '\0';
-  bool ok = ask_events (text, file);
+  bool ok = length >= SELFMAG && memcmp (text, ELFMAG, SELFMAG) == 0
+                ? ask_events_from_module (text, length, file)
+                : ask_events (text, file);
   XDELETEVEC (text);
   return ok;
 }

@@ -17,8 +17,8 @@
    thread's loop stack remembers when its invocation and its current
    iteration began; each 4-byte word of memory remembers the last store to
    it: the store's instruction, thread and time, in shadow memory (24
-   bytes per word, in chunks made for the 64 KiB the program touches).  A load compares the
-   store's time with the loops' times, outermost first.  A free forgets
+   bytes per word: the shadow memory of <memprof/module_kit.h>).  A load
+   compares the store's time with the loops' times, outermost first.  A free forgets
    the block's words, so reused memory makes no false dependence.
 
    Events: load, store (-fplugin-arg-memprof-events=@dependences.events),
@@ -37,8 +37,8 @@
 #define THREADS_MAX 64
 #define RANGE_WORDS_MAX 4096
 #define WORD_SHIFT 2
-#define CHUNK_SHIFT 16
-#define CHUNK_WORDS ((size_t) 1 << (CHUNK_SHIFT - WORD_SHIFT))
+/* The workers' granules: 4 KiB, whole words.  */
+#define PARTITION_SHIFT 12
 
 struct loop_frame
 {
@@ -64,14 +64,6 @@ struct last_store
   uint32_t thread;
 };
 
-/* Shadow memory: the words of 1 << CHUNK_SHIFT bytes of the program's
-   memory.  */
-struct chunk
-{
-  uint64_t key; /* the chunk's number + 1; 0: empty */
-  struct last_store *words;
-};
-
 /* A pair's key is a 64-bit hash of the loop, the store, the load and
    the kind (dependence_key): two pairs share one with a probability of
    2^-64 per pair of pairs.  */
@@ -95,112 +87,87 @@ struct block
   uint64_t size;
 };
 
-static struct thread_state threads[THREADS_MAX];
-static struct chunk *chunks, *last_chunk;
-static size_t chunks_capacity, chunks_used;
-static struct dependence *dependences;
-static size_t dependences_capacity, dependences_used;
-static struct loop_totals *loops;
-static size_t loops_capacity, loops_used;
-static struct block *blocks;
-static size_t blocks_capacity, blocks_used;
+/* What one worker knows: the events of its addresses (granules of
+   1 << PARTITION_SHIFT bytes), the loops and the blocks.  */
+struct state
+{
+  unsigned worker, workers;
+  struct thread_state threads[THREADS_MAX];
+  struct memprof_shadow shadow; /* a struct last_store per word */
+  struct dependence *dependences;
+  size_t dependences_capacity, dependences_used;
+  struct loop_totals *loops;
+  size_t loops_capacity, loops_used;
+  struct block *blocks;
+  size_t blocks_capacity, blocks_used;
+};
+
+/* The merged state finish writes.  */
+static struct state *merged;
 static char out_path[1024] = "memprof-dependences.txt";
 
-MODULE_TABLE (chunk, struct chunk, key)
-MODULE_TABLE (dependence, struct dependence, key)
-MODULE_TABLE (loop, struct loop_totals, site)
-MODULE_TABLE (block, struct block, address)
+MEMPROF_TABLE (dependence, struct dependence, key)
+MEMPROF_TABLE (loop, struct loop_totals, site)
+MEMPROF_TABLE (block, struct block, address)
 
 static uint64_t
 dependence_key (uint64_t loop, uint64_t store, uint64_t load, int carried)
 {
-  uint64_t key = module_hash (
-      loop ^ module_hash (store ^ module_hash (load ^ (uint64_t) carried)));
+  uint64_t key = memprof_hash (
+      loop ^ memprof_hash (store ^ memprof_hash (load ^ (uint64_t) carried)));
   return key ? key : 1;
-}
-
-/* The shadow of WORD, made when CREATE, else null when it has none.  The
-   last chunk used is looked up first: most accesses stay in one.  */
-static struct last_store *
-shadow_of (uint64_t word, int create)
-{
-  uint64_t key = (word >> (CHUNK_SHIFT - WORD_SHIFT)) + 1;
-  if (last_chunk == NULL || last_chunk->key != key)
-    {
-      if (create)
-        {
-          struct chunk *before = chunks;
-          if (!chunk_reserve (&chunks, &chunks_capacity, chunks_used))
-            return NULL;
-          if (chunks != before)
-            last_chunk = NULL;
-        }
-      if (chunks_capacity == 0)
-        return NULL;
-      struct chunk *chunk = chunk_slot (chunks, chunks_capacity, key);
-      if (chunk->key == 0)
-        {
-          if (!create)
-            return NULL;
-          chunk->words = calloc (CHUNK_WORDS, sizeof *chunk->words);
-          if (chunk->words == NULL)
-            {
-              module_out_of_memory = 1;
-              return NULL;
-            }
-          chunk->key = key;
-          chunks_used++;
-        }
-      last_chunk = chunk;
-    }
-  return &last_chunk->words[word & (CHUNK_WORDS - 1)];
 }
 
 /* ---- The events ---- */
 
 static struct loop_totals *
-totals_of (uint64_t site)
+totals_of (struct state *S, uint64_t site)
 {
-  if (!loop_reserve (&loops, &loops_capacity, loops_used))
+  if (!loop_reserve (&S->loops, &S->loops_capacity, S->loops_used))
     return NULL;
-  struct loop_totals *totals = loop_slot (loops, loops_capacity, site);
+  struct loop_totals *totals = loop_slot (S->loops, S->loops_capacity, site);
   if (totals->site == 0)
     {
       totals->site = site;
-      loops_used++;
+      S->loops_used++;
     }
   return totals;
 }
 
 static void
-add_dependence (uint64_t loop, uint64_t store, uint64_t load, int carried)
+add_dependence (struct state *S, uint64_t loop, uint64_t store, uint64_t load,
+                int carried)
 {
   uint64_t key = dependence_key (loop, store, load, carried);
-  if (!dependence_reserve (&dependences, &dependences_capacity,
-                           dependences_used))
+  if (!dependence_reserve (&S->dependences, &S->dependences_capacity,
+                           S->dependences_used))
     return;
   struct dependence *d
-      = dependence_slot (dependences, dependences_capacity, key);
+      = dependence_slot (S->dependences, S->dependences_capacity, key);
   if (d->key == 0)
     {
       *d = (struct dependence){ key, loop, store, load, 0, carried };
-      dependences_used++;
+      S->dependences_used++;
     }
   d->count++;
 }
 
 static void
-on_store (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
+on_store (struct state *S, struct thread_state *t, uint32_t thread,
+          uint64_t word, uint64_t site)
 {
-  struct last_store *s = shadow_of (word, 1);
+  struct last_store *s
+      = memprof_shadow_at (&S->shadow, word << WORD_SHIFT, true);
   if (s != NULL)
     *s = (struct last_store){ site, t->time, thread };
 }
 
 static void
-on_load (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
+on_load (struct state *S, struct thread_state *t, uint32_t thread,
+         uint64_t word, uint64_t site)
 {
-  struct last_store *s = shadow_of (word, 0);
+  struct last_store *s
+      = memprof_shadow_at (&S->shadow, word << WORD_SHIFT, false);
   if (s == NULL || s->site == 0 || s->thread != thread)
     return;
   int depth = t->depth < LOOP_DEPTH_MAX ? t->depth : LOOP_DEPTH_MAX;
@@ -211,40 +178,41 @@ on_load (struct thread_state *t, uint32_t thread, uint64_t word, uint64_t site)
         return;
       if (s->time < loop->iteration_start)
         {
-          add_dependence (loop->site, s->site, site, 1);
+          add_dependence (S, loop->site, s->site, site, 1);
           return;
         }
-      add_dependence (loop->site, s->site, site, 0);
+      add_dependence (S, loop->site, s->site, site, 0);
     }
 }
 
 /* Forget the last stores to the words of the block at ADDRESS, and the
    block.  */
 static void
-forget_block (uint64_t address)
+forget_block (struct state *S, uint64_t address)
 {
-  if (blocks_capacity == 0)
+  if (S->blocks_capacity == 0)
     return;
-  struct block *b = block_slot (blocks, blocks_capacity, address);
+  struct block *b = block_slot (S->blocks, S->blocks_capacity, address);
   if (b->address != address)
     return;
   uint64_t first = address >> WORD_SHIFT;
   uint64_t last = (address + b->size + (1 << WORD_SHIFT) - 1) >> WORD_SHIFT;
   for (uint64_t word = first; word < last; word++)
     {
-      struct last_store *s = shadow_of (word, 0);
+      struct last_store *s
+          = memprof_shadow_at (&S->shadow, word << WORD_SHIFT, false);
       if (s != NULL)
         s->site = 0;
     }
-  block_remove (blocks, blocks_capacity, b);
-  blocks_used--;
+  block_remove (S->blocks, S->blocks_capacity, b);
+  S->blocks_used--;
 }
 
 static void
-handle_event (const struct memprof_event *e)
+handle_event (struct state *S, const struct memprof_event *e)
 {
   uint32_t thread = e->thread < THREADS_MAX ? e->thread : THREADS_MAX - 1;
-  struct thread_state *t = &threads[thread];
+  struct thread_state *t = &S->threads[thread];
   t->time++;
   switch (e->kind)
     {
@@ -258,29 +226,33 @@ handle_event (const struct memprof_event *e)
         if (last - first > RANGE_WORDS_MAX)
           return;
         for (uint64_t word = first; word < last; word++)
-          if (e->kind == MEMPROF_EVENT_LOAD)
-            on_load (t, e->thread, word, e->site);
+          if (!memprof_worker_owns (word << WORD_SHIFT, PARTITION_SHIFT,
+                                    S->worker, S->workers))
+            continue;
+          else if (e->kind == MEMPROF_EVENT_LOAD)
+            on_load (S, t, e->thread, word, e->site);
           else
-            on_store (t, e->thread, word, e->site);
+            on_store (S, t, e->thread, word, e->site);
         return;
       }
     case MEMPROF_EVENT_ALLOC:
-      if (block_reserve (&blocks, &blocks_capacity, blocks_used))
+      if (block_reserve (&S->blocks, &S->blocks_capacity, S->blocks_used))
         {
-          struct block *b = block_slot (blocks, blocks_capacity, e->address);
+          struct block *b
+              = block_slot (S->blocks, S->blocks_capacity, e->address);
           if (b->address != e->address)
-            blocks_used++;
+            S->blocks_used++;
           *b = (struct block){ e->address, e->size };
         }
       return;
     case MEMPROF_EVENT_FREE:
-      forget_block (e->address);
+      forget_block (S, e->address);
       return;
     case MEMPROF_EVENT_LOOP_ENTRY:
       if (t->depth < LOOP_DEPTH_MAX)
         {
           t->loops[t->depth] = (struct loop_frame){ e->site, t->time, t->time };
-          struct loop_totals *totals = totals_of (e->site);
+          struct loop_totals *totals = totals_of (S, e->site);
           if (totals)
             totals->invocations++;
         }
@@ -297,7 +269,7 @@ handle_event (const struct memprof_event *e)
           return;
         t->depth = i + 1;
         t->loops[i].iteration_start = t->time;
-        struct loop_totals *totals = totals_of (e->site);
+        struct loop_totals *totals = totals_of (S, e->site);
         if (totals)
           totals->iterations++;
         return;
@@ -330,11 +302,58 @@ dependences_init (const char *arguments)
   return 0;
 }
 
-static void
-dependences_handle (const struct memprof_event *events, size_t count)
+static void *
+dependences_worker_start (unsigned worker, unsigned workers)
 {
+  struct state *S = calloc (1, sizeof *S);
+  if (S != NULL)
+    {
+      S->worker = worker;
+      S->workers = workers;
+      S->shadow = MEMPROF_SHADOW_INIT (WORD_SHIFT, sizeof (struct last_store));
+    }
+  return S;
+}
+
+static void
+dependences_worker_handle (void *state, const struct memprof_event *events,
+                           size_t count)
+{
+  struct state *S = state;
+  if (S == NULL)
+    return;
   for (size_t i = 0; i < count; i++)
-    handle_event (&events[i]);
+    handle_event (S, &events[i]);
+}
+
+/* Every worker saw every loop event: the loops are worker 0's; the
+   dependences of disjoint addresses add up.  */
+static void
+dependences_merge (void *const *states, unsigned workers)
+{
+  struct state *S = states[0];
+  merged = S;
+  for (unsigned w = 1; S != NULL && w < workers; w++)
+    {
+      const struct state *other = states[w];
+      for (size_t i = 0; other != NULL && i < other->dependences_capacity; i++)
+        {
+          const struct dependence *d = &other->dependences[i];
+          if (d->key == 0
+              || !dependence_reserve (&S->dependences, &S->dependences_capacity,
+                                      S->dependences_used))
+            continue;
+          struct dependence *into = dependence_slot (
+              S->dependences, S->dependences_capacity, d->key);
+          if (into->key == 0)
+            {
+              *into = *d;
+              S->dependences_used++;
+            }
+          else
+            into->count += d->count;
+        }
+    }
 }
 
 static int
@@ -351,45 +370,55 @@ by_loop_then_count (const void *a, const void *b)
 static void
 dependences_finish (void)
 {
-  FILE *out = fopen (out_path, "w");
+  struct state *S = merged;
+  FILE *out;
   size_t n = 0;
-  if (out == NULL)
+  if (S == NULL || (out = fopen (out_path, "w")) == NULL)
     return;
-  for (size_t i = 0; i < dependences_capacity; i++)
-    if (dependences[i].key != 0)
-      dependences[n++] = dependences[i];
-  qsort (dependences, n, sizeof *dependences, by_loop_then_count);
+  for (size_t i = 0; i < S->dependences_capacity; i++)
+    if (S->dependences[i].key != 0)
+      S->dependences[n++] = S->dependences[i];
+  qsort (S->dependences, n, sizeof *S->dependences, by_loop_then_count);
 
   fprintf (out, "memprof-module\tdependences\n");
   fprintf (out, "table\tloops\nloop\tinvocations\titerations\n");
-  for (size_t i = 0; i < loops_capacity; i++)
-    if (loops[i].site != 0)
+  for (size_t i = 0; i < S->loops_capacity; i++)
+    if (S->loops[i].site != 0)
       {
-        module_print_site (out, loops[i].site);
+        module_print_site (out, S->loops[i].site);
         fprintf (out, "\t%llu\t%llu\n",
-                 (unsigned long long) loops[i].invocations,
-                 (unsigned long long) loops[i].iterations);
+                 (unsigned long long) S->loops[i].invocations,
+                 (unsigned long long) S->loops[i].iterations);
       }
   fprintf (out, "table\tdependences\nloop\tkind\tstore\tload\tcount\n");
   for (size_t i = 0; i < n; i++)
     {
-      module_print_site (out, dependences[i].loop);
+      module_print_site (out, S->dependences[i].loop);
       fprintf (out, "\t%s\t",
-               dependences[i].carried ? "loop-carried" : "intra-iteration");
-      module_print_site (out, dependences[i].store);
+               S->dependences[i].carried ? "loop-carried" : "intra-iteration");
+      module_print_site (out, S->dependences[i].store);
       fputc ('\t', out);
-      module_print_site (out, dependences[i].load);
-      fprintf (out, "\t%llu\n", (unsigned long long) dependences[i].count);
+      module_print_site (out, S->dependences[i].load);
+      fprintf (out, "\t%llu\n", (unsigned long long) S->dependences[i].count);
     }
   module_print_notes (out);
   fclose (out);
 }
+
+/* What the plugin instruments for it:
+   -fplugin-arg-memprof-events=@dependences.so reads this (or name dependences.events).  */
+MEMPROF_MODULE_EVENTS ("load store loop allocation");
 
 const struct memprof_module memprof_module = {
   MEMPROF_MODULE_ABI_VERSION,
   MEMPROF_EVENTS_MEMORY | MEMPROF_EVENTS_LOOP | MEMPROF_EVENTS_ALLOCATION,
   "dependences",
   dependences_init,
-  dependences_handle,
+  NULL,
   dependences_finish,
+  .workers = 1,
+  .partition_shift = PARTITION_SHIFT,
+  .worker_start = dependences_worker_start,
+  .worker_handle = dependences_worker_handle,
+  .merge = dependences_merge,
 };

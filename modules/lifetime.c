@@ -84,9 +84,9 @@ static size_t blocks_capacity, blocks_used;
 static char out_path[1024] = "memprof-lifetime.txt";
 static unsigned long long min_loads = 2;
 
-MODULE_TABLE (load, struct load_site, site)
-MODULE_TABLE (site, struct allocation_site, pc)
-MODULE_TABLE (block, struct block, address)
+MEMPROF_TABLE (load, struct load_site, site)
+MEMPROF_TABLE (site, struct allocation_site, pc)
+MEMPROF_TABLE (block, struct block, address)
 
 /* ---- The events ---- */
 
@@ -339,6 +339,10 @@ lifetime_finish (void)
   module_print_notes (out);
   fclose (out);
 }
+
+/* What the plugin instruments for it:
+   -fplugin-arg-memprof-events=@lifetime.so reads this (or name lifetime.events).  */
+MEMPROF_MODULE_EVENTS ("load-value function loop allocation");
 
 const struct memprof_module memprof_module = {
   MEMPROF_MODULE_ABI_VERSION,

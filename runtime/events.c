@@ -20,6 +20,15 @@
    thread go to the handler that was there before (or to the default
    action, re-raised), as if the module were not there.
 
+   Workers (module ABI version 2, docs/modules.md): with N > 1 workers,
+   each full buffer goes to every worker's queue (its next[] link of that
+   worker) and back to the free list when the last one is done with it
+   (pending); a worker hands its module state only the load and store
+   events of the addresses it owns (partition_shift) and every other
+   event.  Worker 0 runs init before the others start, and at the end
+   waits for them, then calls merge and finish.  A fault on any worker
+   switches the module off for all.
+
    Exit: a destructor of priority 101 (after the program's destructors
    and atexit handlers) stops the queue, sends every partial buffer to the
    backend, and waits for it to call the module's finish.  */
@@ -40,10 +49,15 @@
 #define EVENT_BUFFERS 32
 /* The backend thread's stack for the fault handler.  */
 #define SIGNAL_STACK_SIZE (64 * 1024)
+/* The most backend workers (the option module_workers' maximum).  */
+#define WORKERS_MAX 16
+#define DEFAULT_PARTITION_SHIFT 12
 
 struct event_buffer
 {
-  struct event_buffer *next; /* in the free or the full list */
+  /* next[0] in the free list; next[W] in worker W's full list.  */
+  struct event_buffer *next[WORKERS_MAX];
+  uint32_t pending; /* the workers yet to handle it */
   uint32_t count;
   uint32_t thread;
   bool filling; /* a thread's current buffer */
@@ -62,8 +76,22 @@ static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queue_has_full = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t queue_has_free = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t module_started = PTHREAD_COND_INITIALIZER;
-static struct event_buffer *free_list, *full_head, *full_tail;
+static struct event_buffer *free_list;
 static bool stopping;
+
+struct worker
+{
+  struct event_buffer *full_head, *full_tail;
+  pthread_t thread;
+  void *state;                  /* the module's, from worker_start */
+  struct memprof_event *events; /* its share of a buffer (N > 1) */
+};
+static struct worker workers[WORKERS_MAX];
+static unsigned worker_count = 1;
+static unsigned partition_shift = DEFAULT_PARTITION_SHIFT;
+/* worker_start, worker_handle and merge are called (else handle).  */
+static bool worker_mode;
+static _Atomic bool module_alive = true;
 static int start_result; /* 0 while init runs, 1 accepted, -1 refused */
 
 static pthread_t backend;
@@ -83,13 +111,21 @@ static void
 push_full (struct event_buffer *buffer)
 {
   buffer->filling = false;
-  buffer->next = NULL;
-  if (full_tail)
-    full_tail->next = buffer;
+  buffer->pending = worker_count;
+  for (unsigned w = 0; w < worker_count; w++)
+    {
+      struct worker *worker = &workers[w];
+      buffer->next[w] = NULL;
+      if (worker->full_tail)
+        worker->full_tail->next[w] = buffer;
+      else
+        worker->full_head = buffer;
+      worker->full_tail = buffer;
+    }
+  if (worker_count > 1)
+    pthread_cond_broadcast (&queue_has_full);
   else
-    full_head = buffer;
-  full_tail = buffer;
-  pthread_cond_signal (&queue_has_full);
+    pthread_cond_signal (&queue_has_full);
 }
 
 /* Hand in FULL (null for none) and return a fresh buffer for this
@@ -110,7 +146,7 @@ exchange_buffer (struct event_buffer *full)
   if (!stopping)
     {
       fresh = free_list;
-      free_list = fresh->next;
+      free_list = fresh->next[0];
       fresh->count = 0;
       fresh->thread = thread_number;
       fresh->filling = true;
@@ -216,28 +252,73 @@ install_fault_handlers (void)
     sigaction (guarded_signals[i], &action, &previous_actions[i]);
 }
 
+/* No more events are recorded.  */
 static void
-switch_module_off (void)
+stop_events (void)
 {
   atomic_store (&events_wanted, 0);
   atomic_store (&events_want_allocations, false);
+}
+
+/* Nor handled.  */
+static void
+switch_module_off (void)
+{
+  atomic_store (&module_alive, false);
+  stop_events ();
 }
 
 enum module_call
 {
   CALL_INIT,
   CALL_HANDLE,
-  CALL_FINISH
+  CALL_FINISH,
+  CALL_WORKER_START,
+  CALL_WORKER_HANDLE,
+  CALL_MERGE
 };
 
-static const char *const module_call_names[] = { "init", "handle", "finish" };
+static const char *const module_call_names[]
+    = { "init", "handle", "finish", "worker_start", "worker_handle", "merge" };
 
-/* Call the module's WHAT (with BUFFER's events for CALL_HANDLE); false,
-   with the module switched off, when it faulted.  *RESULT gets init's
-   result.  */
+/* Whether the access of SIZE bytes at ADDRESS touches a granule of worker
+   W.  */
 static bool
-call_module (enum module_call what, const struct event_buffer *buffer,
-             int *result)
+worker_touches (uint64_t address, uint64_t size, unsigned w)
+{
+  uint64_t first = address >> partition_shift;
+  uint64_t last = (address + (size ? size - 1 : 0)) >> partition_shift;
+  if (last - first + 1 >= worker_count)
+    return true;
+  for (uint64_t g = first; g <= last; g++)
+    if (g % worker_count == w)
+      return true;
+  return false;
+}
+
+/* Worker W's share of BUFFER, into its events; the count.  */
+static size_t
+select_events (const struct event_buffer *buffer, unsigned w)
+{
+  struct memprof_event *out = workers[w].events;
+  size_t n = 0;
+  for (uint32_t i = 0; i < buffer->count; i++)
+    {
+      const struct memprof_event *e = &buffer->events[i];
+      if ((e->kind == MEMPROF_EVENT_LOAD || e->kind == MEMPROF_EVENT_STORE)
+          && !worker_touches (e->address, e->size, w))
+        continue;
+      out[n++] = *e;
+    }
+  return n;
+}
+
+/* Call the module's WHAT on worker W (with BUFFER's events for
+   CALL_HANDLE and CALL_WORKER_HANDLE); false, with the module switched
+   off, when it faulted.  *RESULT gets init's result.  */
+static bool
+call_module (enum module_call what, unsigned w,
+             const struct event_buffer *buffer, int *result)
 {
   sigjmp_buf jump;
   int signal_number = sigsetjmp (jump, 1);
@@ -257,6 +338,23 @@ call_module (enum module_call what, const struct event_buffer *buffer,
     *result = module->init ? module->init (runtime_options.module_args) : 0;
   else if (what == CALL_HANDLE)
     module->handle (buffer->events, buffer->count);
+  else if (what == CALL_WORKER_START)
+    workers[w].state
+        = module->worker_start ? module->worker_start (w, worker_count) : NULL;
+  else if (what == CALL_WORKER_HANDLE)
+    {
+      size_t n = select_events (buffer, w);
+      if (n > 0)
+        module->worker_handle (workers[w].state, workers[w].events, n);
+    }
+  else if (what == CALL_MERGE)
+    {
+      void *states[WORKERS_MAX];
+      for (unsigned i = 0; i < worker_count; i++)
+        states[i] = workers[i].state;
+      if (module->merge)
+        module->merge (states, worker_count);
+    }
   else if (module->finish)
     module->finish ();
   fault_jump = NULL;
@@ -274,14 +372,11 @@ announce_start (int result)
   pthread_mutex_unlock (&queue_lock);
 }
 
-static void *
-backend_main (void *unused)
+/* The calls of a backend thread: its signals and its signal stack.  */
+static void
+backend_thread_setup (void)
 {
   sigset_t blocked;
-  int result = 0;
-  bool alive;
-
-  (void) unused;
   /* The program's asynchronous signals are for its own threads.  */
   sigfillset (&blocked);
   for (size_t i = 0; i < GUARDED_SIGNALS; i++)
@@ -292,48 +387,108 @@ backend_main (void *unused)
                            .ss_size = SIGNAL_STACK_SIZE };
   if (signal_stack.ss_sp != NULL)
     sigaltstack (&signal_stack, NULL);
+}
 
-  alive = call_module (CALL_INIT, NULL, &result);
-  if (alive && result != 0)
-    log_printf ("module %s refused to start (its init returned %d); the "
-                "program goes on without it",
-                module->name ? module->name : "?", result);
-  alive = alive && result == 0;
-  announce_start (alive ? 1 : -1);
-  if (!alive)
-    return NULL;
-
+/* Worker W's loop: its queue's buffers until the queue stops.  */
+static void
+drain_queue (unsigned w)
+{
+  struct worker *worker = &workers[w];
   for (;;)
     {
       struct event_buffer *buffer;
       pthread_mutex_lock (&queue_lock);
-      while (full_head == NULL && !stopping)
+      while (worker->full_head == NULL && !stopping)
         pthread_cond_wait (&queue_has_full, &queue_lock);
-      buffer = full_head;
+      buffer = worker->full_head;
       if (buffer == NULL)
         {
           pthread_mutex_unlock (&queue_lock);
           break;
         }
-      full_head = buffer->next;
-      if (full_head == NULL)
-        full_tail = NULL;
+      worker->full_head = buffer->next[w];
+      if (worker->full_head == NULL)
+        worker->full_tail = NULL;
       pthread_mutex_unlock (&queue_lock);
 
-      if (alive && buffer->count > 0)
+      if (atomic_load (&module_alive) && buffer->count > 0)
         {
-          alive = call_module (CALL_HANDLE, buffer, NULL);
-          events_delivered += buffer->count;
+          call_module (worker_mode ? CALL_WORKER_HANDLE : CALL_HANDLE, w,
+                       buffer, NULL);
+          if (w == 0)
+            events_delivered += buffer->count;
         }
 
       pthread_mutex_lock (&queue_lock);
-      buffer->next = free_list;
-      free_list = buffer;
-      pthread_cond_signal (&queue_has_free);
+      if (--buffer->pending == 0)
+        {
+          buffer->next[0] = free_list;
+          free_list = buffer;
+          pthread_cond_signal (&queue_has_free);
+        }
       pthread_mutex_unlock (&queue_lock);
     }
-  if (alive)
-    call_module (CALL_FINISH, NULL, NULL);
+}
+
+/* Workers 1 .. N-1.  */
+static void *
+worker_main (void *argument)
+{
+  unsigned w = (unsigned) (uintptr_t) argument;
+  backend_thread_setup ();
+  if (atomic_load (&module_alive))
+    call_module (CALL_WORKER_START, w, NULL, NULL);
+  drain_queue (w);
+  return NULL;
+}
+
+/* Worker 0: init, the other workers, its queue, merge and finish.  */
+static void *
+backend_main (void *unused)
+{
+  int result = 0;
+  bool alive;
+  unsigned started = 1;
+
+  (void) unused;
+  backend_thread_setup ();
+  alive = call_module (CALL_INIT, 0, NULL, &result);
+  if (alive && result != 0)
+    log_printf ("module %s refused to start (its init returned %d); the "
+                "program goes on without it",
+                module->name ? module->name : "?", result);
+  alive = alive && result == 0;
+  if (alive && worker_mode)
+    alive = call_module (CALL_WORKER_START, 0, NULL, NULL);
+  for (; alive && started < worker_count; started++)
+    if (pthread_create (&workers[started].thread, NULL, worker_main,
+                        (void *) (uintptr_t) started)
+        != 0)
+      {
+        log_printf ("module %s: cannot start worker %u; the program goes "
+                    "on without the module",
+                    module->name ? module->name : "?", started);
+        alive = false;
+        switch_module_off ();
+      }
+  if (!alive)
+    {
+      /* The workers started stop at once; the buffers are theirs to
+         release until the queue stops.  */
+      announce_start (-1);
+      drain_queue (0);
+      for (unsigned w = 1; w < started; w++)
+        pthread_join (workers[w].thread, NULL);
+      return NULL;
+    }
+  announce_start (1);
+  drain_queue (0);
+  for (unsigned w = 1; w < started; w++)
+    pthread_join (workers[w].thread, NULL);
+  if (atomic_load (&module_alive) && worker_mode)
+    call_module (CALL_MERGE, 0, NULL, NULL);
+  if (atomic_load (&module_alive))
+    call_module (CALL_FINISH, 0, NULL, NULL);
   return NULL;
 }
 
@@ -370,22 +525,68 @@ load_module (const char *path)
                   path);
       return NULL;
     }
-  if (found->abi_version != MEMPROF_MODULE_ABI_VERSION)
+  if (found->abi_version != MEMPROF_MODULE_ABI_VERSION
+      && found->abi_version != 1)
     {
       log_printf ("module=%s: built for module ABI version %u, this runtime "
-                  "implements version %u; rebuild it against this "
+                  "implements versions 1 and %u; rebuild it against this "
                   "<memprof/module.h>",
                   path, found->abi_version, MEMPROF_MODULE_ABI_VERSION);
       return NULL;
     }
-  if (found->handle == NULL)
+  if (found->abi_version == 1)
     {
-      log_printf ("module=%s: memprof_module.handle is null; the program "
-                  "goes on without it",
+      /* The fields of version 1 only: one backend thread.  */
+      static struct memprof_module version_1;
+      memcpy (&version_1, found,
+              offsetof (struct memprof_module, finish) + sizeof found->finish);
+      found = &version_1;
+    }
+  if (found->handle == NULL && found->worker_handle == NULL)
+    {
+      log_printf ("module=%s: memprof_module.handle and worker_handle are "
+                  "null; the program goes on without it",
                   path);
       return NULL;
     }
   return found;
+}
+
+/* The worker count and the partition; false when there is no memory for
+   the workers.  */
+static bool
+choose_workers (void)
+{
+  unsigned wanted = runtime_options.module_workers
+                        ? (unsigned) runtime_options.module_workers
+                        : module->workers;
+  if (wanted > WORKERS_MAX)
+    wanted = WORKERS_MAX;
+  if (wanted > 1 && module->worker_handle == NULL)
+    {
+      log_printf ("module %s: %u workers asked, but it has no "
+                  "worker_handle (module ABI version 2); one backend thread",
+                  module->name ? module->name : "?", wanted);
+      wanted = 1;
+    }
+  worker_count = wanted ? wanted : 1;
+  /* A module with worker_handle only runs as worker 0 of 1.  */
+  worker_mode = worker_count > 1 || module->handle == NULL;
+  if (module->partition_shift > 0 && module->partition_shift < 64)
+    partition_shift = module->partition_shift;
+  if (worker_mode)
+    for (unsigned w = 0; w < worker_count; w++)
+      {
+        workers[w].events
+            = runtime_map (EVENTS_PER_BUFFER * sizeof (struct memprof_event));
+        if (workers[w].events == NULL)
+          {
+            log_printf ("module=%s: no memory for its workers",
+                        runtime_options.module);
+            return false;
+          }
+      }
+  return true;
 }
 
 static void
@@ -404,9 +605,11 @@ events_start (void)
     }
   for (size_t i = 0; i < EVENT_BUFFERS; i++)
     {
-      buffers[i].next = free_list;
+      buffers[i].next[0] = free_list;
       free_list = &buffers[i];
     }
+  if (!choose_workers ())
+    goto out;
   install_fault_handlers ();
   pthread_atfork (NULL, NULL, child_after_fork);
   if (pthread_create (&backend, NULL, backend_main, NULL) != 0)
@@ -426,9 +629,9 @@ events_start (void)
       atomic_store (&events_want_allocations,
                     (wanted & MEMPROF_EVENTS_ALLOCATION) != 0);
       if (runtime_options.verbosity >= 1)
-        log_printf ("module %s loaded from %s (events 0x%x)",
+        log_printf ("module %s loaded from %s (events 0x%x, %u workers)",
                     module->name ? module->name : "?", runtime_options.module,
-                    wanted);
+                    wanted, worker_count);
     }
 out:
   in_runtime--;
@@ -450,7 +653,7 @@ events_destructor (void)
   if (!backend_running)
     return;
   in_runtime++;
-  switch_module_off ();
+  stop_events ();
   pthread_mutex_lock (&queue_lock);
   stopping = true;
   for (size_t i = 0; i < EVENT_BUFFERS; i++)

@@ -17,7 +17,7 @@
    The program runs with MEMPROF_OPTIONS=module=/path/to/module.so (and
    module_args=...).  The runtime dlopens the module, finds the symbol
    `memprof_module` (a struct memprof_module), and starts one backend
-   thread.  Each thread of the program appends its events to a buffer of
+   thread (or N address-partitioned workers: `workers' below).  Each thread of the program appends its events to a buffer of
    its own; full buffers go to the backend thread, which calls the
    module's `handle` with them, in each thread's order.  The module's
    code (init, handle, finish) runs only on that backend thread: a module
@@ -43,9 +43,10 @@
 extern "C" {
 #endif
 
-/* The version of this header's structures; a module built against
-   another version is refused.  */
-#define MEMPROF_MODULE_ABI_VERSION 1
+/* The version of this header's structures.  Version 2 appended the
+   worker fields to struct memprof_module; a version 1 module still loads
+   (one backend thread), any other version is refused with a message.  */
+#define MEMPROF_MODULE_ABI_VERSION 2
 
 /* ---- Events ---- */
 
@@ -148,7 +149,44 @@ struct memprof_module
   void (*handle) (const struct memprof_event *events, size_t count);
   /* At exit, after the last event: write the results.  May be null.  */
   void (*finish) (void);
+
+  /* ---- Since ABI version 2: data-parallel workers ---- */
+
+  /* The number of backend worker threads (the option module_workers
+     overrides it); 0 or 1: one backend thread calling `handle' as in
+     version 1.  With 2 or more, the runtime calls worker_start on each
+     worker's thread, then worker_handle with that worker's events, and
+     after the last event, on worker 0's thread once the others have
+     stopped, merge with every worker's state, then finish.  init runs
+     once, on worker 0, before the other workers start.  */
+  uint32_t workers;
+  /* Events are address-partitioned: a worker owns the granules of
+     1 << partition_shift bytes (0: 12, 4 KiB) whose number modulo the
+     worker count is its index; it gets the load and store events that
+     touch one of its granules (an access across a granule boundary goes
+     to each owner; a worker uses only the bytes it owns, see
+     memprof_worker_owns), and every other event (allocation, function
+     and loop events) in each thread's order.  */
+  uint32_t partition_shift;
+  /* Return the state of worker WORKER of WORKERS (null is a valid
+     state).  May be null.  */
+  void *(*worker_start) (unsigned worker, unsigned workers);
+  /* A batch of COUNT events of one thread, for the worker of STATE.  */
+  void (*worker_handle) (void *state, const struct memprof_event *events,
+                         size_t count);
+  /* After the last event: STATES[i] is worker i's state.  May be null.  */
+  void (*merge) (void *const *states, unsigned workers);
 };
+
+/* Whether the byte at ADDRESS belongs to WORKER of WORKERS under a
+   partition granule of 1 << SHIFT bytes (SHIFT as the runtime uses it:
+   12 when the module said 0).  */
+static inline int
+memprof_worker_owns (uint64_t address, unsigned shift, unsigned worker,
+                     unsigned workers)
+{
+  return workers <= 1 || (address >> shift) % workers == worker;
+}
 
 /* ---- The entry points of instrumented code (plugin <-> runtime) ----
 
@@ -166,6 +204,20 @@ struct memprof_module
 #define MEMPROF_EVENT_LOOP_EXIT_NAME "__memprof_event_loop_exit"
 /* The section of the struct memprof_site records.  */
 #define MEMPROF_SITES_SECTION "memprof_sites"
+
+/* ---- The module's events, read by the plugin (ABI version 2) ----
+
+   A module states the plugin events it needs once, in its own source:
+     MEMPROF_MODULE_EVENTS ("load store loop allocation");
+   (the names of -fplugin-arg-memprof-events, docs/modules.md).  The text
+   goes, NUL-terminated, into the section "memprof_events" of the module's
+   shared object, and -fplugin-arg-memprof-events=@module.so reads it
+   from there without loading the module.  */
+#define MEMPROF_EVENTS_SECTION "memprof_events"
+#define MEMPROF_MODULE_EVENTS(names)                                           \
+  __attribute__ ((used, section (MEMPROF_EVENTS_SECTION))) static const char   \
+      memprof_module_events[]                                                  \
+      = names
 
 #ifdef __cplusplus
 }

@@ -87,10 +87,28 @@ check "docs/testing.md's test runs with runtest and passes" \
 check "the test used the installed plugin" \
   grep -q "$prefix/lib/gcc-memprof/memprof.so" "$scratch/build/memprof.log"
 
+# The example modules (docs/modules.md): installed, built with one gcc
+# -shared command against the installed header, run on a program built
+# with the installed plugin and the module's installed events file.
+modules=$prefix/share/gcc-memprof/modules
+check "the example modules are installed" \
+  test -f "$modules/dependences.c" -a -f "$modules/lifetime.c" -a -f "$modules/common.h" -a -f "$modules/dependences.events"
+cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags memprof)
+check "the installed dependences module builds with one gcc -shared command" \
+  gcc -shared -fPIC -O2 $cflags -o "$work/dependences.so" "$modules/dependences.c"
+check "a program built with the installed plugin and @dependences.events" \
+  gcc -g -O1 -fno-tree-vectorize -fplugin="$plugin" -fplugin-arg-memprof-events=@"$modules/dependences.events" \
+    "$top/testsuite/modules/dependences_program.c" -o "$work/deps" $flags
+check "the installed module finds the program's loop-carried dependence (98)" \
+  bash -c "cd '$work' && MEMPROF_OPTIONS=module=./dependences.so:module_workers=2:module_args=out=deps.txt ./deps && grep -P '\tloop-carried\t.*\t98$' deps.txt"
+check "the installed memprof shows it" \
+  bash -c "'$prefix/bin/memprof' module-show '$work/deps.txt' | grep -q carried"
+
 check "make uninstall" make uninstall
 check "uninstall removed the library" test ! -e "$prefix/lib/libmemprof.so"
 check "uninstall removed the command" test ! -e "$prefix/bin/memprof"
 check "uninstall removed the headers" test ! -e "$prefix/include/memprof/heap.h"
+check "uninstall removed the example modules" test ! -e "$modules"
 check "uninstall removed the DejaGnu procs" test ! -e "$prefix/share/gcc-memprof/dejagnu/lib/memprof.exp"
 echo "install: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -160,6 +160,21 @@ def exact_events(cc, count_module):
     return binary
 
 
+def abi_version_1(cc, events_binary, count_module):
+    """A module built for ABI version 1 (no worker fields) still loads
+    and gets the events the current one gets."""
+    old = build_module(cc, "count_v1", os.path.join(HERE, "count_module.c"),
+                       ["-DCOUNT_ABI_VERSION=1"])
+    got = []
+    for module, name in ((count_module, "v2"), (old, "v1")):
+        out = os.path.join(WORK, f"abi.{name}.counts")
+        run_program(events_binary, f"module={module}:module_args=out={out}")
+        got.append(counts_of(out)[0] if os.path.exists(out) else None)
+    results.check(got[0] is not None and got[0] == got[1],
+                  "a module of ABI version 1 loads and counts the events of "
+                  "version 2", f"{got}")
+
+
 def threads(cc, count_module):
     binary = build_program(cc, "threads_program.c", "threads",
                            events="store")
@@ -228,6 +243,8 @@ def failing_modules(cc, events_binary, count_module):
     wrong_abi = build_module(cc, "wrong_abi",
                              os.path.join(HERE, "count_module.c"),
                              ["-DCOUNT_ABI_VERSION=99"])
+    workers_module = build_module(cc, "workers",
+                                  os.path.join(HERE, "workers_module.c"))
     cases = [("faults in its handler",
               f"module={count_module}:module_args=crash",
               "signal 11 (Segmentation fault) in its handle"),
@@ -241,7 +258,16 @@ def failing_modules(cc, events_binary, count_module):
              ("has no memprof_module", f"module={no_symbol}",
               "no symbol memprof_module"),
              ("has the wrong ABI version", f"module={wrong_abi}",
-              "built for module ABI version 99")]
+              "built for module ABI version 99"),
+             ("faults on its worker 1",
+              f"module={workers_module}:module_args=crash",
+              "signal 11 (Segmentation fault) in its worker_handle"),
+             ("faults in its merge",
+              f"module={workers_module}:module_args=merge",
+              "signal 11 (Segmentation fault) in its merge"),
+             ("refuses with workers",
+              f"module={workers_module}:module_args=refuse",
+              "refused to start")]
     for what, options, message in cases:
         ran = run_program(events_binary, options)
         results.check(ran.stdout == expected.stdout
@@ -302,6 +328,78 @@ def dependences(cc):
     results.check(iterations == [("carried", 99), ("independent", 100),
                                  ("same_iteration", 100)],
                   "dependences: each loop's iterations", f"{iterations}")
+
+
+def partitioned_workers(cc):
+    """The dependences module on 1, 2 and 3 workers (module_workers):
+    the same file, with the counts known by hand; a worker-only module
+    with a crashing worker keeps the program's output and status."""
+    module = os.path.join(WORK, "dependences.so")
+    binary = build_program(
+        cc, "pages_program.c", "pages_program",
+        events="@" + os.path.join(TOP, "modules", "dependences.events"))
+    outputs = {}
+    for workers in (1, 2, 3):
+        out = os.path.join(WORK, f"pages.{workers}.txt")
+        ran = run_program(binary, f"module={module}:module_workers={workers}"
+                          f":module_args=out={out}:verbosity=1")
+        results.check(ran.returncode == 0
+                      and f"{workers} workers" in ran.stderr
+                      if workers > 1 else ran.returncode == 0,
+                      f"workers: the program runs on {workers} worker(s)",
+                      ran.stderr[-1500:])
+        # The rows of a table come in the order of its hash table, of
+        # addresses that change from run to run.
+        outputs[workers] = (sorted(open(out).read().splitlines())
+                            if os.path.exists(out) else [])
+    results.check(outputs[1] != [] and outputs[1] == outputs[2] == outputs[3],
+                  "workers: 2 and 3 partitioned workers write the file of "
+                  "one worker", f"{outputs[2][:20]}")
+    shown = run([MEMPROF, "module-show", "--format=json",
+                 os.path.join(WORK, "pages.2.txt")])
+    rows = []
+    if shown.returncode == 0:
+        tables = {t["title"]: t["rows"]
+                  for t in json.loads(shown.stdout)["tables"]}
+        rows = sorted((r["loop"].split()[0], r["kind"],
+                       r["store"].split(":")[-2], r["load"].split(":")[-2],
+                       int(r["count"])) for r in tables["dependences"])
+    line = str(line_of("pages_program.c", "CARRIED_LINE"))
+    store = str(line_of("pages_program.c", "UNALIGNED_STORE"))
+    load = str(line_of("pages_program.c", "UNALIGNED_LOAD"))
+    # carried: one word per iteration from the second; unaligned: the
+    # 8 bytes stored at 7 * (i - 1) span 3 words (2 when aligned), each
+    # read back by the next iteration's load: counted per word.
+    unaligned_words = sum(
+        len(range((7 * (i - 1)) // 4, (7 * (i - 1) + 7) // 4 + 1))
+        for i in range(2, 20000))
+    expected = [("carried", "loop-carried", line, line, 19998),
+                ("unaligned", "loop-carried", store, load, unaligned_words)]
+    results.check(rows == expected, "workers: the dependences across "
+                  "granules, counted by hand", f"{rows} {expected}")
+
+
+def events_from_module(cc):
+    """-fplugin-arg-memprof-events=@module.so reads the module's
+    MEMPROF_MODULE_EVENTS: the same event calls in the GIMPLE as with its
+    events file, for both example modules."""
+    for name, program in (("dependences", "dependences_program.c"),
+                          ("lifetime", "lifetime_program.c")):
+        module = os.path.join(WORK, name + ".so")
+        calls = []
+        for spec in (os.path.join(TOP, "modules", name + ".events"), module):
+            binary = build_program(cc, program, f"{name}.from." +
+                                   os.path.basename(spec), events="@" + spec)
+            try:
+                with open(binary + ".optimized") as f:
+                    calls.append(sorted(re.findall(r"__memprof_event_\w+",
+                                                   f.read())))
+            except OSError:
+                calls.append(None)
+        results.check(calls[0] and calls[0] == calls[1],
+                      f"events=@{name}.so: the event calls of "
+                      f"@{name}.events ({len(calls[0] or [])})",
+                      f"{calls}")
 
 
 def lifetime(cc):
@@ -374,6 +472,14 @@ def bad_input(cc):
                   and "loops" in built.stderr,
                   "events=@FILE: an unknown event named with FILE:LINE",
                   built.stderr)
+    no_events = os.path.join(WORK, "count.so")
+    built = run([cc, plugin, f"-fplugin-arg-memprof-events=@{no_events}",
+                 "-c", source, "-o", os.path.join(WORK, "bad.o")])
+    results.check(built.returncode != 0 and no_events in built.stderr
+                  and "no section" in built.stderr
+                  and "MEMPROF_MODULE_EVENTS" in built.stderr,
+                  "events=@module.so of a module without MEMPROF_MODULE_EVENTS:"
+                  " an error naming the module and the macro", built.stderr)
     shown = run([MEMPROF, "module-show", spec])
     results.check(shown.returncode == 2 and f"{spec}:1" in shown.stderr,
                   "module-show: a file that is no module output is refused "
@@ -389,12 +495,15 @@ def main():
     count_module = build_module(args.cc, "count",
                                 os.path.join(HERE, "count_module.c"))
     events_binary = exact_events(args.cc, count_module)
+    abi_version_1(args.cc, events_binary, count_module)
     threads(args.cc, count_module)
     only_asked(args.cc, count_module)
     heap_profile_unchanged(args.cc, events_binary, count_module)
     failing_modules(args.cc, events_binary, count_module)
     dependences(args.cc)
+    partitioned_workers(args.cc)
     lifetime(args.cc)
+    events_from_module(args.cc)
     module_from_the_docs(args.cc)
     bad_input(args.cc)
     return results.finish()
