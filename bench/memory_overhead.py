@@ -22,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from workloads import WORKLOADS, prepare  # noqa: E402
+from run import pkg_config  # noqa: E402
 
 # The small-block workloads: (name, scale).  small_blocks keeps about
 # three million 16-48 byte blocks alive at once.
@@ -29,12 +30,6 @@ DEFAULT_WORKLOADS = "small_blocks,binary_trees,json_tree,hash_churn,strings,cont
 SMALL_BLOCKS_SCALE = "1"
 LIMIT_RATIO = 1.5
 LIMIT_SLACK_KIB = 64 * 1024
-
-
-def pkg_config(*args):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    return subprocess.run(["pkg-config", *args, "memprof"], env=env, check=True,
-                          capture_output=True, text=True).stdout.split()
 
 
 def peak_rss(command, env, cwd, report_path):

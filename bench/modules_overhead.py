@@ -33,15 +33,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from workloads import WORKLOADS, prepare  # noqa: E402
+from run import pkg_config  # noqa: E402
 
 MODULES = ["dependences", "lifetime"]
-
-
-def pkg_config(*args):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    return subprocess.run(["pkg-config", *args, "memprof"], env=env,
-                          check=True, capture_output=True,
-                          text=True).stdout.split()
 
 
 def measure(command, options, cwd):
