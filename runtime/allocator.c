@@ -602,7 +602,12 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
       return NULL;
     }
   header = checked_header (pointer);
-  if (header == NULL)
+  if (header != NULL)
+    {
+      old_size = header->size;
+      fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
+    }
+  else
     {
       /* glibc's block (sampling left it out, or from before
          interposition): glibc's realloc unless sampling keeps the new
@@ -610,17 +615,10 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
       uint32_t weight;
       if (!sampling_keeps (size, caller_return, &weight) || weight == 0)
         return __libc_realloc (pointer, size);
+      old_size = plain_usable_size (pointer);
       fresh
           = allocate_with_header (size, PLAIN_ALIGNMENT, caller_return, weight);
-      if (fresh == NULL)
-        return NULL;
-      old_size = plain_usable_size (pointer);
-      memcpy (fresh, pointer, old_size < size ? old_size : size);
-      deallocate (pointer);
-      return fresh;
     }
-  old_size = header->size;
-  fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
   if (fresh == NULL)
     return NULL;
   memcpy (fresh, pointer, old_size < size ? old_size : size);
