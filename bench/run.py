@@ -381,8 +381,9 @@ def main():
               "| workload | plugin / plugin, peak=0 |", "|---|---|"]
     peak_ratios = []
     for workload in workloads:
-        with_peak = results[workload.name, "plugin"]
-        without = results[workload.name, "plugin, peak=0"]
+        # Either may be left out by --config.
+        with_peak = results.get((workload.name, "plugin"))
+        without = results.get((workload.name, "plugin, peak=0"))
         if with_peak and without:
             peak_ratios.append(with_peak[0] / without[0])
             lines.append(f"| {workload.name} | {peak_ratios[-1]:.3f}x |")
