@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from workloads import WORKLOADS, prepare  # noqa: E402
-from run import pkg_config  # noqa: E402
+from run import pkg_config, publish  # noqa: E402
 
 # The small-block workloads: (name, scale).  small_blocks keeps about
 # three million 16-48 byte blocks alive at once.
@@ -144,11 +144,7 @@ def main():
                         if args.compare_runtime else ""))
     lines += ["", f"{len(programs) - failures} of {len(programs)} workloads within "
               "the limit."]
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as out:
-        out.write(text)
+    publish("\n".join(lines) + "\n", args.output)
 
 
 if __name__ == "__main__":

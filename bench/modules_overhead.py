@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from workloads import WORKLOADS, prepare  # noqa: E402
-from run import pkg_config  # noqa: E402
+from run import pkg_config, publish  # noqa: E402
 
 MODULES = ["dependences", "lifetime"]
 
@@ -198,11 +198,7 @@ def main():
     lines = ["# What profiling modules cost", "",
              "Written by `make bench-modules` (bench/modules_overhead.py).", ""]
     lines += throughput(args, work) + [""] + modules_cost(args, work)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as out:
-        out.write(text)
+    publish("\n".join(lines) + "\n", args.output)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from workloads import WORKLOADS, prepare  # noqa: E402
+from run import publish  # noqa: E402
 
 CONFIGS = [("peak=0", "peak=0"), ("peak=1 (default)", ""),
            ("peak_tolerance=0", "peak_tolerance=0")]
@@ -142,11 +143,7 @@ def main():
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append("| geometric mean | " + " | ".join(
         f"{statistics.geometric_mean(ratios[label]):.3f}x" for label, _ in CONFIGS) + " |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.output), exist_ok=True)
-    with open(args.output, "w") as out:
-        out.write(text)
+    publish("\n".join(lines) + "\n", args.output)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,17 @@ def fail(message):
     sys.exit(f"bench: {message}")
 
 
+def publish(text, path):
+    """Print a results table and write it to PATH (by a temporary file
+    renamed over it: an interrupted run leaves the last results whole)."""
+    print(text)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    temporary = path + ".tmp"
+    with open(temporary, "w") as out:
+        out.write(text)
+    os.replace(temporary, path)
+
+
 def pkg_config(*args):
     env = dict(os.environ, PKG_CONFIG_PATH=TOP)
     return subprocess.run(["pkg-config", *args, "memprof"], env=env, capture_output=True,
@@ -406,13 +417,7 @@ def main():
         removed = f"{max(0.0, 100 * (1 - full / none)):.1f}%" if none else "-"
         lines.append(f"| {workload.name} | {executed:,} | {none:,} | {basic:,} | {full:,} | "
                      f"{removed} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    temporary = args.output + ".tmp"
-    with open(temporary, "w") as out:
-        out.write(text)
-    os.replace(temporary, args.output)
+    publish("\n".join(lines) + "\n", args.output)
     return 0
 
 
