@@ -73,12 +73,12 @@ def compile_program(source, output, opt, flags, libraries):
     return run(command, cwd=os.path.dirname(output))
 
 
-def execute(binary, options=None):
+def execute(binary, options=None, arguments=()):
     env = dict(os.environ)
     env.pop("MEMPROF_OPTIONS", None)
     if options is not None:
         env["MEMPROF_OPTIONS"] = options
-    return run([binary], cwd=os.path.dirname(binary), env=env)
+    return run([binary, *arguments], cwd=os.path.dirname(binary), env=env)
 
 
 def use_lines(dump_dir, source):
@@ -337,7 +337,7 @@ def run_length_classes(work, profiled, rounds, thresholds):
     raw = os.path.join(work, f"run{rounds}.profraw")
     mprof = os.path.join(work, f"run{rounds}.mprof")
     if not os.path.exists(mprof):
-        ran = execute(profiled, f"profile_file={raw}")
+        ran = execute(profiled, f"profile_file={raw}", [str(rounds)])
         merged = run([MEMPROF, "merge", "--quiet", "--binary=" + profiled, "-o", mprof, raw])
         if ran.returncode != 0 or merged.returncode != 0:
             return None, ran.stderr + merged.stderr
@@ -375,6 +375,13 @@ def check_run_length():
         results.check(classes == RUN_LENGTH_EXPECTED,
                       f"run length: {rounds} rounds, thresholds relative to the run: "
                       "table cold, window hot, buffer notcold", f"{classes}\n{stderr[-1500:]}")
+        buffer_line = next(number for number, text
+                           in enumerate(open(RUN_LENGTH_SOURCE), 1) if "malloc (BUFFER" in text)
+        buffers = re.search(rf":{buffer_line}:\d+: note: memprof: .malloc. call: \w+ "
+                            r"\(\d+ contexts?, (\d+) allocations", stderr)
+        results.check(buffers is not None and int(buffers.group(1)) == rounds,
+                      f"run length: the profile of {rounds} rounds has {rounds} buffers",
+                      stderr[-1500:])
         results.check(re.search(r"thresholds for this profile: run of \d+ ms", stderr)
                       is not None, f"run length: {rounds} rounds: a remark gives the "
                       "thresholds fitted to the run", stderr[-800:])
