@@ -23,14 +23,9 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 import llvm_memprof_yaml  # noqa: E402
 sys.path.insert(0, HERE)
 from workloads import small_programs  # noqa: E402
+from run import pkg_config  # noqa: E402
 
 INTERVAL = 65536
-
-
-def pkg_config(*args):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    return subprocess.run(["pkg-config", *args, "memprof"], env=env, capture_output=True,
-                          text=True, check=True).stdout.split()
 
 
 def contexts(profile, binary):

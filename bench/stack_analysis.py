@@ -18,12 +18,7 @@ TOP = os.path.dirname(HERE)
 LEVELS = ("none", "basic", "full")
 sys.path.insert(0, HERE)
 from workloads import small_programs  # noqa: E402
-
-
-def pkg_config(*args):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    return subprocess.run(["pkg-config", *args, "memprof"], env=env, capture_output=True,
-                          text=True, check=True).stdout.split()
+from run import pkg_config  # noqa: E402
 
 
 def measure(args, program, opt, level, work):

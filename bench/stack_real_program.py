@@ -29,6 +29,7 @@ TOP = os.path.dirname(HERE)
 DRIVER = os.path.join(HERE, "realprog", "cjson_driver.c")
 sys.path.insert(0, HERE)
 import debsrc  # noqa: E402
+from run import pkg_config  # noqa: E402
 
 VARIANTS = (
     ("before: one function at a time", ["-fplugin-arg-memprof-other-frames=0"]),
@@ -48,11 +49,6 @@ def run(command, **kwargs):
 def fetch_source():
     """cJSON's tree, from `apt-get source cjson` (bench/debsrc.py)."""
     return debsrc.fetch("cjson", "cJSON.c", "stack_real_program")
-
-
-def pkg_config(*args):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    return run(["pkg-config", *args, "memprof"], env=env).stdout.split()
 
 
 def build(args, source, flags, binary, plugin):
