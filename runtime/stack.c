@@ -12,14 +12,18 @@
 
    What is known is learnt per return address, in frame_facts: the
    first time a return address is seen, the whole stack is unwound with
-   libunwind and compared with the frame-pointer chain; a step that gave
-   libunwind's next frame is trusted, the first one that did not is the
-   hand-over, where libunwind must take over.  If libunwind started
-   there does not give the full unwind's frames, that return address
-   always gets a full unwind.  Beyond a hand-over, the thread's tail
-   cache (below) gives the frames when the registers and the stack memory
-   the tail was unwound from are unchanged; otherwise the stack is
-   unwound in full.  Every VERIFY_INTERVAL-th fast capture of a thread is
+   libunwind and the fast steps are tried against it, frame by frame: a
+   frame-pointer step that gave libunwind's next frame is trusted; where
+   it did not (a C library function without frame pointers, such as
+   strdup, calling malloc), the frame's own unwind rule, learnt by one
+   libunwind step (see "Frames without frame pointers" below), is tried,
+   and frame pointers go on from the registers it restores; where
+   neither does, that frame is the hand-over, where libunwind must take
+   over.  If libunwind started there does not give the full unwind's
+   frames, that return address always gets a full unwind.  Beyond a
+   hand-over, the thread's tail cache (below) gives the frames when the
+   registers and the stack memory the tail was unwound from are
+   unchanged; otherwise the stack is unwound in full.  Every VERIFY_INTERVAL-th fast capture of a thread is
    checked against a full unwind; a return address whose step was once
    wrong is never trusted again.  The plugin keeps frame pointers in the
    code it instruments (-fno-omit-frame-pointer), so most steps are
@@ -76,13 +80,12 @@ frame_in_stack (const uintptr_t *frame, uintptr_t low, uintptr_t high)
          && ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) == 0;
 }
 
-/* Return addresses along the frame-pointer chain, innermost first, and
-   (when BASES is not NULL) the frame base each was read from.  Every
+/* Return addresses along the frame-pointer chain, innermost first.  Every
    frame read lies inside this thread's stack, above the previous one, so
    a program built without frame pointers gives a short or odd stack,
    never a fault.  */
 static int
-walk_frame_pointers (void **frames, const uintptr_t **bases, int max)
+walk_frame_pointers (void **frames, int max)
 {
   uintptr_t low, high;
   const uintptr_t *frame = __builtin_frame_address (0);
@@ -94,8 +97,6 @@ walk_frame_pointers (void **frames, const uintptr_t **bases, int max)
       const uintptr_t *next = (const uintptr_t *) frame[0];
       if (frame[1] == 0)
         break;
-      if (bases != NULL)
-        bases[count] = frame;
       frames[count++] = (void *) frame[1];
       if (next <= frame)
         break;
@@ -723,7 +724,7 @@ capture_by (uintptr_t *whole, uintptr_t *functions, bool frame_pointers,
 {
   void *frames[STACK_CAPTURE_MAX];
   int captured = frame_pointers
-                     ? walk_frame_pointers (frames, NULL, STACK_CAPTURE_MAX)
+                     ? walk_frame_pointers (frames, STACK_CAPTURE_MAX)
                      : unw_backtrace (frames, STACK_CAPTURE_MAX);
   /* libunwind's frame 0 is this function's own pc.  */
   int first = frame_pointers ? 0 : 1;
