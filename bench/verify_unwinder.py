@@ -37,7 +37,8 @@ def pkg_config(*args):
 
 def build(args, workload, src, binary, flags, runtime=True):
     compiler = args.cxx if workload.cxx else args.cc
-    command = [compiler, "-O2", "-g", *flags, *workload.compile_flags(src),
+    # FLAGS last: they override the workload's -fno-omit-frame-pointer.
+    command = [compiler, "-O2", "-g", *workload.compile_flags(src), *flags,
                *workload.sources(src), "-o", binary, "-lpthread", *workload.libs]
     if runtime:
         command += pkg_config("--cflags") + pkg_config("--libs")
