@@ -543,6 +543,9 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
             return -1;
           break;
         case STEP_BY_RULE:
+          /* A rule the full map could not keep is not known here.  */
+          if (!(rule & RULE_USABLE))
+            return -1;
           if (rule & RULE_END)
             return count;
           if (!step_by_rule (&state, rule, low, high))
