@@ -20,19 +20,13 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from workloads import WORKLOADS, prepare  # noqa: E402
+from run import pkg_config, publish  # noqa: E402
 
 UNWINDER = re.compile(r"unwinder=fast: (\d+) full unwinds, at least (\d+) stacks .*?"
                       r"at least (\d+) steps by a frame rule, (\d+) libunwind steps")
 VERIFIED = re.compile(r"verify_contexts: (\d+) contexts checked .*?, (\d+) differed")
-
-
-def pkg_config(*args):
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    return subprocess.run(["pkg-config", *args, "memprof"], env=env, capture_output=True,
-                          text=True, check=True).stdout.split()
 
 
 def build(args, workload, src, binary, flags, runtime=True):
@@ -100,12 +94,10 @@ def main():
                          + " | ".join(f"{n:,}" for n in figures) + " |")
             print(lines[-1], flush=True)
     text = "\n".join(lines) + "\n"
-    results = os.path.join(HERE, "results")
-    os.makedirs(results, exist_ok=True)
-    if not wanted:
-        with open(os.path.join(results, "verify-unwinder.md"), "w") as out:
-            out.write(text)
-    print(text)
+    if wanted:
+        print(text)
+    else:
+        publish(text, os.path.join(HERE, "results", "verify-unwinder.md"))
     for failure in failures:
         print("verify_unwinder: " + failure)
     return 1 if failures else 0
