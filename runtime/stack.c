@@ -24,8 +24,9 @@
    hand-over, the thread's tail cache (below) gives the frames when the
    registers and the stack memory the tail was unwound from are
    unchanged; otherwise the stack is unwound in full.  Every
-   VERIFY_INTERVAL-th fast capture of a thread is checked against a full unwind; a return address whose step was once
-   wrong is never trusted again.  The plugin keeps frame pointers in the
+   VERIFY_INTERVAL-th fast capture of a thread is checked against a
+   full unwind; a return address whose step was once wrong is never
+   trusted again.  The plugin keeps frame pointers in the
    code it instruments (-fno-omit-frame-pointer), so most steps are
    frame-pointer steps.  */
 
