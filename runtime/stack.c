@@ -12,16 +12,21 @@
 
    What is known is learnt per return address, in frame_facts: the
    first time a return address is seen, the whole stack is unwound with
-   libunwind and compared with the frame-pointer chain; a step that gave
-   libunwind's next frame is trusted, the first one that did not is the
-   hand-over, where libunwind must take over.  If libunwind started
-   there does not give the full unwind's frames, that return address
-   always gets a full unwind.  Beyond a hand-over, the thread's tail
-   cache (below) gives the frames when the registers and the stack memory
-   the tail was unwound from are unchanged; otherwise the stack is
-   unwound in full.  Every VERIFY_INTERVAL-th fast capture of a thread is
-   checked against a full unwind; a return address whose step was once
-   wrong is never trusted again.  The plugin keeps frame pointers in the
+   libunwind and the fast steps are tried against it, frame by frame: a
+   frame-pointer step that gave libunwind's next frame is trusted; where
+   it did not (a C library function without frame pointers, such as
+   strdup, calling malloc), the frame's own unwind rule, learnt by one
+   libunwind step (see "Frames without frame pointers" below), is tried,
+   and frame pointers go on from the registers it restores; where
+   neither does, that frame is the hand-over, where libunwind must take
+   over.  If libunwind started there does not give the full unwind's
+   frames, that return address always gets a full unwind.  Beyond a
+   hand-over, the thread's tail cache (below) gives the frames when the
+   registers and the stack memory the tail was unwound from are
+   unchanged; otherwise the stack is unwound in full.  Every
+   VERIFY_INTERVAL-th fast capture of a thread is checked against a
+   full unwind; a return address whose step was once wrong is never
+   trusted again.  The plugin keeps frame pointers in the
    code it instruments (-fno-omit-frame-pointer), so most steps are
    frame-pointer steps.  */
 
@@ -76,13 +81,12 @@ frame_in_stack (const uintptr_t *frame, uintptr_t low, uintptr_t high)
          && ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) == 0;
 }
 
-/* Return addresses along the frame-pointer chain, innermost first, and
-   (when BASES is not NULL) the frame base each was read from.  Every
+/* Return addresses along the frame-pointer chain, innermost first.  Every
    frame read lies inside this thread's stack, above the previous one, so
    a program built without frame pointers gives a short or odd stack,
    never a fault.  */
 static int
-walk_frame_pointers (void **frames, const uintptr_t **bases, int max)
+walk_frame_pointers (void **frames, int max)
 {
   uintptr_t low, high;
   const uintptr_t *frame = __builtin_frame_address (0);
@@ -94,8 +98,6 @@ walk_frame_pointers (void **frames, const uintptr_t **bases, int max)
       const uintptr_t *next = (const uintptr_t *) frame[0];
       if (frame[1] == 0)
         break;
-      if (bases != NULL)
-        bases[count] = frame;
       frames[count++] = (void *) frame[1];
       if (next <= frame)
         break;
@@ -113,13 +115,14 @@ enum step_verdict
   STEP_UNKNOWN = 0,
   STEP_FRAME_POINTER = 1,    /* the caller's frame, as libunwind gives */
   STEP_UNWIND_FROM_HERE = 2, /* wrong; libunwind from this frame is right */
-  STEP_FULL_UNWIND = 3       /* only a full unwind is right */
+  STEP_FULL_UNWIND = 3,      /* only a full unwind is right */
+  STEP_BY_RULE = 4           /* wrong; the frame's learnt rule is right */
 };
 
 /* Per return address - 1: its step verdict (the low FACT_VERDICT_BITS),
    and its function's start + 1 above them (0: not looked up yet).  */
 static struct pc_map frame_facts;
-#define FACT_VERDICT_BITS 2
+#define FACT_VERDICT_BITS 3
 #define FACT_VERDICT_MASK ((1ULL << FACT_VERDICT_BITS) - 1)
 
 static inline enum step_verdict
@@ -166,25 +169,39 @@ struct facts_memo
 {
   uintptr_t pc;
   uint64_t facts;
+  uint64_t rule; /* with STEP_BY_RULE: its frame rule */
   uint32_t epoch;
 };
 static __thread struct facts_memo facts_memo[FACTS_MEMO_SETS][2]
     __attribute__ ((tls_model ("initial-exec")));
 
+/* Per return address - 1 whose frame has no frame pointer: its frame
+   rule (below), learnt before its verdict becomes STEP_BY_RULE.  */
+static struct pc_map frame_rules;
+
+/* PC's facts and, with STEP_BY_RULE, its frame rule in *RULE.  */
 static inline uint64_t
-facts_of (uintptr_t pc)
+facts_of (uintptr_t pc, uint64_t *rule)
 {
   struct facts_memo *set = facts_memo[(pc * 0x9e3779b97f4a7c15ULL) >> 58];
   uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
   if (set[0].pc == pc && set[0].epoch == epoch)
-    return set[0].facts;
+    {
+      *rule = set[0].rule;
+      return set[0].facts;
+    }
   if (set[1].pc == pc && set[1].epoch == epoch)
-    return set[1].facts;
+    {
+      *rule = set[1].rule;
+      return set[1].facts;
+    }
   uint64_t facts = pc_map_get (&frame_facts, pc);
+  *rule
+      = verdict_of (facts) == STEP_BY_RULE ? pc_map_get (&frame_rules, pc) : 0;
   if (verdict_of (facts) != STEP_UNKNOWN)
     {
       set[1] = set[0];
-      set[0] = (struct facts_memo){ pc, facts, epoch };
+      set[0] = (struct facts_memo){ pc, facts, *rule, epoch };
     }
   return facts;
 }
@@ -222,30 +239,61 @@ static __thread unsigned fast_captures
 
 static _Atomic bool per_thread_caching;
 
-/* The callers of the function that RETURN_ADDRESS returns into, whose
-   callee's frame base is FRAME, by libunwind started there: after the
-   return, the instruction pointer is RETURN_ADDRESS, the stack pointer is
-   just above the return address, and the frame pointer is the one the
-   callee saved.  Appended to OUT[COUNT, MAX); returns the new count.  */
-static int
-unwind_from (uintptr_t *out, int count, int max, uintptr_t return_address,
-             const uintptr_t *frame, uintptr_t *last_sp)
+/* Where an unwind is between two frames: the return address into the
+   next function out, and that function's stack pointer (just above the
+   return address) and frame pointer after the return.  */
+struct frame_state
 {
-  unw_context_t context;
-  unw_cursor_t cursor;
+  uintptr_t return_address;
+  uintptr_t sp;
+  uintptr_t rbp;
+};
 
+/* The state after the return to FRAME[1] from the function whose frame
+   base (built with a frame pointer) is FRAME.  */
+static inline struct frame_state
+state_above (const uintptr_t *frame)
+{
+  return (struct frame_state){ frame[1], (uintptr_t) (frame + 2), frame[0] };
+}
+
+/* For verbosity=1: libunwind steps taken to learn frame rules, and
+   (added at each verification, so at least) steps by a learnt rule.  */
+static _Atomic uint64_t rule_learning_steps, rule_step_count;
+static __thread uint64_t rule_steps
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* CURSOR on the frame STATE's return address returns into, started with
+   libunwind's per-thread cache; CONTEXT holds its registers.  */
+static int
+cursor_at (unw_cursor_t *cursor, unw_context_t *context,
+           const struct frame_state *state)
+{
   if (UNLIKELY (
           !atomic_load_explicit (&per_thread_caching, memory_order_relaxed))
       && !atomic_exchange (&per_thread_caching, true))
     /* libunwind's global cache takes a lock and masks signals (two
        system calls) at every step; a per-thread cache does neither.  */
     unw_set_caching_policy (unw_local_addr_space, UNW_CACHE_PER_THREAD);
-  unw_getcontext (&context);
+  unw_getcontext (context);
   /* Inside the call instruction, as libunwind looks up a caller's pc.  */
-  context.uc_mcontext.gregs[REG_RIP] = (greg_t) (return_address - 1);
-  context.uc_mcontext.gregs[REG_RSP] = (greg_t) (frame + 2);
-  context.uc_mcontext.gregs[REG_RBP] = (greg_t) frame[0];
-  if (unw_init_local (&cursor, &context) < 0)
+  context->uc_mcontext.gregs[REG_RIP] = (greg_t) (state->return_address - 1);
+  context->uc_mcontext.gregs[REG_RSP] = (greg_t) state->sp;
+  context->uc_mcontext.gregs[REG_RBP] = (greg_t) state->rbp;
+  return unw_init_local (cursor, context);
+}
+
+/* The callers of the function STATE's return address returns into, by
+   libunwind started there.  Appended to OUT[COUNT, MAX); returns the new
+   count, and the outermost frame's stack pointer in *LAST_SP.  */
+static int
+unwind_from (uintptr_t *out, int count, int max,
+             const struct frame_state *state, uintptr_t *last_sp)
+{
+  unw_context_t context;
+  unw_cursor_t cursor;
+
+  if (cursor_at (&cursor, &context, state) < 0)
     return -1;
   while (count < max && unw_step (&cursor) > 0)
     {
@@ -260,17 +308,125 @@ unwind_from (uintptr_t *out, int count, int max, uintptr_t return_address,
   return count;
 }
 
+/* ---- Frames without frame pointers ----
+
+   A C library function built without frame pointers (strdup, fopen...)
+   that calls malloc keeps its caller's frame pointer, so the
+   frame-pointer step from its return address skips its caller.  The
+   DWARF rule of most such frames at a call is simple: the canonical
+   frame address (CFA) is the stack pointer plus a constant, the return
+   address is at CFA - 8, and the frame pointer is unchanged or saved at
+   a constant offset from the CFA.  Such a rule is learnt per return
+   address by one libunwind step (unw_get_save_loc tells where the step
+   read the return address and the frame pointer), kept in frame_rules,
+   and applied after that without libunwind: a few loads.  A rule is a
+   64-bit value: */
+#define RULE_KNOWN 1        /* looked up (so never 0) */
+#define RULE_USABLE 2       /* simple; otherwise never applied */
+#define RULE_END 4          /* the return address is undefined: the end */
+#define RULE_RBP_SAVED 8    /* the frame pointer is saved, not unchanged */
+#define RULE_CFA_SHIFT 16   /* bits 16-31: CFA - stack pointer, bytes */
+#define RULE_RBP_SHIFT 32   /* bits 32-63: the saved frame pointer - CFA */
+#define RULE_CFA_MAX 0xfff8 /* the largest CFA offset kept */
+
+/* What one libunwind step from STATE shows of its frame's rule.  */
+static uint64_t
+rule_by_one_step (const struct frame_state *state)
+{
+  unw_context_t context;
+  unw_cursor_t cursor;
+  unw_proc_info_t info;
+  unw_word_t cfa, ip, rbp;
+  unw_save_loc_t ip_at, rbp_at;
+
+  atomic_fetch_add_explicit (&rule_learning_steps, 1, memory_order_relaxed);
+  /* Without unwind information libunwind guesses from frame pointers,
+     and a signal frame has a rule of its own: neither is simple.  */
+  if (cursor_at (&cursor, &context, state) < 0
+      || unw_get_proc_info (&cursor, &info) < 0
+      || unw_is_signal_frame (&cursor) > 0)
+    return RULE_KNOWN;
+  int stepped = unw_step (&cursor);
+  if (stepped == 0)
+    return RULE_KNOWN | RULE_USABLE | RULE_END;
+  if (stepped < 0 || unw_get_reg (&cursor, UNW_REG_SP, &cfa) < 0
+      || unw_get_reg (&cursor, UNW_REG_IP, &ip) < 0
+      || unw_get_reg (&cursor, UNW_X86_64_RBP, &rbp) < 0
+      || unw_get_save_loc (&cursor, UNW_X86_64_RIP, &ip_at) < 0
+      || unw_get_save_loc (&cursor, UNW_X86_64_RBP, &rbp_at) < 0)
+    return RULE_KNOWN;
+  if (cfa <= state->sp || cfa - state->sp > RULE_CFA_MAX
+      || (cfa & (sizeof (uintptr_t) - 1)) != 0 || ip_at.type != UNW_SLT_MEMORY
+      || ip_at.u.addr != cfa - 8 || ip != *(const uintptr_t *) (cfa - 8)
+      || rbp_at.type != UNW_SLT_MEMORY)
+    return RULE_KNOWN;
+  uint64_t rule = RULE_KNOWN | RULE_USABLE
+                  | (uint64_t) (cfa - state->sp) << RULE_CFA_SHIFT;
+  /* Unchanged, it is still read from the registers we started from.  */
+  if (rbp_at.u.addr == (unw_word_t) &context.uc_mcontext.gregs[REG_RBP])
+    return rbp == state->rbp ? rule : RULE_KNOWN;
+  if (rbp_at.u.addr < state->sp || rbp_at.u.addr + 8 > cfa
+      || rbp != *(const uintptr_t *) rbp_at.u.addr)
+    return RULE_KNOWN;
+  return rule | RULE_RBP_SAVED
+         | (uint64_t) (uint32_t) (int32_t) (rbp_at.u.addr - cfa)
+               << RULE_RBP_SHIFT;
+}
+
+/* The frame rule of STATE's return address, learnt on first sight.  */
+static uint64_t
+rule_of (const struct frame_state *state)
+{
+  uintptr_t pc = state->return_address - 1;
+  uint64_t rule = pc_map_get (&frame_rules, pc);
+  if (rule == 0)
+    {
+      rule = rule_by_one_step (state);
+      pc_map_set (&frame_rules, pc, rule);
+    }
+  return rule;
+}
+
+/* Step STATE out by the frame-pointer chain; false when the frame
+   pointer is no frame of this thread's stack [LOW, HIGH).  */
+static inline bool
+step_by_frame_pointer (struct frame_state *state, uintptr_t low, uintptr_t high)
+{
+  const uintptr_t *frame = (const uintptr_t *) state->rbp;
+  if (!frame_in_stack (frame, low, high) || (uintptr_t) frame < state->sp)
+    return false;
+  *state = state_above (frame);
+  return true;
+}
+
+/* Step STATE out by RULE (usable, not RULE_END); false when what it
+   reads is not in this thread's stack [LOW, HIGH).  */
+static inline bool
+step_by_rule (struct frame_state *state, uint64_t rule, uintptr_t low,
+              uintptr_t high)
+{
+  uintptr_t cfa = state->sp + ((rule >> RULE_CFA_SHIFT) & 0xffff);
+  if (state->sp < low || cfa > high)
+    return false;
+  uintptr_t rbp = state->rbp;
+  if (rule & RULE_RBP_SAVED)
+    rbp = *(const uintptr_t *) (cfa + (int32_t) (rule >> RULE_RBP_SHIFT));
+  *state = (struct frame_state){ ((const uintptr_t *) cfa)[-1], cfa, rbp };
+  return true;
+}
+
 /* ---- The tail cache ----
 
    Where a thread's stack leaves code with frame pointers for the last
    time -- the C library's start-up frames under main, or under a
    thread's start routine -- the frames beyond stay the same for as long
    as that frame lives.  The thread keeps the tail a full unwind gave,
-   with the state it was unwound from: the return address and frame base
-   of the hand-over, and a copy of the stack memory the unwind of the
-   tail reads (from the frame base to beyond the outermost frame's stack
-   pointer).  The same registers and the same memory give the same
-   unwind, so a tail is reused only when all of them are equal.  */
+   with the state it was unwound from: the return address, stack pointer
+   and frame pointer of the hand-over, and a copy of the stack memory the
+   unwind of the tail reads (from the stack pointer to beyond the
+   outermost frame's stack pointer).  The same registers and the same
+   memory give the same unwind, so a tail is reused only when all of
+   them are equal.  */
 
 #define TAIL_FRAMES_MAX 16
 #define TAIL_MEMORY_MAX 512 /* bytes */
@@ -279,8 +435,7 @@ unwind_from (uintptr_t *out, int count, int max, uintptr_t return_address,
 
 struct tail_cache
 {
-  uintptr_t return_address; /* 0: empty */
-  const uintptr_t *frame;
+  struct frame_state state; /* return_address 0: empty */
   uint32_t frame_count;
   uint32_t memory_words;
   uintptr_t frames[TAIL_FRAMES_MAX];
@@ -291,16 +446,18 @@ struct tail_cache
 static __thread struct tail_cache tail_cache
     __attribute__ ((tls_model ("initial-exec")));
 
-/* Append the cached tail for a hand-over at RETURN_ADDRESS from FRAME to
-   OUT[COUNT, MAX); -1 when it is not cached.  */
+/* Append the cached tail for a hand-over at STATE to OUT[COUNT, MAX); -1
+   when it is not cached.  */
 static int
 tail_from_cache (uintptr_t *out, uintptr_t *functions, int count, int max,
-                 uintptr_t return_address, const uintptr_t *frame)
+                 const struct frame_state *state)
 {
   struct tail_cache *tail = &tail_cache;
-  if (tail->return_address != return_address || tail->frame != frame
+  if (tail->state.return_address != state->return_address
+      || tail->state.sp != state->sp || tail->state.rbp != state->rbp
       || count + (int) tail->frame_count > max
-      || memcmp (frame, tail->memory, tail->memory_words * sizeof (uintptr_t))
+      || memcmp ((const void *) state->sp, tail->memory,
+                 tail->memory_words * sizeof (uintptr_t))
              != 0)
     return -1;
   memcpy (out + count, tail->frames, tail->frame_count * sizeof *out);
@@ -309,11 +466,11 @@ tail_from_cache (uintptr_t *out, uintptr_t *functions, int count, int max,
   return count + (int) tail->frame_count;
 }
 
-/* Keep TAIL (COUNT frames), unwound from a hand-over at RETURN_ADDRESS
-   from FRAME, whose outermost stack pointer was LAST_SP.  */
+/* Keep TAIL (COUNT frames), unwound from a hand-over at STATE, whose
+   outermost stack pointer was LAST_SP.  */
 static void
-tail_remember (const uintptr_t *tail, int count, uintptr_t return_address,
-               const uintptr_t *frame, uintptr_t last_sp)
+tail_remember (const uintptr_t *tail, int count,
+               const struct frame_state *state, uintptr_t last_sp)
 {
   uintptr_t low, high;
   uintptr_t end = last_sp + TAIL_MARGIN;
@@ -321,114 +478,171 @@ tail_remember (const uintptr_t *tail, int count, uintptr_t return_address,
   thread_stack_bounds (&low, &high);
   if (end > high)
     end = high;
-  tail_cache.return_address = 0;
-  if (count > TAIL_FRAMES_MAX || last_sp < (uintptr_t) frame
-      || end - (uintptr_t) frame > TAIL_MEMORY_MAX)
+  tail_cache.state.return_address = 0;
+  if (count > TAIL_FRAMES_MAX || last_sp < state->sp
+      || end - state->sp > TAIL_MEMORY_MAX)
     return;
-  tail_cache.frame = frame;
   tail_cache.frame_count = (uint32_t) count;
-  tail_cache.memory_words
-      = (uint32_t) ((end - (uintptr_t) frame) / sizeof (uintptr_t));
+  tail_cache.memory_words = (uint32_t) ((end - state->sp) / sizeof (uintptr_t));
   memcpy (tail_cache.frames, tail, count * sizeof *tail);
   for (int i = 0; i < count; i++)
     tail_cache.functions[i] = stack_function_of (tail[i] - 1);
-  memcpy (tail_cache.memory, frame,
+  memcpy (tail_cache.memory, (const void *) state->sp,
           tail_cache.memory_words * sizeof (uintptr_t));
-  tail_cache.return_address = return_address;
+  tail_cache.state = *state;
+}
+
+/* The frame of the runtime's own (built with frame pointers) whose
+   return address is CALLER_RETURN, from FRAME out; NULL when not
+   found.  */
+static const uintptr_t *
+runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
+                     uintptr_t low, uintptr_t high)
+{
+  for (int skipped = 0; skipped <= RUNTIME_FRAMES_MAX; skipped++)
+    {
+      if (frame == NULL || !frame_in_stack (frame, low, high))
+        return NULL;
+      if (frame[1] == caller_return)
+        return frame;
+      const uintptr_t *next = (const uintptr_t *) frame[0];
+      if (next <= frame)
+        return NULL;
+      frame = next;
+    }
+  return NULL;
 }
 
 /* The return addresses from CALLER_RETURN outwards into OUT (at most
-   MAX), by frame pointers where the verdicts allow it; -1 when a return
-   address is not known yet or needs a full unwind.  */
+   MAX), by frame pointers and frame rules where the verdicts allow it;
+   -1 when a return address is not known yet or needs a full unwind.  */
 static int
 capture_fast (uintptr_t *out, uintptr_t *functions, int max,
               uintptr_t caller_return)
 {
   uintptr_t low, high;
-  const uintptr_t *frame = __builtin_frame_address (0);
-  int count = 0, skipped = 0;
+  int count = 0;
 
   thread_stack_bounds (&low, &high);
+  const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
+                                                caller_return, low, high);
+  if (frame == NULL)
+    return -1;
+  struct frame_state state = state_above (frame);
   for (;;)
     {
-      if (!frame_in_stack (frame, low, high))
-        return -1;
-      uintptr_t return_address = frame[1];
-      if (count == 0 && return_address != caller_return)
+      if (count == max)
+        return count;
+      uint64_t rule;
+      uint64_t facts = facts_of (state.return_address - 1, &rule);
+      functions[count] = function_in (facts);
+      out[count++] = state.return_address;
+      switch (verdict_of (facts))
         {
-          /* The runtime's own frames, built with frame pointers.  */
-          if (++skipped > RUNTIME_FRAMES_MAX)
+        case STEP_FRAME_POINTER:
+          if (!step_by_frame_pointer (&state, low, high))
             return -1;
-        }
-      else
-        {
-          if (count == max)
+          break;
+        case STEP_BY_RULE:
+          /* A rule the full map could not keep is not known here.  */
+          if (!(rule & RULE_USABLE))
+            return -1;
+          if (rule & RULE_END)
             return count;
-          uint64_t facts = facts_of (return_address - 1);
-          functions[count] = function_in (facts);
-          out[count++] = return_address;
-          if (verdict_of (facts) == STEP_UNWIND_FROM_HERE)
-            return tail_from_cache (out, functions, count, max, return_address,
-                                    frame);
-          if (verdict_of (facts) != STEP_FRAME_POINTER)
+          if (!step_by_rule (&state, rule, low, high))
             return -1;
+          rule_steps++;
+          break;
+        case STEP_UNWIND_FROM_HERE:
+          return tail_from_cache (out, functions, count, max, &state);
+        default:
+          return -1;
         }
-      const uintptr_t *next = (const uintptr_t *) frame[0];
-      if (next <= frame)
-        return -1;
-      frame = next;
     }
 }
 
 /* A full unwind from CALLER_RETURN outwards into OUT (at most MAX), and
-   what it teaches about the frame-pointer steps of its return addresses.
+   what it teaches about the steps of its return addresses: from the
+   runtime's frame out, each step is tried as its verdict says (all of
+   them while it is not known yet: a frame-pointer step, the frame's rule,
+   libunwind from there to the end) and must give the full unwind's next
+   frame; a known verdict whose step does not is never trusted again.
    -1 when CALLER_RETURN is not in the unwound stack.  */
 static int
 capture_learning (uintptr_t *out, int max, uintptr_t caller_return)
 {
-  void *full[STACK_CAPTURE_MAX], *chain[STACK_CAPTURE_MAX];
-  const uintptr_t *bases[STACK_CAPTURE_MAX];
+  void *full[STACK_CAPTURE_MAX];
   uintptr_t tail[STACK_CAPTURE_MAX];
+  uintptr_t low, high;
   int full_count = unw_backtrace (full, STACK_CAPTURE_MAX);
-  int chain_count = walk_frame_pointers (chain, bases, STACK_CAPTURE_MAX);
-  int f = 0, c = 0, count = 0;
+  int f = 0, count = 0, i;
 
   while (f < full_count && (uintptr_t) full[f] != caller_return)
     f++;
-  while (c < chain_count && (uintptr_t) chain[c] != caller_return)
-    c++;
   if (f == full_count)
     return -1;
-  for (int i = f; i < full_count && count < max && full[i] != NULL; i++)
-    out[count++] = (uintptr_t) full[i];
-  /* Walk both while they agree: chain[c + i] == out[i].  */
-  for (int i = 0; c + i < chain_count && i < count; i++)
+  for (int k = f; k < full_count && count < max && full[k] != NULL; k++)
+    out[count++] = (uintptr_t) full[k];
+  thread_stack_bounds (&low, &high);
+  const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
+                                                caller_return, low, high);
+  if (frame == NULL)
+    return count;
+  struct frame_state state = state_above (frame);
+  for (i = 0; i + 1 < count; i++)
     {
-      uintptr_t return_address = out[i];
-      if (i + 1 < count && c + i + 1 < chain_count
-          && (uintptr_t) chain[c + i + 1] == out[i + 1])
+      /* STATE is at out[i].  */
+      enum step_verdict verdict
+          = verdict_of (pc_map_get (&frame_facts, out[i] - 1));
+      struct frame_state next = state;
+      if (verdict == STEP_FULL_UNWIND)
+        return count;
+      if (verdict == STEP_UNKNOWN || verdict == STEP_FRAME_POINTER)
         {
-          learn_verdict (return_address, STEP_FRAME_POINTER);
-          continue;
+          if (step_by_frame_pointer (&next, low, high)
+              && next.return_address == out[i + 1])
+            {
+              learn_verdict (out[i], STEP_FRAME_POINTER);
+              state = next;
+              continue;
+            }
+          next = state;
         }
-      if (i + 1 == count)
-        break; /* the end of the stack (or of MAX): nothing to learn */
-      uintptr_t last_sp = 0;
-      int tail_count = unwind_from (tail, 0, count - i - 1, return_address,
-                                    bases[c + i], &last_sp);
-      bool right
-          = tail_count == count - i - 1
-            && memcmp (tail, out + i + 1, tail_count * sizeof *tail) == 0;
-      if (!right)
-        learn_verdict (return_address, STEP_FULL_UNWIND);
-      else
+      if (verdict == STEP_UNKNOWN || verdict == STEP_BY_RULE)
         {
-          learn_verdict (return_address, STEP_UNWIND_FROM_HERE);
-          tail_remember (tail, tail_count, return_address, bases[c + i],
-                         last_sp);
+          uint64_t rule = rule_of (&state);
+          if ((rule & (RULE_USABLE | RULE_END)) == RULE_USABLE
+              && step_by_rule (&next, rule, low, high)
+              && next.return_address == out[i + 1])
+            {
+              learn_verdict (out[i], STEP_BY_RULE);
+              state = next;
+              continue;
+            }
         }
-      break;
+      if (verdict == STEP_UNKNOWN || verdict == STEP_UNWIND_FROM_HERE)
+        {
+          uintptr_t last_sp = 0;
+          int tail_count
+              = unwind_from (tail, 0, count - i - 1, &state, &last_sp);
+          if (tail_count == count - i - 1
+              && memcmp (tail, out + i + 1, tail_count * sizeof *tail) == 0)
+            {
+              learn_verdict (out[i], STEP_UNWIND_FROM_HERE);
+              tail_remember (tail, tail_count, &state, last_sp);
+              return count;
+            }
+        }
+      learn_verdict (out[i], STEP_FULL_UNWIND);
+      return count;
     }
+  /* The end of the stack (not of MAX): its last frame's rule may say so,
+     as it did to the full unwind.  */
+  if (i + 1 == count && count < max
+      && verdict_of (pc_map_get (&frame_facts, out[i] - 1)) == STEP_UNKNOWN
+      && (rule_of (&state) & (RULE_USABLE | RULE_END))
+             == (RULE_USABLE | RULE_END))
+    learn_verdict (out[i], STEP_BY_RULE);
   return count;
 }
 
@@ -479,6 +693,9 @@ capture_exact (uintptr_t *out, uintptr_t *functions, int max,
     {
       atomic_fetch_add_explicit (&fast_capture_count, VERIFY_INTERVAL,
                                  memory_order_relaxed);
+      atomic_fetch_add_explicit (&rule_step_count, rule_steps,
+                                 memory_order_relaxed);
+      rule_steps = 0;
       count = verify_fast (out, count, max, caller_return);
     }
   if (count > 0)
@@ -490,10 +707,13 @@ void
 stack_report (void)
 {
   if (runtime_options.unwinder[0] == 'f' && runtime_options.unwinder[1] == 'a')
-    log_printf ("unwinder=fast: %lu full unwinds, at least %lu stacks by "
-                "frame pointers and the tail cache",
-                (unsigned long) full_unwind_count,
-                (unsigned long) fast_capture_count);
+    log_printf (
+        "unwinder=fast: %lu full unwinds, at least %lu stacks by "
+        "frame pointers, frame rules and the tail cache; at least "
+        "%lu steps by a frame rule, %lu libunwind steps to learn "
+        "them",
+        (unsigned long) full_unwind_count, (unsigned long) fast_capture_count,
+        (unsigned long) rule_step_count, (unsigned long) rule_learning_steps);
 }
 
 /* The most frames of the program kept (max_stack_depth's maximum), the
@@ -508,7 +728,7 @@ capture_by (uintptr_t *whole, uintptr_t *functions, bool frame_pointers,
 {
   void *frames[STACK_CAPTURE_MAX];
   int captured = frame_pointers
-                     ? walk_frame_pointers (frames, NULL, STACK_CAPTURE_MAX)
+                     ? walk_frame_pointers (frames, STACK_CAPTURE_MAX)
                      : unw_backtrace (frames, STACK_CAPTURE_MAX);
   /* libunwind's frame 0 is this function's own pc.  */
   int first = frame_pointers ? 0 : 1;

@@ -16,6 +16,11 @@ built with the plugin at -O0 and -O2:
   (qsort's comparator, a shared library built with -fomit-frame-pointer,
   threads), built with the plugin and without it at -fomit-frame-pointer;
   and it does take the fast path on recursion.c;
+- the C library's frames without frame pointers (glibc_alloc.c:
+  allocations inside strdup, asprintf and getline at every depth of a
+  recursion) are stepped by their learnt rule: the same contexts as a
+  full unwind (both ways above), fewer than 1% of the stacks unwound in
+  full, and a bounded number of libunwind steps;
 - verify_contexts=1: every context the fast unwinder and the thread's
   context cache give is the one a full unwind gives, on callbacks.c,
   recursion.c and a real program (libiberty's C++ demangler);
@@ -30,6 +35,7 @@ Prints one line per check and ends with `stacks: N passed, N failed`."""
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -47,6 +53,10 @@ DEPTH = 9
 # Folded, a context is an allocation call, the physical frames of distinct
 # functions around it and markers: a few per allocation call and caller.
 FOLDED_CONTEXTS_MAX = 40
+# glibc_alloc.c: libunwind steps to learn the rules of the frames without
+# frame pointers, one per return address (a few dozen), whatever the
+# number of allocations.
+LEARNING_STEPS_MAX = 64
 
 results = Report("stacks")
 args = None
@@ -232,6 +242,46 @@ def test_unwinders(work):
                   "by frame pointers and the tail cache", log[-300:])
 
 
+def unwinder_figures(log):
+    """(full unwinds, stacks without libunwind, steps by a frame rule,
+    libunwind steps to learn the rules) from unwinder=fast's log line, or
+    None."""
+    found = re.search(r"unwinder=fast: (\d+) full unwinds, at least (\d+) stacks .*?"
+                      r"at least (\d+) steps by a frame rule, (\d+) libunwind steps", log)
+    return [int(n) for n in found.groups()] if found else None
+
+
+def test_glibc_frames(work):
+    """glibc_alloc.c allocates inside strdup, asprintf and getline (no
+    frame pointers) at every depth of a recursion: unwinder=fast steps
+    over those frames by their learnt rule, gives the full unwind's
+    contexts, and calls libunwind a bounded number of times."""
+    source = os.path.join(HERE, "glibc_alloc.c")
+    plain = os.path.join(work, "glibc-alloc-plain")
+    if not build(source, plain, "-O2", instrumented=False):
+        return
+    depth = ["40"]
+    expected = run([plain, *depth])
+    blocks = int(expected.stdout.split()[1])
+    for name, flags in (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+                        ("no-plugin-omit-frame-pointer", ["-O2", "-fomit-frame-pointer"])):
+        binary = os.path.join(work, "glibc-alloc-" + name)
+        built = run([args.cc, "-g", *flags, source, "-o", binary, *runtime_flags()])
+        if not results.check(built.returncode == 0, f"glibc_alloc.c {name}: builds",
+                             built.stderr[-500:]):
+            continue
+        label = f"glibc_alloc.c {name}"
+        log = compare_unwinders(label, binary, work, expected, depth, ":fold_recursion=0")
+        figures = unwinder_figures(log)
+        results.check(figures is not None and figures[0] < blocks // 100
+                      and figures[2] >= blocks and figures[3] <= LEARNING_STEPS_MAX,
+                      f"{label}: of {blocks} allocations inside the C library, fewer than "
+                      f"1% fully unwound, each library frame stepped by its rule, at most "
+                      f"{LEARNING_STEPS_MAX} libunwind steps to learn the rules",
+                      f"{figures} {log[-300:]}")
+        verify_log(label, binary, work, expected, depth, cached=False)
+
+
 def verify_log(label, binary, work, expected, program_args=(), options="", cached=True):
     """verify_contexts=1: every recorded allocation's context, through the
     fast unwinder and the context cache, is the full unwind's; with CACHED,
@@ -322,6 +372,7 @@ def main():
         test_folding(work, opt)
     test_unwinders(work)
     test_verify_contexts(work)
+    test_glibc_frames(work)
     test_clock(work)
     return results.finish()
 
