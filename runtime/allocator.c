@@ -41,10 +41,12 @@
 #include <string.h>
 #include <unistd.h>
 
-extern void *__libc_malloc (size_t);
-extern void *__libc_realloc (void *, size_t);
-extern void *__libc_calloc (size_t, size_t);
-extern void __libc_free (void *);
+/* Called through the GOT (noplt): one indirect call instead of a call to
+   a PLT stub that jumps through it, on the path of every block.  */
+extern void *__libc_malloc (size_t) __attribute__ ((noplt));
+extern void *__libc_realloc (void *, size_t) __attribute__ ((noplt));
+extern void *__libc_calloc (size_t, size_t) __attribute__ ((noplt));
+extern void __libc_free (void *) __attribute__ ((noplt));
 
 #define HEADER_SPACE 48
 #define HEADER_MAGIC 0x6d656d70726f6621ULL /* "memprof!" */
@@ -547,6 +549,28 @@ checked_header (void *pointer)
   return header->check == header_check (user) ? header : NULL;
 }
 
+/* Is nobody watching the malloc family beyond the profile: no hooks, no
+   events, no trace?  Then a block that sampling leaves out needs no more
+   than glibc's own call (the always-on mode's path).  */
+static inline bool
+no_observers (void)
+{
+  return !atomic_load_explicit (&hooks_count, memory_order_relaxed)
+         && !atomic_load_explicit (&events_want_allocations,
+                                   memory_order_relaxed)
+         && !atomic_load_explicit (&trace_recording, memory_order_relaxed);
+}
+
+/* Is POINTER (not NULL) surely glibc's own block: not 64-byte aligned, or
+   without HEADER_TAG in the word before it (see the layout above)?  */
+static inline bool
+surely_plain (const void *pointer)
+{
+  uintptr_t user = (uintptr_t) pointer;
+  return (user & (MEMPROF_GRANULE_SIZE - 1)) != 0
+         || !(((const uint64_t *) user)[-1] & HEADER_TAG);
+}
+
 static void
 deallocate (void *pointer)
 {
@@ -554,6 +578,11 @@ deallocate (void *pointer)
 
   if (pointer == NULL)
     return;
+  if (LIKELY (no_observers ()) && surely_plain (pointer))
+    {
+      __libc_free (pointer);
+      return;
+    }
   hooks_before_free (pointer);
   events_before_free (pointer);
   header = checked_header (pointer);
@@ -652,7 +681,17 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 MEMPROF_EXPORT void *
 malloc (size_t size)
 {
-  void *result = allocate (size, PLAIN_ALIGNMENT, CALLER);
+  void *result;
+  uint32_t weight;
+  if (LIKELY (no_observers ()))
+    {
+      /* allocate () with nothing to tell anyone: a block that sampling
+         leaves out is glibc's call alone (a tail call).  */
+      if (!sampling_keeps (size, CALLER, &weight))
+        return __libc_malloc (size);
+      return allocate_with_header (size, PLAIN_ALIGNMENT, CALLER, weight);
+    }
+  result = allocate (size, PLAIN_ALIGNMENT, CALLER);
   TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
   return result;
 }
@@ -660,6 +699,11 @@ malloc (size_t size)
 MEMPROF_EXPORT void
 free (void *pointer)
 {
+  if (LIKELY (no_observers ()) && pointer != NULL && surely_plain (pointer))
+    {
+      __libc_free (pointer);
+      return;
+    }
   trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
   deallocate (pointer);
 }
