@@ -171,10 +171,7 @@ allocator_for_each_live (live_block_visitor visit, void *cookie,
 
 /* ---- Sampling (sample_interval) ---- */
 
-/* Bytes this thread may still allocate before the next sample, and the
-   state of its random numbers.  */
-static __thread int64_t bytes_until_sample
-    __attribute__ ((tls_model ("initial-exec")));
+/* The state of this thread's random numbers.  */
 static __thread uint64_t sample_random
     __attribute__ ((tls_model ("initial-exec")));
 
@@ -223,11 +220,26 @@ first_allocation_at (uintptr_t site)
   return false; /* the census is full: sampling alone decides */
 }
 
-/* Sites of this thread's recent allocations, known to the census
-   (direct-mapped).  */
-#define SITES_SEEN 16 /* a power of two */
-static __thread uintptr_t sites_seen[SITES_SEEN]
-    __attribute__ ((tls_model ("initial-exec")));
+/* What the thread's allocations that sampling leaves out read: the bytes
+   it may still allocate before the next sample, and the sites of its
+   recent allocations, known to the census (direct-mapped).  One variable,
+   so that malloc's fast path finds both from one thread-pointer offset.  */
+#define SITES_SEEN_BITS 8
+#define SITES_SEEN (1U << SITES_SEEN_BITS)
+static __thread struct
+{
+  int64_t bytes_until_sample;
+  uintptr_t sites_seen[SITES_SEEN];
+} sampling_thread __attribute__ ((tls_model ("initial-exec")));
+
+static inline unsigned
+site_seen_slot (uintptr_t site)
+{
+  /* Sites are return addresses a few bytes apart (binary_trees: 75
+     malloc calls in 2 KiB of code): their high product bits spread
+     them.  */
+  return (unsigned) ((site * 0x9e3779b97f4a7c15ULL) >> (64 - SITES_SEEN_BITS));
+}
 
 /* Is an allocation of SIZE bytes, made at SITE, sampled?  If so, *WEIGHT
    is the number of allocations of that size it stands for: the inverse of
@@ -243,12 +255,14 @@ sample_countdown_ended (uint64_t size, int64_t before, uint32_t *weight)
 
   if (before == 0)
     {
-      bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1
-                           - (int64_t) size_bytes;
-      if (bytes_until_sample > 0)
+      sampling_thread.bytes_until_sample
+          = (int64_t) (-log (next_uniform ()) * interval) + 1
+            - (int64_t) size_bytes;
+      if (sampling_thread.bytes_until_sample > 0)
         return false;
     }
-  bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
+  sampling_thread.bytes_until_sample
+      = (int64_t) (-log (next_uniform ()) * interval) + 1;
   double scaled = 1.0 / (1.0 - exp (-size_bytes / interval));
   if (scaled >= 4294967295.0)
     *weight = UINT32_MAX;
@@ -270,7 +284,7 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
   if (runtime_options.sample_interval <= 1)
     return true;
   /* A loop allocating at a few sites asks the census once for each.  */
-  uintptr_t *seen = &sites_seen[(site ^ (site >> 6)) & (SITES_SEEN - 1)];
+  uintptr_t *seen = &sampling_thread.sites_seen[site_seen_slot (site)];
   if (*seen != site)
     {
       bool first = first_allocation_at (site);
@@ -279,12 +293,12 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
         return true;
     }
   /* Integers only on the way of an allocation left out.  */
-  int64_t before = bytes_until_sample;
-  bytes_until_sample = before
-                       - (size == 0          ? 1
-                          : size > INT64_MAX ? INT64_MAX
-                                             : (int64_t) size);
-  if (LIKELY (before != 0 && bytes_until_sample > 0))
+  int64_t before = sampling_thread.bytes_until_sample;
+  sampling_thread.bytes_until_sample = before
+                                       - (size == 0          ? 1
+                                          : size > INT64_MAX ? INT64_MAX
+                                                             : (int64_t) size);
+  if (LIKELY (before != 0 && sampling_thread.bytes_until_sample > 0))
     return false;
   return sample_countdown_ended (size, before, weight);
 }
@@ -682,8 +696,10 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
                 header && header->context ? (uint32_t) header->context->id : 0);
 }
 
-MEMPROF_EXPORT void *
-malloc (size_t size)
+/* malloc's own path for an allocation of SIZE at SITE that
+   malloc_left_out_quickly did not decide.  */
+static __attribute__ ((noinline)) void *
+malloc_at (size_t size, uintptr_t site)
 {
   void *result;
   uint32_t weight;
@@ -691,13 +707,45 @@ malloc (size_t size)
     {
       /* allocate () with nothing to tell anyone: a block that sampling
          leaves out is glibc's call alone (a tail call).  */
-      if (!sampling_keeps (size, CALLER, &weight))
+      if (!sampling_keeps (size, site, &weight))
         return __libc_malloc (size);
-      return allocate_with_header (size, PLAIN_ALIGNMENT, CALLER, weight);
+      return allocate_with_header (size, PLAIN_ALIGNMENT, site, weight);
     }
-  result = allocate (size, PLAIN_ALIGNMENT, CALLER);
+  result = allocate (size, PLAIN_ALIGNMENT, site);
   TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
   return result;
+}
+
+/* The always-on mode's common case, in as few instructions as it takes
+   (a native malloc+free pair costs about 15 ns, so each one shows): is
+   the allocation of SIZE at SITE one that sampling leaves out, decided
+   without the census or the end of the countdown, with nobody watching?
+   Then the countdown is taken down as sample_allocation would.  Any
+   other case is malloc_at's, which decides it as before.  */
+static inline bool
+malloc_left_out_quickly (size_t size, uintptr_t site)
+{
+  if (runtime_options.sample_interval <= 1
+      || UNLIKELY (runtime_state != RUNTIME_RUNNING) || in_runtime
+      || (!runtime_options.profile && !trace_with_stacks) || !no_observers ()
+      || sampling_thread.sites_seen[site_seen_slot (site)] != site)
+    return false;
+  /* bytes_until_sample is never negative here; a SIZE above it (or one
+     above INT64_MAX) ends the countdown: malloc_at's.  */
+  uint64_t bytes = size ? size : 1;
+  int64_t before = sampling_thread.bytes_until_sample;
+  if ((uint64_t) before <= bytes)
+    return false;
+  sampling_thread.bytes_until_sample = before - (int64_t) bytes;
+  return true;
+}
+
+MEMPROF_EXPORT void *
+malloc (size_t size)
+{
+  if (LIKELY (malloc_left_out_quickly (size, CALLER)))
+    return __libc_malloc (size);
+  return malloc_at (size, CALLER);
 }
 
 MEMPROF_EXPORT void
