@@ -836,6 +836,41 @@ def test_always_on(work):
                           f"{estimate}")
 
 
+def test_census_many_sites(work):
+    """Sampling records each site's first allocation (the census), also
+    where the thread's table of sites known to it collides: 96 sites
+    called in turn, an interval far above the 77 KB they allocate, so the
+    census alone records, once per site.  Linked and preloaded (malloc's
+    always-on fast path)."""
+    directory = os.path.join(work, "census-many-sites")
+    os.makedirs(directory)
+    baseline = build_without_runtime("many_sites.c", directory, ["-fno-omit-frame-pointer"])
+    linked = build("many_sites.c", directory, extra=["-fno-omit-frame-pointer"])
+    if baseline is None or linked is None:
+        return
+    preload = os.path.join(TOP, "runtime", "libmemprof.so")
+    for label, binary, env in (("linked", linked, {}),
+                               ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})):
+        profile = os.path.join(directory, f"{label}.prof")
+        result = subprocess.run(
+            [binary], cwd=directory, capture_output=True, text=True,
+            env=dict(os.environ, **env,
+                     MEMPROF_OPTIONS=f"profile_file={profile}:sample_interval=1073741824"))
+        results.check(result.returncode == 0 and result.stdout == "calls 4800\n",
+                      f"many sites, {label}: same output and exit status",
+                      f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}")
+        sites = sites_by_function(profile, binary) if result.returncode == 0 else None
+        if sites is None:
+            continue
+        counts = [site["AllocCount"] for name, site in sites.items()
+                  if name.startswith("site_")]
+        results.check(len(counts) == 96 and all(count >= 1 for count in counts)
+                      and sum(counts) < 96 + 10,
+                      f"many sites, {label}: each of the 96 sites' first allocation "
+                      "recorded by the census",
+                      f"{len(counts)} sites, {sum(counts)} allocations")
+
+
 def test_access_sampling(work):
     directory, binary = prepare(work, "access-sampling", "sampling_mix.c",
                                 extra=plugin_flags() + ["-fplugin-arg-memprof-callbacks"])
@@ -1083,6 +1118,7 @@ def main():
     test_small_neighbors(work)
     test_side_file_sampling(work)
     test_always_on(work)
+    test_census_many_sites(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
