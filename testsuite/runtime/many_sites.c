@@ -11,29 +11,46 @@
 
 #define ROUNDS 50
 
+__attribute__ ((noinline)) static void
+warm_up (void)
+{
+  char *volatile block = malloc (16);
+  block[0] = 1;
+  free (block);
+}
+
+/* Each SITE (N); defines site_N and declares it again (so that the
+   invocation ends with a semicolon, as a declaration does).  */
 #define SITE(n)                                                                \
   __attribute__ ((noinline)) static void site_##n (void)                       \
   {                                                                            \
     char *volatile block = malloc (16);                                        \
     block[0] = 1;                                                              \
     free (block);                                                              \
-  }
+  }                                                                            \
+  static void site_##n (void)
 #define SITES8(n)                                                              \
-  SITE (n##0)                                                                  \
-  SITE (n##1)                                                                  \
-  SITE (n##2) SITE (n##3) SITE (n##4) SITE (n##5) SITE (n##6) SITE (n##7)
+  SITE (n##0);                                                                 \
+  SITE (n##1);                                                                 \
+  SITE (n##2);                                                                 \
+  SITE (n##3);                                                                 \
+  SITE (n##4);                                                                 \
+  SITE (n##5);                                                                 \
+  SITE (n##6);                                                                 \
+  SITE (n##7)
 
-SITES8 (1)
-SITES8 (2)
-SITES8 (3) SITES8 (4) SITES8 (5) SITES8 (6) SITES8 (7) SITES8 (8) SITES8 (9)
-    SITES8 (10) SITES8 (11) SITES8 (12)
-
-        __attribute__ ((noinline)) static void warm_up (void)
-{
-  char *volatile block = malloc (16);
-  block[0] = 1;
-  free (block);
-}
+SITES8 (1);
+SITES8 (2);
+SITES8 (3);
+SITES8 (4);
+SITES8 (5);
+SITES8 (6);
+SITES8 (7);
+SITES8 (8);
+SITES8 (9);
+SITES8 (10);
+SITES8 (11);
+SITES8 (12);
 
 #define CALL8(n)                                                               \
   site_##n##0(), site_##n##1(), site_##n##2(), site_##n##3(), site_##n##4(),   \
