@@ -531,12 +531,51 @@ allocate_plain (size_t size)
   return pointer;
 }
 
+/* Is nobody watching the malloc family beyond the profile: no hooks, no
+   events, no trace?  Then a block that sampling leaves out needs no more
+   than glibc's own call (the always-on mode's path).  */
+static inline bool
+no_observers (void)
+{
+  return !atomic_load_explicit (&hooks_count, memory_order_relaxed)
+         && !atomic_load_explicit (&events_want_allocations,
+                                   memory_order_relaxed)
+         && !atomic_load_explicit (&trace_recording, memory_order_relaxed);
+}
+
+/* The always-on mode's common case, in as few instructions as it takes
+   (a native malloc+free pair costs about 15 ns, so each one shows): is
+   the allocation of SIZE at SITE one that sampling leaves out, decided
+   without the census or the end of the countdown, with nobody watching?
+   Then the countdown is taken down as sample_allocation would.  Any
+   other case is malloc_at's, which decides it as before.  */
+static inline bool
+malloc_left_out_quickly (size_t size, uintptr_t site)
+{
+  if (runtime_options.sample_interval <= 1
+      || UNLIKELY (runtime_state != RUNTIME_RUNNING) || in_runtime
+      || (!runtime_options.profile && !trace_with_stacks) || !no_observers ()
+      || sampling_thread.sites_seen[site_seen_slot (site)] != site)
+    return false;
+  /* bytes_until_sample is never negative here; a SIZE above it (or one
+     above INT64_MAX) ends the countdown: malloc_at's.  */
+  uint64_t bytes = size ? size : 1;
+  int64_t before = sampling_thread.bytes_until_sample;
+  if ((uint64_t) before <= bytes)
+    return false;
+  sampling_thread.bytes_until_sample = before - (int64_t) bytes;
+  return true;
+}
+
 /* allocate_with_header, or glibc's block when ALIGNMENT is malloc's and
    sampling leaves the allocation out.  */
 static void *
 allocate (size_t size, size_t alignment, uintptr_t caller_return)
 {
   uint32_t weight = 0;
+  if (alignment <= PLAIN_ALIGNMENT
+      && malloc_left_out_quickly (size, caller_return))
+    return __libc_malloc (size);
   if (alignment <= PLAIN_ALIGNMENT
       && !sampling_keeps (size, caller_return, &weight))
     return allocate_plain (size);
@@ -565,18 +604,6 @@ checked_header (void *pointer)
     return NULL;
   header = header_of (user);
   return header->check == header_check (user) ? header : NULL;
-}
-
-/* Is nobody watching the malloc family beyond the profile: no hooks, no
-   events, no trace?  Then a block that sampling leaves out needs no more
-   than glibc's own call (the always-on mode's path).  */
-static inline bool
-no_observers (void)
-{
-  return !atomic_load_explicit (&hooks_count, memory_order_relaxed)
-         && !atomic_load_explicit (&events_want_allocations,
-                                   memory_order_relaxed)
-         && !atomic_load_explicit (&trace_recording, memory_order_relaxed);
 }
 
 /* Is POINTER (not NULL) surely glibc's own block: not 64-byte aligned, or
@@ -714,30 +741,6 @@ malloc_at (size_t size, uintptr_t site)
   result = allocate (size, PLAIN_ALIGNMENT, site);
   TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
   return result;
-}
-
-/* The always-on mode's common case, in as few instructions as it takes
-   (a native malloc+free pair costs about 15 ns, so each one shows): is
-   the allocation of SIZE at SITE one that sampling leaves out, decided
-   without the census or the end of the countdown, with nobody watching?
-   Then the countdown is taken down as sample_allocation would.  Any
-   other case is malloc_at's, which decides it as before.  */
-static inline bool
-malloc_left_out_quickly (size_t size, uintptr_t site)
-{
-  if (runtime_options.sample_interval <= 1
-      || UNLIKELY (runtime_state != RUNTIME_RUNNING) || in_runtime
-      || (!runtime_options.profile && !trace_with_stacks) || !no_observers ()
-      || sampling_thread.sites_seen[site_seen_slot (site)] != site)
-    return false;
-  /* bytes_until_sample is never negative here; a SIZE above it (or one
-     above INT64_MAX) ends the countdown: malloc_at's.  */
-  uint64_t bytes = size ? size : 1;
-  int64_t before = sampling_thread.bytes_until_sample;
-  if ((uint64_t) before <= bytes)
-    return false;
-  sampling_thread.bytes_until_sample = before - (int64_t) bytes;
-  return true;
 }
 
 MEMPROF_EXPORT void *
