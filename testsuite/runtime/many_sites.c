@@ -2,7 +2,7 @@
    than fit the thread's table of sites known to the sampling census
    without collisions.  With a sample interval far above the bytes the
    program allocates, the census alone records: each site's first
-   allocation, once.  A warm-up site allocates first, twice, so that the
+   allocation, once.  A warm-up site (site_w) allocates first, twice, so that the
    countdown is running when the 96 sites' first allocations come (a
    site's first allocation does not start it).  Prints the number of
    allocations made.  */
@@ -10,14 +10,6 @@
 #include <stdlib.h>
 
 #define ROUNDS 50
-
-__attribute__ ((noinline)) static void
-warm_up (void)
-{
-  char *volatile block = malloc (16);
-  block[0] = 1;
-  free (block);
-}
 
 /* Each SITE (N); defines site_N and declares it again (so that the
    invocation ends with a semicolon, as a declaration does).  */
@@ -51,6 +43,7 @@ SITES8 (9);
 SITES8 (10);
 SITES8 (11);
 SITES8 (12);
+SITE (w); /* the warm-up */
 
 #define CALL8(n)                                                               \
   site_##n##0(), site_##n##1(), site_##n##2(), site_##n##3(), site_##n##4(),   \
@@ -60,8 +53,8 @@ int
 main (void)
 {
   long calls = 0;
-  warm_up ();
-  warm_up ();
+  site_w ();
+  site_w ();
   for (int round = 0; round < ROUNDS; round++)
     {
       CALL8 (1), CALL8 (2), CALL8 (3), CALL8 (4), CALL8 (5), CALL8 (6);

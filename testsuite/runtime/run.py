@@ -797,24 +797,35 @@ def test_sampling(work):
                   f"{total_sampled} vs {total_full}")
 
 
+def build_both_ways(work, name, program):
+    """A fresh directory NAME with PROGRAM built there as the always-on
+    mode asks (frame pointers) without the runtime and linked with it:
+    (directory, the build without it, [(label, binary, environment)] to
+    run it linked and preloaded), the list None when a build failed."""
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    baseline = build_without_runtime(program, directory, ["-fno-omit-frame-pointer"])
+    linked = build(program, directory, extra=["-fno-omit-frame-pointer"])
+    if baseline is None or linked is None:
+        return directory, baseline, None
+    preload = os.path.join(TOP, "runtime", "libmemprof.so")
+    return directory, baseline, [("linked", linked, {}),
+                                 ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})]
+
+
 def test_always_on(work):
     """The always-on mode (docs/manual.md): the runtime alone, sampled,
     linked and preloaded.  The blocks sampling leaves out are glibc's:
     the program must see the same results, and the sampled ones still
     estimate the real count."""
-    directory = os.path.join(work, "always-on")
-    os.makedirs(directory)
-    baseline = build_without_runtime("always_on.c", directory, ["-fno-omit-frame-pointer"])
-    linked = build("always_on.c", directory, extra=["-fno-omit-frame-pointer"])
-    if baseline is None or linked is None:
+    directory, baseline, runs = build_both_ways(work, "always-on", "always_on.c")
+    if runs is None:
         return
     expected = subprocess.run([baseline], capture_output=True, text=True)
     results.check(expected.returncode == 0, "always_on.c runs without the runtime",
                   expected.stdout)
     calls = int(expected.stdout.split()[1]) if expected.returncode == 0 else 0
-    preload = os.path.join(TOP, "runtime", "libmemprof.so")
-    for label, binary, env in (("linked", linked, {}),
-                               ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})):
+    for label, binary, env in runs:
         for interval in ("4096", "1"):
             profile = os.path.join(directory, f"{label}-{interval}.prof")
             result = subprocess.run(
@@ -842,15 +853,8 @@ def test_census_many_sites(work):
     called in turn, an interval far above the 77 KB they allocate, so the
     census alone records, once per site.  Linked and preloaded (malloc's
     always-on fast path)."""
-    directory = os.path.join(work, "census-many-sites")
-    os.makedirs(directory)
-    baseline = build_without_runtime("many_sites.c", directory, ["-fno-omit-frame-pointer"])
-    linked = build("many_sites.c", directory, extra=["-fno-omit-frame-pointer"])
-    if baseline is None or linked is None:
-        return
-    preload = os.path.join(TOP, "runtime", "libmemprof.so")
-    for label, binary, env in (("linked", linked, {}),
-                               ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})):
+    directory, _, runs = build_both_ways(work, "census-many-sites", "many_sites.c")
+    for label, binary, env in runs or ():
         profile = os.path.join(directory, f"{label}.prof")
         result = subprocess.run(
             [binary], cwd=directory, capture_output=True, text=True,
@@ -863,7 +867,7 @@ def test_census_many_sites(work):
         if sites is None:
             continue
         counts = [site["AllocCount"] for name, site in sites.items()
-                  if name.startswith("site_")]
+                  if re.fullmatch(r"site_\d+", name)]
         results.check(len(counts) == 96 and all(count >= 1 for count in counts)
                       and sum(counts) < 96 + 10,
                       f"many sites, {label}: each of the 96 sites' first allocation "
