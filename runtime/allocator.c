@@ -41,10 +41,12 @@
 #include <string.h>
 #include <unistd.h>
 
-extern void *__libc_malloc (size_t);
-extern void *__libc_realloc (void *, size_t);
-extern void *__libc_calloc (size_t, size_t);
-extern void __libc_free (void *);
+/* Called through the GOT (noplt): one indirect call instead of a call to
+   a PLT stub that jumps through it, on the path of every block.  */
+extern void *__libc_malloc (size_t) __attribute__ ((noplt));
+extern void *__libc_realloc (void *, size_t) __attribute__ ((noplt));
+extern void *__libc_calloc (size_t, size_t) __attribute__ ((noplt));
+extern void __libc_free (void *) __attribute__ ((noplt));
 
 #define HEADER_SPACE 48
 #define HEADER_MAGIC 0x6d656d70726f6621ULL /* "memprof!" */
@@ -169,10 +171,7 @@ allocator_for_each_live (live_block_visitor visit, void *cookie,
 
 /* ---- Sampling (sample_interval) ---- */
 
-/* Bytes this thread may still allocate before the next sample, and the
-   state of its random numbers.  */
-static __thread int64_t bytes_until_sample
-    __attribute__ ((tls_model ("initial-exec")));
+/* The state of this thread's random numbers.  */
 static __thread uint64_t sample_random
     __attribute__ ((tls_model ("initial-exec")));
 
@@ -221,11 +220,26 @@ first_allocation_at (uintptr_t site)
   return false; /* the census is full: sampling alone decides */
 }
 
-/* Sites of this thread's recent allocations, known to the census
-   (direct-mapped).  */
-#define SITES_SEEN 16 /* a power of two */
-static __thread uintptr_t sites_seen[SITES_SEEN]
-    __attribute__ ((tls_model ("initial-exec")));
+/* What the thread's allocations that sampling leaves out read: the bytes
+   it may still allocate before the next sample, and the sites of its
+   recent allocations, known to the census (direct-mapped).  One variable,
+   so that malloc's fast path finds both from one thread-pointer offset.  */
+#define SITES_SEEN_BITS 8
+#define SITES_SEEN (1U << SITES_SEEN_BITS)
+static __thread struct
+{
+  int64_t bytes_until_sample;
+  uintptr_t sites_seen[SITES_SEEN];
+} sampling_thread __attribute__ ((tls_model ("initial-exec")));
+
+static inline unsigned
+site_seen_slot (uintptr_t site)
+{
+  /* Sites are return addresses a few bytes apart (binary_trees: 75
+     malloc calls in 2 KiB of code): their high product bits spread
+     them.  */
+  return (unsigned) ((site * 0x9e3779b97f4a7c15ULL) >> (64 - SITES_SEEN_BITS));
+}
 
 /* Is an allocation of SIZE bytes, made at SITE, sampled?  If so, *WEIGHT
    is the number of allocations of that size it stands for: the inverse of
@@ -241,12 +255,14 @@ sample_countdown_ended (uint64_t size, int64_t before, uint32_t *weight)
 
   if (before == 0)
     {
-      bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1
-                           - (int64_t) size_bytes;
-      if (bytes_until_sample > 0)
+      sampling_thread.bytes_until_sample
+          = (int64_t) (-log (next_uniform ()) * interval) + 1
+            - (int64_t) size_bytes;
+      if (sampling_thread.bytes_until_sample > 0)
         return false;
     }
-  bytes_until_sample = (int64_t) (-log (next_uniform ()) * interval) + 1;
+  sampling_thread.bytes_until_sample
+      = (int64_t) (-log (next_uniform ()) * interval) + 1;
   double scaled = 1.0 / (1.0 - exp (-size_bytes / interval));
   if (scaled >= 4294967295.0)
     *weight = UINT32_MAX;
@@ -268,7 +284,7 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
   if (runtime_options.sample_interval <= 1)
     return true;
   /* A loop allocating at a few sites asks the census once for each.  */
-  uintptr_t *seen = &sites_seen[(site ^ (site >> 6)) & (SITES_SEEN - 1)];
+  uintptr_t *seen = &sampling_thread.sites_seen[site_seen_slot (site)];
   if (*seen != site)
     {
       bool first = first_allocation_at (site);
@@ -277,12 +293,12 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
         return true;
     }
   /* Integers only on the way of an allocation left out.  */
-  int64_t before = bytes_until_sample;
-  bytes_until_sample = before
-                       - (size == 0          ? 1
-                          : size > INT64_MAX ? INT64_MAX
-                                             : (int64_t) size);
-  if (LIKELY (before != 0 && bytes_until_sample > 0))
+  int64_t before = sampling_thread.bytes_until_sample;
+  sampling_thread.bytes_until_sample = before
+                                       - (size == 0          ? 1
+                                          : size > INT64_MAX ? INT64_MAX
+                                                             : (int64_t) size);
+  if (LIKELY (before != 0 && sampling_thread.bytes_until_sample > 0))
     return false;
   return sample_countdown_ended (size, before, weight);
 }
@@ -344,20 +360,24 @@ static void
 record_allocation (struct block_header *header, uintptr_t user,
                    uintptr_t caller_return, uint32_t weight)
 {
+  /* Read once, before alloc_cpu is stored: a 16-bit store into the word
+     that holds the size, read back whole, stalls until the store is done
+     (store forwarding fails; 4 % of a full-profiling pair).  */
+  uint64_t size = header->size;
   if (weight != 0)
     {
       header->weight = weight;
       header->context = capture_sampled (caller_return);
     }
   else
-    header->context = allocator_capture_context (header->size, caller_return,
-                                                 &header->weight);
+    header->context
+        = allocator_capture_context (size, caller_return, &header->weight);
   if (header->context == NULL)
     return;
   header->alloc_timestamp = runtime_now_ms ();
   header->alloc_cpu = runtime_current_cpu ();
-  shadow_clear (user, granules_for (header->size));
-  peak_note_allocation (header->context, header->size, header->weight,
+  shadow_clear (user, granules_for (size));
+  peak_note_allocation (header->context, size, header->weight,
                         clock_reading_tsc ());
   live_insert (header, user);
 }
@@ -511,12 +531,51 @@ allocate_plain (size_t size)
   return pointer;
 }
 
+/* Is nobody watching the malloc family beyond the profile: no hooks, no
+   events, no trace?  Then a block that sampling leaves out needs no more
+   than glibc's own call (the always-on mode's path).  */
+static inline bool
+no_observers (void)
+{
+  return !atomic_load_explicit (&hooks_count, memory_order_relaxed)
+         && !atomic_load_explicit (&events_want_allocations,
+                                   memory_order_relaxed)
+         && !atomic_load_explicit (&trace_recording, memory_order_relaxed);
+}
+
+/* The always-on mode's common case, in as few instructions as it takes
+   (a native malloc+free pair costs about 15 ns, so each one shows): is
+   the allocation of SIZE at SITE one that sampling leaves out, decided
+   without the census or the end of the countdown, with nobody watching?
+   Then the countdown is taken down as sample_allocation would.  Any
+   other case is malloc_at's, which decides it as before.  */
+static inline bool
+malloc_left_out_quickly (size_t size, uintptr_t site)
+{
+  if (runtime_options.sample_interval <= 1
+      || UNLIKELY (runtime_state != RUNTIME_RUNNING) || in_runtime
+      || (!runtime_options.profile && !trace_with_stacks) || !no_observers ()
+      || sampling_thread.sites_seen[site_seen_slot (site)] != site)
+    return false;
+  /* bytes_until_sample is never negative here; a SIZE above it (or one
+     above INT64_MAX) ends the countdown: malloc_at's.  */
+  uint64_t bytes = size ? size : 1;
+  int64_t before = sampling_thread.bytes_until_sample;
+  if ((uint64_t) before <= bytes)
+    return false;
+  sampling_thread.bytes_until_sample = before - (int64_t) bytes;
+  return true;
+}
+
 /* allocate_with_header, or glibc's block when ALIGNMENT is malloc's and
    sampling leaves the allocation out.  */
 static void *
 allocate (size_t size, size_t alignment, uintptr_t caller_return)
 {
   uint32_t weight = 0;
+  if (alignment <= PLAIN_ALIGNMENT
+      && malloc_left_out_quickly (size, caller_return))
+    return __libc_malloc (size);
   if (alignment <= PLAIN_ALIGNMENT
       && !sampling_keeps (size, caller_return, &weight))
     return allocate_plain (size);
@@ -547,6 +606,16 @@ checked_header (void *pointer)
   return header->check == header_check (user) ? header : NULL;
 }
 
+/* Is POINTER (not NULL) surely glibc's own block: not 64-byte aligned, or
+   without HEADER_TAG in the word before it (see the layout above)?  */
+static inline bool
+surely_plain (const void *pointer)
+{
+  uintptr_t user = (uintptr_t) pointer;
+  return (user & (MEMPROF_GRANULE_SIZE - 1)) != 0
+         || !(((const uint64_t *) user)[-1] & HEADER_TAG);
+}
+
 static void
 deallocate (void *pointer)
 {
@@ -554,6 +623,11 @@ deallocate (void *pointer)
 
   if (pointer == NULL)
     return;
+  if (LIKELY (no_observers ()) && surely_plain (pointer))
+    {
+      __libc_free (pointer);
+      return;
+    }
   hooks_before_free (pointer);
   events_before_free (pointer);
   header = checked_header (pointer);
@@ -649,17 +723,42 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
                 header && header->context ? (uint32_t) header->context->id : 0);
 }
 
+/* malloc's own path for an allocation of SIZE at SITE that
+   malloc_left_out_quickly did not decide.  */
+static __attribute__ ((noinline)) void *
+malloc_at (size_t size, uintptr_t site)
+{
+  void *result;
+  uint32_t weight;
+  if (LIKELY (no_observers ()))
+    {
+      /* allocate () with nothing to tell anyone: a block that sampling
+         leaves out is glibc's call alone (a tail call).  */
+      if (!sampling_keeps (size, site, &weight))
+        return __libc_malloc (size);
+      return allocate_with_header (size, PLAIN_ALIGNMENT, site, weight);
+    }
+  result = allocate (size, PLAIN_ALIGNMENT, site);
+  TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
+  return result;
+}
+
 MEMPROF_EXPORT void *
 malloc (size_t size)
 {
-  void *result = allocate (size, PLAIN_ALIGNMENT, CALLER);
-  TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
-  return result;
+  if (LIKELY (malloc_left_out_quickly (size, CALLER)))
+    return __libc_malloc (size);
+  return malloc_at (size, CALLER);
 }
 
 MEMPROF_EXPORT void
 free (void *pointer)
 {
+  if (LIKELY (no_observers ()) && pointer != NULL && surely_plain (pointer))
+    {
+      __libc_free (pointer);
+      return;
+    }
   trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
   deallocate (pointer);
 }

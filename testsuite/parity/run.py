@@ -319,6 +319,13 @@ def test_hooks(work):
         run = execute(binary, directory, "write_profile=0")
         expected = (f"installed {installed} mallocs 6 frees 6 bytes "
                     f"{10 + 100 + 32 + 128 + 48 + 12345} mismatches 0\n")
+        if not named:
+            # The always-on mode: blocks that sampling leaves out are
+            # glibc's, and the hooks see them as they see the others.
+            sampled = execute(binary, directory, "write_profile=0:sample_interval=524288")
+            results.check(sampled.returncode == 0 and sampled.stdout == expected,
+                          "hooks, sample_interval=524288: every allocation and free exactly "
+                          "once, sampled or not", f"{sampled.stdout!r} {sampled.stderr!r}")
         if named:
             # The named hooks also see the allocations made before the
             # installed ones were, and printf's buffer.

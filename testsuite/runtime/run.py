@@ -797,24 +797,35 @@ def test_sampling(work):
                   f"{total_sampled} vs {total_full}")
 
 
+def build_both_ways(work, name, program):
+    """A fresh directory NAME with PROGRAM built there as the always-on
+    mode asks (frame pointers) without the runtime and linked with it:
+    (directory, the build without it, [(label, binary, environment)] to
+    run it linked and preloaded), the list None when a build failed."""
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    baseline = build_without_runtime(program, directory, ["-fno-omit-frame-pointer"])
+    linked = build(program, directory, extra=["-fno-omit-frame-pointer"])
+    if baseline is None or linked is None:
+        return directory, baseline, None
+    preload = os.path.join(TOP, "runtime", "libmemprof.so")
+    return directory, baseline, [("linked", linked, {}),
+                                 ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})]
+
+
 def test_always_on(work):
     """The always-on mode (docs/manual.md): the runtime alone, sampled,
     linked and preloaded.  The blocks sampling leaves out are glibc's:
     the program must see the same results, and the sampled ones still
     estimate the real count."""
-    directory = os.path.join(work, "always-on")
-    os.makedirs(directory)
-    baseline = build_without_runtime("always_on.c", directory, ["-fno-omit-frame-pointer"])
-    linked = build("always_on.c", directory, extra=["-fno-omit-frame-pointer"])
-    if baseline is None or linked is None:
+    directory, baseline, runs = build_both_ways(work, "always-on", "always_on.c")
+    if runs is None:
         return
     expected = subprocess.run([baseline], capture_output=True, text=True)
     results.check(expected.returncode == 0, "always_on.c runs without the runtime",
                   expected.stdout)
     calls = int(expected.stdout.split()[1]) if expected.returncode == 0 else 0
-    preload = os.path.join(TOP, "runtime", "libmemprof.so")
-    for label, binary, env in (("linked", linked, {}),
-                               ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})):
+    for label, binary, env in runs:
         for interval in ("4096", "1"):
             profile = os.path.join(directory, f"{label}-{interval}.prof")
             result = subprocess.run(
@@ -834,6 +845,34 @@ def test_always_on(work):
                           f"always-on {label}, sample_interval={interval}: alloc_small's "
                           f"{calls} allocations {'counted' if exact else 'estimated within 10%'}",
                           f"{estimate}")
+
+
+def test_census_many_sites(work):
+    """Sampling records each site's first allocation (the census), also
+    where the thread's table of sites known to it collides: 96 sites
+    called in turn, an interval far above the 77 KB they allocate, so the
+    census alone records, once per site.  Linked and preloaded (malloc's
+    always-on fast path)."""
+    directory, _, runs = build_both_ways(work, "census-many-sites", "many_sites.c")
+    for label, binary, env in runs or ():
+        profile = os.path.join(directory, f"{label}.prof")
+        result = subprocess.run(
+            [binary], cwd=directory, capture_output=True, text=True,
+            env=dict(os.environ, **env,
+                     MEMPROF_OPTIONS=f"profile_file={profile}:sample_interval=1073741824"))
+        results.check(result.returncode == 0 and result.stdout == "calls 4800\n",
+                      f"many sites, {label}: same output and exit status",
+                      f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}")
+        sites = sites_by_function(profile, binary) if result.returncode == 0 else None
+        if sites is None:
+            continue
+        counts = [site["AllocCount"] for name, site in sites.items()
+                  if re.fullmatch(r"site_\d+", name)]
+        results.check(len(counts) == 96 and all(count >= 1 for count in counts)
+                      and sum(counts) < 96 + 10,
+                      f"many sites, {label}: each of the 96 sites' first allocation "
+                      "recorded by the census",
+                      f"{len(counts)} sites, {sum(counts)} allocations")
 
 
 def test_access_sampling(work):
@@ -1083,6 +1122,7 @@ def main():
     test_small_neighbors(work)
     test_side_file_sampling(work)
     test_always_on(work)
+    test_census_many_sites(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
