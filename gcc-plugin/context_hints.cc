@@ -29,7 +29,9 @@
    The library walks frame pointers: with a profile, the plugin keeps
    them in the whole unit (as -fno-omit-frame-pointer), and keeps as
    calls the tail calls that may allocate, as the profiled build did
-   (sibcalls.cc), so that the frames on the stack are the profile's.  */
+   (sibcalls.cc), and the tail calls whose frames the profile has (the
+   profiled build made them calls), so that the frames on the stack are
+   the profile's.  */
 
 #include "gcc-plugin.h"
 
@@ -315,11 +317,41 @@ context_hints_start (const char *plugin_name)
                      (void *) context_roots);
 }
 
+/* Clear the tail-call mark of each call of the current function whose
+   frame key some profile context has at a caller position: the profiled
+   build made it an ordinary call (built with -fno-optimize-sibling-calls,
+   or at -O1), so its frame is on the profile's stacks and must be on
+   ours, or every context through it is one frame short at run time and
+   matches no entry.  A tail call the profiled build made as well leaves
+   no frame in the profile and keeps its mark.  */
+static void
+keep_profiled_frames (void)
+{
+  struct frame chain[MAX_CHAIN];
+  basic_block bb;
+
+  FOR_EACH_BB_FN (bb, cfun)
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      gcall *call = dyn_cast<gcall *> (gsi_stmt (gsi));
+      if (call == NULL || !gimple_call_tail_p (call)
+          || gimple_call_must_tail_p (call))
+        continue;
+      unsigned count = call_frames (call, chain);
+      if (sorted_contains (caller_keys, chain_key (chain, count)))
+        gimple_call_set_tail (call, false);
+    }
+}
+
 void
 context_hints_function (void)
 {
   if (context_hints_on && feedback_options.hint)
-    keep_allocation_frames ();
+    {
+      keep_allocation_frames ();
+      keep_profiled_frames ();
+    }
 }
 
 /* ---- The table of an ambiguous call ---- */
