@@ -538,7 +538,7 @@ __memprof_hint_context_malloc (size_t size, uint64_t *table)
     return malloc (size);
   /* __memprof_hint_malloc's work, without its call through the PLT:
      malloc is the call that matters for speed.  */
-  pointer = hint_allocate (size, hint_flags (hint));
+  pointer = hint_allocate_cached (size, hint);
   if (UNLIKELY (pointer == NULL))
     errno = ENOMEM;
   return pointer;
