@@ -85,9 +85,31 @@ struct labelled_call
 static vec<labelled_call> labelled_calls;
 static unsigned classified_calls;
 
+/* A call is classified by context only when its cold and hot entries
+   hold at least this share of its bytes (percent): below it, the walk
+   on every allocation costs more than placing so few bytes gains.  */
+static double context_min_share = 2.0;
+
 bool
 context_hints_argument (const char *key, const char *value, bool *ok)
 {
+  if (strcmp (key, "context-min-share") == 0)
+    {
+      char *end = NULL;
+      double share = value != NULL ? strtod (value, &end) : -1;
+      if (value == NULL || end == value || *end != '\0' || share < 0
+          || share > 100)
+        {
+          error ("memprof: bad value %qs in "
+                 "%<-fplugin-arg-memprof-context-min-share%>: expected a "
+                 "percentage from 0 to 100",
+                 value ? value : "");
+          *ok = false;
+        }
+      else
+        context_min_share = share;
+      return true;
+    }
   if (strcmp (key, "context-hints") != 0)
     return false;
   if (value == NULL || strcmp (value, "1") == 0)
@@ -546,10 +568,12 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
 
   /* Only cold and hot entries: everything else is the default.  */
   unsigned kept = 0;
+  double placed = 0;
   for (context_row &entry : entries)
     {
       if (entry.hint == FEEDBACK_NOT_COLD)
         continue;
+      placed += entry.bytes[entry.hint];
       entry.hint = entry.hint == FEEDBACK_COLD ? HINT_COLD : HINT_HOT;
       entry.wildcards = 0;
       for (unsigned d = 0; d < depth; d++)
@@ -559,6 +583,16 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
   entries.truncate (kept);
   if (entries.is_empty ())
     return false;
+  if (placed < context_min_share / 100 * total)
+    {
+      snprintf (action, action_size,
+                "left alone: its cold and hot contexts hold %.1f%% of its "
+                "bytes, below context-min-share=%g%% (classifying costs "
+                "every allocation a walk of %u frames)",
+                total > 0 ? 100 * placed / total : 0.0, context_min_share,
+                depth);
+      return false;
+    }
   entries.qsort (compare_rows);
 
   gcall *call = as_a<gcall *> (gsi_stmt (*gsi));
