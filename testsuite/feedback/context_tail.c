@@ -7,20 +7,7 @@
    and fill_hot, which the hinted build must keep (Lua's luaH_finishset
    ends so, with `luaH_newkey (...)`).  */
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-extern void *(*allocate) (size_t);
-
-void report_arenas (void **cold, int cold_count, void **hot, int hot_count)
-    __attribute__ ((weak));
-
-#define BLOCKS 512
-#define SIZE 96
-
-static void *cold_blocks[BLOCKS];
-static void *hot_blocks[BLOCKS];
+#include "context_test.h"
 
 __attribute__ ((noinline)) static void
 store (void **slot)
@@ -56,13 +43,5 @@ main (void)
         for (int k = 0; k < SIZE; k += 8)
           sum += block[k];
     }
-  printf ("sum %lu\n", sum);
-  if (report_arenas)
-    report_arenas (cold_blocks, BLOCKS, hot_blocks, BLOCKS);
-  for (int i = 0; i < BLOCKS; i++)
-    {
-      free (hot_blocks[i]);
-      free (cold_blocks[i]);
-    }
-  return 0;
+  return finish (sum);
 }
