@@ -782,7 +782,9 @@ feedback_function (void)
                             &gsi, (unsigned) index, matched_contexts.address (),
                             matched_classes.address (), matched, count,
                             context_action, sizeof context_action);
-      if (by_context || context_action[0] != '\0')
+      /* Declined by context hints: the reason, and no rewrite.  */
+      bool declined = !by_context && context_action[0] != '\0';
+      if (by_context || declined)
         action = context_action;
       bool family_on = allocation_functions[index].family == FAMILY_C
                            ? feedback_options.hint
@@ -828,7 +830,7 @@ feedback_function (void)
                     function, verdict, figures, action);
         }
 
-      if (!by_context && strcmp (action, "left alone") != 0)
+      if (!by_context && !declined && strcmp (action, "left alone") != 0)
         {
           rewrite_call (&gsi, (unsigned) index,
                         site_class == FEEDBACK_COLD ? HINT_COLD : HINT_HOT);

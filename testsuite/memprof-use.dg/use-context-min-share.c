@@ -36,4 +36,5 @@ for_other (void)
   return middle (9600);
 }
 
-/* { dg-final { scan-compiler-output "context-classified: 0" } } */
+/* { dg-final { scan-compiler-output "rewritten: 0 cold, 0 hot; globals: \[^;\]*; context-classified: 0" } } */
+/* { dg-final { scan-tree-dump-times "rewritten:" 0 "memprof" } } */
