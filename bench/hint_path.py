@@ -6,7 +6,8 @@ jemalloc's malloc, or with __memprof_hint_malloc and a hot or a cold
 hint, or with __memprof_hint_context_malloc (the call classified by its
 calling context at run time: a cold context, and a context no entry
 matches).  The variants run interleaved, RUNS rounds; the figure is the median
-CPU time (user+sys) per pair, and its ratio to plain jemalloc.  Writes
+CPU time (user+sys) per pair, and its ratio to plain jemalloc (the same
+program built with jemalloc alone, without libmemprof_hint).  Writes
 bench/results/hint-path.md (--output).
 
 Usage: bench/hint_path.py [--cc gcc] [--runs 7]"""
@@ -24,8 +25,11 @@ TOP = os.path.dirname(HERE)
 SOURCE = os.path.join(HERE, "workloads", "hint_path.c")
 WORK = os.path.join(HERE, "work", "hint-path")
 PAIRS = 20_000_000
-VARIANTS = ("plain", "hot", "cold", "context-cold", "context-default", "mallocx",
+VARIANTS = ("alone", "plain", "hot", "cold", "context-cold", "context-default", "mallocx",
             "tcache-dallocx", "arena-tcache", "arena-tcache-dallocx")
+
+ROW_NAMES = {"alone": "jemalloc malloc, libmemprof_hint not linked",
+             "plain": "jemalloc malloc, libmemprof_hint linked (its free)"}
 
 
 def pkg_config(*options):
@@ -59,12 +63,21 @@ def main():
                            capture_output=True, text=True)
     if build.returncode != 0 or build.stderr:
         sys.exit(f"hint_path: the benchmark does not build:\n{build.stderr}")
+    # jemalloc without libmemprof_hint: the program's free is jemalloc's.
+    alone = os.path.join(WORK, "hint_path_alone")
+    build = subprocess.run([args.cc, "-O2", "-fno-omit-frame-pointer", "-DJEMALLOC_ONLY",
+                            *pkg_config("--cflags", "memprof-hint"), SOURCE, "-o", alone,
+                            "-Wl,--push-state,--no-as-needed", "-ljemalloc",
+                            "-Wl,--pop-state"], capture_output=True, text=True)
+    if build.returncode != 0 or build.stderr:
+        sys.exit(f"hint_path: the benchmark does not build with jemalloc alone:\n{build.stderr}")
     times = {variant: [] for variant in VARIANTS}
     cpu_seconds([binary, "plain"])  # warm-up
     for _ in range(args.runs):
         for variant in VARIANTS:
-            times[variant].append(cpu_seconds([binary, variant]))
-    plain = statistics.median(times["plain"])
+            times[variant].append(cpu_seconds([alone, "plain"] if variant == "alone"
+                                              else [binary, variant]))
+    plain = statistics.median(times["alone"])
     lines = [
         "# libmemprof_hint: the hinted path against jemalloc's own",
         "",
@@ -73,19 +86,23 @@ def main():
         "",
         "`bench/workloads/hint_path.c`: 20 million malloc+free pairs of 16 to 128 bytes, each",
         "block freed 64 allocations later, with jemalloc's `malloc` or with",
-        "`__memprof_hint_malloc` (hot or cold: the class's arena through this thread's",
-        "cache of it), or with `__memprof_hint_context_malloc`, the entry point of a call",
+        "`__memprof_hint_malloc` (hot or cold: the thread's cache of the class's freed",
+        "blocks, or the class's arena through the thread's jemalloc tcache of it), or with `__memprof_hint_context_malloc`, the entry point of a call",
         "that feedback classifies by its calling context at run time (context-cold: a",
         "walk of 3 caller frames, a probe of the cache of decisions, then the cold",
         "arena; context-default: the same classification, no entry matches, then",
         "jemalloc's `malloc`). Every allocation is made 3 calls deep, built with",
         "`-O2 -fno-omit-frame-pointer`. Median CPU time (user+sys) over interleaved runs.",
+        "The first row is the same program without libmemprof_hint (the ratios are to it);",
+        "in the others the program's free is libmemprof_hint's, which tells hinted blocks",
+        "by address and passes the others on to jemalloc's.",
         "The last four rows take the hinted path apart with jemalloc's own API, no",
         "libmemprof_hint call: `mallocx (size, 0)` then `free` (mallocx's general path);",
         "an explicit tcache of the program's, freed into it with `dallocx`; an arena and an",
-        "explicit tcache freed with `free`, as a hinted block is (the block goes to the",
-        "thread's default tcache, the explicit one only empties and refills from the arena",
-        "under its lock); the same freed into the explicit tcache with `dallocx`.",
+        "explicit tcache freed with `free` (the block goes to the thread's default tcache,",
+        "the explicit one only empties and refills from the arena under its lock: a hinted",
+        "block's way before libmemprof_hint had its own free); the same freed into the",
+        "explicit tcache with `dallocx`.",
         "",
         "| allocation | ns per malloc+free (median) | min..max | vs jemalloc |",
         "|---|---:|---:|---:|",
@@ -93,7 +110,7 @@ def main():
     for variant in VARIANTS:
         values = [t / PAIRS * 1e9 for t in times[variant]]
         median = statistics.median(times[variant])
-        lines.append(f"| {variant if variant != 'plain' else 'jemalloc malloc'} | "
+        lines.append(f"| {ROW_NAMES.get(variant, variant)} | "
                      f"{median / PAIRS * 1e9:.1f} | {min(values):.1f}..{max(values):.1f} | "
                      f"{median / plain:.2f} |")
     text = "\n".join(lines) + "\n"

@@ -5,8 +5,8 @@ in l_alloc, reached through a function pointer) and GNU m4 (a classic
 xmalloc, gnulib's, and obstacks), each built four ways:
 
   glibc      gcc -O2, glibc's malloc
-  jemalloc   the same objects linked with `pkg-config --libs memprof-hint`
-             (jemalloc's malloc; no hinted call)
+  jemalloc   the same objects linked with jemalloc alone (-ljemalloc:
+             jemalloc's malloc and free; no libmemprof_hint)
   feedback   built with the plugin and libmemprof, run on a small input,
              its profile merged (`memprof merge --binary`), rebuilt with
              -fplugin-arg-memprof-use (default thresholds: those that fit
@@ -51,7 +51,9 @@ WORK = os.path.join(HERE, "work", "hint-real")
 MEMPROF = os.path.join(TOP, "analysis", "memprof")
 COUNTER_SOURCE = os.path.join(HERE, "realprog", "hint_counter.c")
 VARIANTS = ("glibc", "jemalloc", "feedback")
-LABELS = {"glibc": "glibc malloc", "jemalloc": "jemalloc alone (libmemprof_hint linked)",
+# jemalloc without libmemprof_hint, as a program links it.
+JEMALLOC_ALONE = ["-Wl,--push-state,--no-as-needed", "-ljemalloc", "-Wl,--pop-state"]
+LABELS = {"glibc": "glibc malloc", "jemalloc": "jemalloc alone (-ljemalloc)",
           "feedback": "feedback build (-fplugin-arg-memprof-use)"}
 
 
@@ -177,7 +179,7 @@ def bench_program(name, spec, args, tree):
     binaries = {variant: os.path.join(work, f"{name}_{variant}") for variant in VARIANTS}
     print(f"hint_real: {name}: building", flush=True)
     build(args.cc, spec, tree, binaries["glibc"], [], [])
-    build(args.cc, spec, tree, binaries["jemalloc"], [], pkg_config("--libs", "memprof-hint"))
+    build(args.cc, spec, tree, binaries["jemalloc"], [], JEMALLOC_ALONE)
     profiled = os.path.join(work, f"{name}_profiled")
     build(args.cc, spec, tree, profiled, [plugin, "-fno-optimize-sibling-calls",
                                           *pkg_config("--cflags", "memprof")],

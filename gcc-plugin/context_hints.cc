@@ -29,7 +29,9 @@
    The library walks frame pointers: with a profile, the plugin keeps
    them in the whole unit (as -fno-omit-frame-pointer), and keeps as
    calls the tail calls that may allocate, as the profiled build did
-   (sibcalls.cc), so that the frames on the stack are the profile's.  */
+   (sibcalls.cc), and the tail calls whose frames the profile has (the
+   profiled build made them calls), so that the frames on the stack are
+   the profile's.  */
 
 #include "gcc-plugin.h"
 
@@ -83,9 +85,31 @@ struct labelled_call
 static vec<labelled_call> labelled_calls;
 static unsigned classified_calls;
 
+/* A call is classified by context only when its cold and hot entries
+   hold at least this share of its bytes (percent): below it, the walk
+   on every allocation costs more than placing so few bytes gains.  */
+static double context_min_share = 2.0;
+
 bool
 context_hints_argument (const char *key, const char *value, bool *ok)
 {
+  if (strcmp (key, "context-min-share") == 0)
+    {
+      char *end = NULL;
+      double share = value != NULL ? strtod (value, &end) : -1;
+      if (value == NULL || end == value || *end != '\0' || share < 0
+          || share > 100)
+        {
+          error ("memprof: bad value %qs in "
+                 "%<-fplugin-arg-memprof-context-min-share%>: expected a "
+                 "percentage from 0 to 100",
+                 value ? value : "");
+          *ok = false;
+        }
+      else
+        context_min_share = share;
+      return true;
+    }
   if (strcmp (key, "context-hints") != 0)
     return false;
   if (value == NULL || strcmp (value, "1") == 0)
@@ -315,11 +339,41 @@ context_hints_start (const char *plugin_name)
                      (void *) context_roots);
 }
 
+/* Clear the tail-call mark of each call of the current function whose
+   frame key some profile context has at a caller position: the profiled
+   build made it an ordinary call (built with -fno-optimize-sibling-calls,
+   or at -O1), so its frame is on the profile's stacks and must be on
+   ours, or every context through it is one frame short at run time and
+   matches no entry.  A tail call the profiled build made as well leaves
+   no frame in the profile and keeps its mark.  */
+static void
+keep_profiled_frames (void)
+{
+  struct frame chain[MAX_CHAIN];
+  basic_block bb;
+
+  FOR_EACH_BB_FN (bb, cfun)
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      gcall *call = dyn_cast<gcall *> (gsi_stmt (gsi));
+      if (call == NULL || !gimple_call_tail_p (call)
+          || gimple_call_must_tail_p (call))
+        continue;
+      unsigned count = call_frames (call, chain);
+      if (sorted_contains (caller_keys, chain_key (chain, count)))
+        gimple_call_set_tail (call, false);
+    }
+}
+
 void
 context_hints_function (void)
 {
   if (context_hints_on && feedback_options.hint)
-    keep_allocation_frames ();
+    {
+      keep_allocation_frames ();
+      keep_profiled_frames ();
+    }
 }
 
 /* ---- The table of an ambiguous call ---- */
@@ -514,10 +568,12 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
 
   /* Only cold and hot entries: everything else is the default.  */
   unsigned kept = 0;
+  double placed = 0;
   for (context_row &entry : entries)
     {
       if (entry.hint == FEEDBACK_NOT_COLD)
         continue;
+      placed += entry.bytes[entry.hint];
       entry.hint = entry.hint == FEEDBACK_COLD ? HINT_COLD : HINT_HOT;
       entry.wildcards = 0;
       for (unsigned d = 0; d < depth; d++)
@@ -527,6 +583,16 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
   entries.truncate (kept);
   if (entries.is_empty ())
     return false;
+  if (placed < context_min_share / 100 * total)
+    {
+      snprintf (action, action_size,
+                "left alone: its cold and hot contexts hold %.1f%% of its "
+                "bytes, below context-min-share=%g%% (classifying costs "
+                "every allocation a walk of %u frames)",
+                total > 0 ? 100 * placed / total : 0.0, context_min_share,
+                depth);
+      return false;
+    }
   entries.qsort (compare_rows);
 
   gcall *call = as_a<gcall *> (gsi_stmt (*gsi));

@@ -50,7 +50,8 @@ extern "C" uint64_t profile_guid (const char *linkage_name);
 
 const char feedback_argument_names[]
     = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
-      "clone-wrappers=0|1, context-hints=0|1, cold-density=X, "
+      "clone-wrappers=0|1, context-hints=0|1, context-min-share=PERCENT, "
+      "cold-density=X, "
       "cold-lifetime=SECONDS, "
       "hot-density=X, global-hot-density=X, global-cold-size=BYTES, "
       "thresholds=run|llvm, cold-lifetime-share=PERCENT, "
@@ -71,6 +72,8 @@ const char feedback_help[]
       "  -fplugin-arg-memprof-context-hints=0|1   classify an ambiguous "
       "call's allocations by their calling context at run time (default "
       "1)\n"
+      "  -fplugin-arg-memprof-context-min-share=P  only when its cold and hot "
+      "contexts hold P%% of the call's bytes or more (default 2)\n"
       "  -fplugin-arg-memprof-cold-density=X      lifetime access density "
       "(accesses/byte/s) below which a context is cold (default 0.05)\n"
       "  -fplugin-arg-memprof-cold-lifetime=S     mean lifetime (s) a cold "
@@ -773,13 +776,15 @@ feedback_function (void)
 
       /* What to do with it.  */
       const char *action = "left alone";
-      char context_action[160];
+      char context_action[256] = "";
       bool by_context = ambiguous && feedback_options.hint
                         && context_hints_rewrite (
                             &gsi, (unsigned) index, matched_contexts.address (),
                             matched_classes.address (), matched, count,
                             context_action, sizeof context_action);
-      if (by_context)
+      /* Declined by context hints: the reason, and no rewrite.  */
+      bool declined = !by_context && context_action[0] != '\0';
+      if (by_context || declined)
         action = context_action;
       bool family_on = allocation_functions[index].family == FAMILY_C
                            ? feedback_options.hint
@@ -825,7 +830,7 @@ feedback_function (void)
                     function, verdict, figures, action);
         }
 
-      if (!by_context && strcmp (action, "left alone") != 0)
+      if (!by_context && !declined && strcmp (action, "left alone") != 0)
         {
           rewrite_call (&gsi, (unsigned) index,
                         site_class == FEEDBACK_COLD ? HINT_COLD : HINT_HOT);

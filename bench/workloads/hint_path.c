@@ -16,6 +16,9 @@
    it with dallocx), "arena-tcache" (an arena and an explicit tcache of
    this program's, freed with free, as a hinted block is) and
    "arena-tcache-dallocx" (the same, freed into the explicit tcache).
+   Built with -DJEMALLOC_ONLY and linked with jemalloc alone, without
+   libmemprof_hint (whose free the program's then is), only "plain" and
+   the jemalloc API variants run.
    bench/hint_path.py times it.  */
 
 #include <stdio.h>
@@ -67,10 +70,12 @@ allocate (size_t size)
 
   if (variant == PLAIN)
     block = malloc (size);
+#ifndef JEMALLOC_ONLY
   else if (variant == HINTED)
     block = __memprof_hint_malloc (size, (unsigned char) hint);
   else if (variant == CONTEXT)
     block = __memprof_hint_context_malloc (size, table);
+#endif
   else
     block = mallocx (size, mallocx_flags);
   __asm__ volatile("" ::: "memory"); /* no tail call: keep the frame */

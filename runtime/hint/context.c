@@ -28,11 +28,13 @@
 
 #include "memprof/hint_context.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,11 @@ static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The tables used so far, with MEMPROF_HINT_STATS=1.  */
 static bool statistics;
+/* MEMPROF_HINT_DEBUG=1: each decision made (a miss of the cache) is
+   written to the statistics' copy of stderr: the table, the return
+   addresses walked (as object+offset) and their keys, and the entry
+   taken; each table's entries are written at its first decision.  */
+static bool debugging;
 /* Where the statistics go: a copy of stderr made at start-up, so that a
    program that closes stderr at exit before our atexit handler runs
    (gnulib's close_stdout does, in m4) does not lose them.  */
@@ -283,6 +290,75 @@ entry_matches (const uint64_t *entry, unsigned depth, const uint64_t *keys)
   return equal || !named;
 }
 
+/* ---- MEMPROF_HINT_DEBUG=1 ---- */
+
+/* Write the text of FORMAT to the statistics' file descriptor (no
+   allocation: this runs inside malloc).  */
+static void __attribute__ ((format (printf, 1, 2)))
+debug_write (const char *format, ...)
+{
+  char line[768];
+  va_list arguments;
+  int length;
+
+  va_start (arguments, format);
+  length = vsnprintf (line, sizeof line, format, arguments);
+  va_end (arguments);
+  if (length > (int) sizeof line - 1)
+    length = sizeof line - 1;
+  if (length > 0 && write (statistics_fd, line, length) < 0)
+    return;
+}
+
+/* ADDRESS as OBJECT+OFFSET, the form addr2line takes.  */
+static void
+debug_address (uintptr_t address, char *text, size_t size)
+{
+  Dl_info info;
+
+  if (address != 0 && dladdr ((void *) address, &info) != 0
+      && info.dli_fname != NULL)
+    snprintf (text, size, "%s+%#lx", info.dli_fname,
+              (unsigned long) (address - (uintptr_t) info.dli_fbase));
+  else
+    snprintf (text, size, "%#lx", (unsigned long) address);
+}
+
+static void
+debug_decision (const uint64_t *table, unsigned depth, const uintptr_t *returns,
+                const uint64_t *keys, unsigned taken)
+{
+  static _Atomic (const uint64_t *) last_dumped;
+  unsigned entries = (unsigned) (table[MEMPROF_CONTEXT_WORD_SHAPE] >> 32);
+  const char *name
+      = (const char *) (uintptr_t) table[MEMPROF_CONTEXT_WORD_NAME];
+  char text[512];
+
+  if (atomic_exchange (&last_dumped, table) != table)
+    for (unsigned e = 0; e < entries; e++)
+      {
+        const uint64_t *entry
+            = table + MEMPROF_CONTEXT_HEADER_WORDS + (size_t) e * (1 + depth);
+        debug_write ("libmemprof_hint: debug: table %s entry %u hint %u:", name,
+                     e, (unsigned) entry[0]);
+        for (unsigned d = 0; d < depth; d++)
+          debug_write (" %016llx", (unsigned long long) entry[1 + d]);
+        debug_write ("\n");
+      }
+  debug_write (
+      "libmemprof_hint: debug: decision %s: entry %u of %u (hint %u)\n", name,
+      taken, entries,
+      taken < entries ? (unsigned)
+              table[MEMPROF_CONTEXT_HEADER_WORDS + (size_t) taken * (1 + depth)]
+                      : 0);
+  for (unsigned d = 0; d < depth; d++)
+    {
+      debug_address (returns[d], text, sizeof text);
+      debug_write ("libmemprof_hint: debug:   frame %u: %s key %016llx\n", d,
+                   text, (unsigned long long) keys[d]);
+    }
+}
+
 /* The hint of the first entry of TABLE whose keys match the frames
    returning to RETURNS, or 0.  */
 static unsigned char
@@ -306,7 +382,13 @@ decide (const uint64_t *table, unsigned depth, const uintptr_t *returns)
 
   for (unsigned e = 0; e < entries; e++, entry += 1 + depth)
     if (entry_matches (entry + 1, depth, keys))
-      return (unsigned char) entry[0];
+      {
+        if (UNLIKELY (debugging))
+          debug_decision (table, depth, returns, keys, e);
+        return (unsigned char) entry[0];
+      }
+  if (UNLIKELY (debugging))
+    debug_decision (table, depth, returns, keys, entries);
   return 0;
 }
 
@@ -422,15 +504,19 @@ context_initialize (void)
 {
   const char *value = getenv ("MEMPROF_HINT_STATS");
 
+  const char *debug = getenv ("MEMPROF_HINT_DEBUG");
+
   statistics = value != NULL && strcmp (value, "1") == 0;
-  if (statistics)
+  debugging = debug != NULL && strcmp (debug, "1") == 0;
+  if (statistics || debugging)
     {
       int copy = fcntl (STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 
       if (copy >= 0)
         statistics_fd = copy;
-      atexit (print_statistics);
     }
+  if (statistics)
+    atexit (print_statistics);
 }
 
 /* ---- The entry points ---- */
@@ -452,7 +538,7 @@ __memprof_hint_context_malloc (size_t size, uint64_t *table)
     return malloc (size);
   /* __memprof_hint_malloc's work, without its call through the PLT:
      malloc is the call that matters for speed.  */
-  pointer = hint_allocate (size, hint_flags (hint));
+  pointer = hint_allocate_cached (size, hint);
   if (UNLIKELY (pointer == NULL))
     errno = ENOMEM;
   return pointer;

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jemalloc/jemalloc.h>
 
@@ -88,6 +89,57 @@ hint_flags (unsigned char hint)
   return flags;
 }
 
+/* ---- The hinted arenas' address ranges, the program's free and each
+   thread's cache of hinted blocks (cache.c) ---- */
+
+/* Both classes' ranges: [hint_range_base, + hint_range_bytes), the cold
+   class's half first; 0 bytes until made, or when they cannot be.  */
+#define HINT_RANGE_BYTES ((uintptr_t) 1 << 34) /* 16 GiB each */
+extern uintptr_t hint_range_base;
+extern uintptr_t hint_range_bytes;
+extent_hooks_t *hint_range_hooks (unsigned class_index);
+
+/* Is BLOCK hinted, of class CLASS_INDEX (its arena's range)?  */
+static inline bool
+hint_block_of_class (const void *block, unsigned class_index)
+{
+  uintptr_t offset = (uintptr_t) block - hint_range_base;
+
+  return offset < hint_range_bytes
+         && (offset >= HINT_RANGE_BYTES) == (class_index != 0);
+}
+
+/* The bins of the cache: jemalloc's size classes from 16 to
+   HINT_CACHE_MAX_SIZE bytes (bin 0 is no bin).  */
+#define HINT_BINS 21
+#define HINT_CACHE_MAX_SIZE 1024
+extern const unsigned short hint_bin_size[HINT_BINS];
+
+struct hint_cache
+{
+  void *head[2][HINT_BINS]; /* freed blocks, linked by their first word */
+  unsigned count[2][HINT_BINS];
+};
+
+extern __thread struct hint_cache *hint_thread_cache
+    __attribute__ ((tls_model ("initial-exec")));
+void hint_cache_create (void);
+void hint_cache_destroy (void);
+
+/* The bin of SIZE bytes, 1 to HINT_CACHE_MAX_SIZE: 16-byte steps up to
+   128, then four classes per doubling, as jemalloc's.  */
+static inline unsigned
+hint_bin_of (size_t size)
+{
+  unsigned lg;
+
+  if (size <= 128)
+    return (unsigned) ((size + 15) >> 4);
+  lg = 63 - (unsigned) __builtin_clzl (size - 1);
+  return 9 + (lg - 7) * 4
+         + (unsigned) ((size - 1 - ((size_t) 1 << lg)) >> (lg - 2));
+}
+
 /* jemalloc's mallocx, for which a size of 0 is undefined: 0 asks for 1
    byte, as malloc (0) does inside jemalloc.  NULL when jemalloc cannot,
    errno unspecified.  */
@@ -95,6 +147,31 @@ static inline void *
 hint_allocate (size_t size, int flags)
 {
   return mallocx (size == 0 ? 1 : size, flags);
+}
+
+/* A hinted allocation of SIZE bytes, as malloc: from this thread's cache
+   of the class's freed blocks of SIZE's bin, or from the class's arena
+   (the bin's size, so the block fits the bin when freed).  */
+static inline void *
+hint_allocate_cached (size_t size, unsigned char hint)
+{
+  struct hint_cache *cache = hint_thread_cache;
+  unsigned class_index = hint >= MEMPROF_HINT_HOT_MIN;
+
+  if (LIKELY (cache != NULL && size - 1 < HINT_CACHE_MAX_SIZE))
+    {
+      unsigned bin = hint_bin_of (size);
+      void *block = cache->head[class_index][bin];
+
+      if (LIKELY (block != NULL))
+        {
+          cache->head[class_index][bin] = *(void **) block;
+          cache->count[class_index][bin]--;
+          return block;
+        }
+      size = hint_bin_size[bin];
+    }
+  return hint_allocate (size, hint_flags (hint));
 }
 
 static inline bool

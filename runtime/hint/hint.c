@@ -180,7 +180,10 @@ hint_arena_create (struct hint_arena *arena)
     {
       unsigned index;
       size_t length = sizeof index;
-      int error = mallctl ("arenas.create", &index, &length, NULL, 0);
+      /* The class's own address range (cache.c), if it could be made.  */
+      extent_hooks_t *hooks = hint_range_hooks (arena == &hint_arenas[1]);
+      int error = mallctl ("arenas.create", &index, &length,
+                           hooks ? &hooks : NULL, hooks ? sizeof hooks : 0);
 
       if (error == 0)
         flags = MALLOCX_ARENA (index) | MALLOCX_TCACHE_NONE;
@@ -202,6 +205,7 @@ hint_arena_create (struct hint_arena *arena)
 static void
 tcache_destroy_all (void *unused)
 {
+  hint_cache_destroy ();
   for (unsigned i = 0; i < 2; i++)
     {
       int flags = hint_thread_tcache[i];
@@ -242,6 +246,7 @@ hint_tcache_create (unsigned class_index, int arena_flags)
     return HINT_TCACHE_NONE;
   pthread_setspecific (tcache_key, (void *) 1);
   hint_thread_tcache[class_index] = MALLOCX_TCACHE (id);
+  hint_cache_create ();
   return hint_thread_tcache[class_index];
 }
 
@@ -250,7 +255,7 @@ hint_tcache_create (unsigned class_index, int arena_flags)
 static void *
 allocate_hinted (size_t size, unsigned char hint)
 {
-  void *pointer = hint_allocate (size, hint_flags (hint));
+  void *pointer = hint_allocate_cached (size, hint);
 
   if (UNLIKELY (pointer == NULL))
     errno = ENOMEM;
@@ -290,6 +295,7 @@ HINT_EXPORT void *
 __memprof_hint_realloc (void *pointer, size_t size, unsigned char hint)
 {
   void *fresh;
+  int flags;
 
   if (UNLIKELY (hint_forwarding ()))
     return realloc (pointer, size);
@@ -299,7 +305,14 @@ __memprof_hint_realloc (void *pointer, size_t size, unsigned char hint)
      opt.zero_realloc says (by default: free p, return NULL).  */
   if (size == 0)
     return realloc (pointer, 0);
-  fresh = rallocx (pointer, size, hint_flags (hint));
+  flags = hint_flags (hint);
+  /* A block of another arena, moved, would be freed into this class's
+     explicit tcache, and handed out by it as this class's: it goes back
+     to its own arena without a cache.  */
+  if (!hint_block_of_class (pointer, hint >= MEMPROF_HINT_HOT_MIN))
+    flags = atomic_load_explicit (
+        &hint_arenas[hint >= MEMPROF_HINT_HOT_MIN].flags, memory_order_relaxed);
+  fresh = rallocx (pointer, size, flags);
   if (UNLIKELY (fresh == NULL))
     errno = ENOMEM;
   return fresh;

@@ -18,7 +18,12 @@ frame, in another translation unit, tells them apart.  At -O0 and -O2:
 - the "did it work" loop: the hinted build profiled again (instrument +
   use, libmemprof before the shim) gives a profile with the same cold
   bytes, and the build from that second profile places them in the cold
-  arena again.
+  arena again;
+- at -O2, a profile taken with -fno-optimize-sibling-calls and a hinted
+  build made without it (context_tail.c): the contexts part at functions
+  that end in a tail call of a function returning nothing, whose frames
+  the hinted build keeps as the profile has them, so each path's blocks
+  are in its class's arena.
 
 Prints one line per check and ends with `context-hints: N passed, N
 failed`."""
@@ -37,9 +42,9 @@ from report import Report  # noqa: E402
 
 WORK = os.path.join(HERE, "work", "context")
 MEMPROF = os.path.join(TOP, "analysis", "memprof")
-MAIN, ALLOC, CHECK, CLOSE = (os.path.join(HERE, name) for name in
-                             ("context_main.c", "context_alloc.c", "context_check.c",
-                              "context_close.c"))
+MAIN, ALLOC, CHECK, CLOSE, TAIL = (os.path.join(HERE, name) for name in
+                                   ("context_main.c", "context_alloc.c", "context_check.c",
+                                    "context_close.c", "context_tail.c"))
 BLOCKS, SIZE = 512, 96
 # Small thresholds: this short run's untouched blocks are cold, the
 # blocks read many times hot.
@@ -198,6 +203,35 @@ def check_level(opt):
                       f"the cold arena again", ran.stdout)
 
 
+def check_tail_calls():
+    """The profiled build's calls kept as calls, its tail calls not."""
+    work = os.path.join(WORK, "tail")
+    os.makedirs(work)
+    profiled = os.path.join(work, "profiled")
+    built = build(profiled, "-O2", [TAIL, ALLOC], ["-fno-optimize-sibling-calls"],
+                  pkg_config("memprof", "--libs"))
+    if not results.check(built.returncode == 0, "tail calls: the profiled build builds",
+                         built.stderr[-500:]):
+        return
+    mprof, raw = profile("tail", profiled, work)
+    if not results.check(mprof is not None, "tail calls: profiled and merged", raw):
+        return
+    binary = os.path.join(work, "hinted")
+    built = build(binary, "-O2", [TAIL, ALLOC, CHECK],
+                  ["-fplugin-arg-memprof-use=" + mprof, *THRESHOLDS],
+                  pkg_config("memprof-hint", "--libs"))
+    if not results.check(built.returncode == 0 and "context-classified: 1" in built.stderr,
+                         "tail calls: the hinted build (without -fno-optimize-sibling-calls) "
+                         "builds and classifies the allocator's call by context",
+                         built.stderr[-800:]):
+        return
+    ran = execute(binary)
+    results.check(ran.returncode == 0 and arenas(ran.stdout) == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
+                  f"tail calls: the frames the profile has are on the hinted build's stack: "
+                  f"all {BLOCKS} cold blocks in the cold arena, all {BLOCKS} hot ones in the "
+                  f"hot arena", ran.stdout + ran.stderr[-500:])
+
+
 def main():
     if not os.path.exists(MEMPROF):
         sys.exit(f"context-hints: build the tree first: {MEMPROF} is missing")
@@ -205,6 +239,7 @@ def main():
     os.makedirs(WORK)
     for opt in ("-O0", "-O2"):
         check_level(opt)
+    check_tail_calls()
     return results.finish()
 
 

@@ -5,21 +5,7 @@
    three lines down, as an edit after profiling would move it.  The hinted
    build links context_check.c, which reports where the blocks went.  */
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-extern void *(*allocate) (size_t);
-
-/* Defined by context_check.c in the hinted build only.  */
-void report_arenas (void **cold, int cold_count, void **hot, int hot_count)
-    __attribute__ ((weak));
-
-#define BLOCKS 512
-#define SIZE 96
-
-static void *cold_blocks[BLOCKS];
-static void *hot_blocks[BLOCKS];
+#include "context_test.h"
 
 __attribute__ ((noinline)) static void *
 make (size_t size)
@@ -60,13 +46,5 @@ main (void)
 {
   cold_path ();
   unsigned long sum = hot_path ();
-  printf ("sum %lu\n", sum);
-  if (report_arenas)
-    report_arenas (cold_blocks, BLOCKS, hot_blocks, BLOCKS);
-  for (int i = 0; i < BLOCKS; i++)
-    {
-      free (hot_blocks[i]);
-      free (cold_blocks[i]);
-    }
-  return 0;
+  return finish (sum);
 }

@@ -111,10 +111,11 @@ def run_checks(label, binary, arguments=(), env=None, done=None):
 def test_exports():
     result = run(["nm", "-D", "--defined-only", LIBRARY])
     names = sorted(line.split()[-1] for line in result.stdout.splitlines())
-    results.check(names == sorted(C_NAMES + CONTEXT_NAMES + list(CXX_NAMES)),
+    results.check(names == sorted(C_NAMES + CONTEXT_NAMES + list(CXX_NAMES) + ["free"]),
                   "libmemprof_hint.so exports the 8 C entry points, their 8 "
-                  "context-classified forms and tcmalloc's 8 operator new overloads, "
-                  "nothing else", str(names))
+                  "context-classified forms, tcmalloc's 8 operator new overloads and "
+                  "free (which gives hinted blocks to the thread's cache), nothing else",
+                  str(names))
     demangled = run(["c++filt", *CXX_NAMES]).stdout.splitlines()
     for (name, wanted), got in zip(CXX_NAMES.items(), demangled):
         results.check(got == wanted, f"{name} demangles to {wanted}", got)

@@ -1,0 +1,372 @@
+/* libmemprof_hint: the hinted arenas' own address ranges, the program's
+   free, and each thread's cache of hinted blocks (docs/hint.md, "The
+   hinted path").
+
+   Ranges.  The cold and the hot arena get their memory from one
+   reservation made at the first hinted allocation (HINT_RANGE_BYTES per
+   class, PROT_NONE until jemalloc asks for an extent, which is then made
+   readable and writable): jemalloc's extent hooks of the two arenas
+   hand out consecutive pieces of the class's range.  A block is hinted,
+   and of which class, by its address alone: two compares.  An extent
+   jemalloc gives back stays in jemalloc's hands (dalloc refuses, as for
+   retained memory; purging gives the pages back to the system); when a
+   class's range is used up, or could not be reserved, its extents come
+   from jemalloc's default hooks, outside the range, and such blocks are
+   freed as plain ones.
+
+   Free.  The library defines free, and is linked before jemalloc
+   (`pkg-config --libs memprof-hint`), so the program's free is this
+   one: a block outside the ranges goes on to the next free (jemalloc's,
+   by dlsym (RTLD_NEXT), a tail call); a hinted block goes to this
+   thread's cache of its class.  Without that, a hinted block went to the
+   thread's automatic jemalloc cache, where the next plain malloc of its
+   size took it, and each hinted allocation refilled its class's explicit
+   cache from the arena under its lock.
+
+   The cache.  Per thread, per class, per size bin up to CACHE_MAX_SIZE
+   bytes (jemalloc's own size classes, 16 bytes and up): a list of freed
+   blocks, linked through their first word, at most CACHE_BLOCKS each.
+   A hinted malloc of a size the bins cover takes the bin's last freed
+   block, or asks the class's arena (through the thread's explicit
+   tcache) for the bin's size; a hinted free gives the block to the bin
+   of its usable size (sallocx), or, with the bin full or a size no bin
+   has, to the explicit tcache of its class (dallocx).  So a hinted pair
+   costs a size's bin, a list pop, a range test, sallocx and a list push,
+   where jemalloc's own pair is its own tcache's pop and push.  The
+   caches are given back when the thread exits.  */
+
+#define _GNU_SOURCE
+#include "hint-internal.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* Freed blocks one bin of one thread keeps before giving them to the
+   explicit tcache.  */
+#define CACHE_BLOCKS 64
+
+uintptr_t hint_range_base;
+uintptr_t hint_range_bytes;
+
+const unsigned short hint_bin_size[HINT_BINS] = {
+  0,   16,  32,  48,  64,  80,  96,  112, 128, 160,  192,
+  224, 256, 320, 384, 448, 512, 640, 768, 896, 1024,
+};
+
+__thread struct hint_cache *hint_thread_cache
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* ---- The ranges and the extent hooks ---- */
+
+struct range
+{
+  extent_hooks_t hooks; /* first: jemalloc passes a pointer to it */
+  uintptr_t start, end, cursor;
+  pthread_mutex_t lock;
+};
+
+static struct range ranges[2];
+static extent_hooks_t *default_hooks;
+
+static bool
+in_range (const struct range *range, const void *address, size_t size)
+{
+  return (uintptr_t) address >= range->start
+         && (uintptr_t) address + size <= range->end;
+}
+
+static void *
+range_alloc (extent_hooks_t *hooks, void *new_address, size_t size,
+             size_t alignment, bool *zero, bool *commit, unsigned arena)
+{
+  struct range *range = (struct range *) hooks;
+  void *address = NULL;
+
+  if (new_address == NULL)
+    {
+      pthread_mutex_lock (&range->lock);
+      uintptr_t start = (range->cursor + alignment - 1) & ~(alignment - 1);
+      if (start >= range->cursor && start + size > start
+          && start + size <= range->end
+          && mprotect ((void *) start, size, PROT_READ | PROT_WRITE) == 0)
+        {
+          range->cursor = start + size;
+          address = (void *) start;
+        }
+      pthread_mutex_unlock (&range->lock);
+    }
+  if (address != NULL)
+    {
+      /* Fresh pages of an anonymous mapping: zero, and committed.  */
+      *zero = true;
+      *commit = true;
+      return address;
+    }
+  return default_hooks->alloc (default_hooks, new_address, size, alignment,
+                               zero, commit, arena);
+}
+
+static bool
+range_dalloc (extent_hooks_t *hooks, void *address, size_t size, bool committed,
+              unsigned arena)
+{
+  if (in_range ((struct range *) hooks, address, size))
+    return true; /* kept by jemalloc, as retained memory */
+  return default_hooks->dalloc (default_hooks, address, size, committed, arena);
+}
+
+static void
+range_destroy (extent_hooks_t *hooks, void *address, size_t size,
+               bool committed, unsigned arena)
+{
+  if (in_range ((struct range *) hooks, address, size))
+    madvise (address, size, MADV_DONTNEED);
+  else
+    default_hooks->destroy (default_hooks, address, size, committed, arena);
+}
+
+static bool
+range_commit (extent_hooks_t *hooks, void *address, size_t size, size_t offset,
+              size_t length, unsigned arena)
+{
+  if (in_range ((struct range *) hooks, address, size))
+    return false; /* always readable and writable */
+  return default_hooks->commit (default_hooks, address, size, offset, length,
+                                arena);
+}
+
+static bool
+range_decommit (extent_hooks_t *hooks, void *address, size_t size,
+                size_t offset, size_t length, unsigned arena)
+{
+  if (in_range ((struct range *) hooks, address, size))
+    return true; /* refused: jemalloc purges instead */
+  return default_hooks->decommit (default_hooks, address, size, offset, length,
+                                  arena);
+}
+
+static bool
+range_purge (extent_hooks_t *hooks, void *address, size_t size, size_t offset,
+             size_t length, unsigned arena, int advice, extent_purge_t *other)
+{
+  if (in_range ((struct range *) hooks, address, size))
+    return madvise ((char *) address + offset, length, advice) != 0;
+  if (other == NULL)
+    return true;
+  return other (default_hooks, address, size, offset, length, arena);
+}
+
+static bool
+range_purge_lazy (extent_hooks_t *hooks, void *address, size_t size,
+                  size_t offset, size_t length, unsigned arena)
+{
+  return range_purge (hooks, address, size, offset, length, arena, MADV_FREE,
+                      default_hooks->purge_lazy);
+}
+
+static bool
+range_purge_forced (extent_hooks_t *hooks, void *address, size_t size,
+                    size_t offset, size_t length, unsigned arena)
+{
+  return range_purge (hooks, address, size, offset, length, arena,
+                      MADV_DONTNEED, default_hooks->purge_forced);
+}
+
+static bool
+range_split (extent_hooks_t *hooks, void *address, size_t size, size_t size_a,
+             size_t size_b, bool committed, unsigned arena)
+{
+  if (in_range ((struct range *) hooks, address, size))
+    return false;
+  if (default_hooks->split == NULL)
+    return true;
+  return default_hooks->split (default_hooks, address, size, size_a, size_b,
+                               committed, arena);
+}
+
+/* Two pieces merge only on the same side of the range's bounds.  */
+static bool
+range_merge (extent_hooks_t *hooks, void *address_a, size_t size_a,
+             void *address_b, size_t size_b, bool committed, unsigned arena)
+{
+  struct range *range = (struct range *) hooks;
+  bool a = in_range (range, address_a, size_a);
+
+  if (a != in_range (range, address_b, size_b))
+    return true;
+  if (a)
+    return false;
+  if (default_hooks->merge == NULL)
+    return true;
+  return default_hooks->merge (default_hooks, address_a, size_a, address_b,
+                               size_b, committed, arena);
+}
+
+static pthread_once_t ranges_once = PTHREAD_ONCE_INIT;
+
+/* Reserve both classes' ranges (PROT_NONE: address space, no memory) and
+   learn jemalloc's default hooks; without either, no range.  */
+static void
+reserve_ranges (void)
+{
+  size_t length = sizeof default_hooks;
+  void *reserved;
+
+  if (mallctl ("arena.0.extent_hooks", &default_hooks, &length, NULL, 0) != 0
+      || default_hooks == NULL)
+    return;
+  reserved = mmap (NULL, 2 * HINT_RANGE_BYTES, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reserved == MAP_FAILED)
+    return;
+  for (unsigned c = 0; c < 2; c++)
+    {
+      struct range *range = &ranges[c];
+      range->hooks = (extent_hooks_t){
+        range_alloc,        range_dalloc,   range_destroy,
+        range_commit,       range_decommit, range_purge_lazy,
+        range_purge_forced, range_split,    range_merge,
+      };
+      range->start = range->cursor
+          = (uintptr_t) reserved + c * HINT_RANGE_BYTES;
+      range->end = range->start + HINT_RANGE_BYTES;
+      pthread_mutex_init (&range->lock, NULL);
+    }
+  hint_range_base = (uintptr_t) reserved;
+  hint_range_bytes = 2 * HINT_RANGE_BYTES;
+}
+
+/* The extent hooks for the arena of class CLASS_INDEX, or NULL: the
+   default ones.  */
+extent_hooks_t *
+hint_range_hooks (unsigned class_index)
+{
+  pthread_once (&ranges_once, reserve_ranges);
+  return hint_range_bytes != 0 ? &ranges[class_index].hooks : NULL;
+}
+
+/* ---- Free ---- */
+
+typedef void free_function (void *);
+static free_function *next_free;
+
+/* Set while this thread looks the next free up: dlsym frees the message
+   of an earlier failed lookup, with free, which is this one.  */
+static __thread bool finding_next_free
+    __attribute__ ((tls_model ("initial-exec")));
+
+static void
+ignore_free (void *pointer)
+{
+  (void) pointer; /* one message of dlerror's, left allocated */
+}
+
+static free_function *
+find_next_free (void)
+{
+  free_function *found;
+
+  if (finding_next_free)
+    return ignore_free;
+  finding_next_free = true;
+  found = (free_function *) dlsym (RTLD_NEXT, "free");
+  finding_next_free = false;
+  if (found == NULL)
+    return ignore_free;
+  next_free = found;
+  return found;
+}
+
+/* Before the library's other constructors, whose failed dlsym would
+   leave a message for the next dlsym to free.  */
+__attribute__ ((constructor (101))) static void
+cache_initialize (void)
+{
+  find_next_free ();
+}
+
+/* The thread's cache of hinted blocks, made with its first explicit
+   tcache (hint_tcache_create, which also has it given back when the
+   thread exits); it stays NULL if it cannot be made.  */
+void
+hint_cache_create (void)
+{
+  if (hint_thread_cache == NULL)
+    hint_thread_cache = mallocx (sizeof *hint_thread_cache,
+                                 MALLOCX_ZERO | MALLOCX_TCACHE_NONE);
+}
+
+/* Give BLOCK, hinted of class CLASS_INDEX, to its class's explicit tcache
+   (or to its arena, the tcache not made).  */
+static void
+give_back (void *block, unsigned class_index)
+{
+  int tcache = hint_thread_tcache[class_index];
+
+  dallocx (block, tcache > 0 ? tcache : MALLOCX_TCACHE_NONE);
+}
+
+/* A hinted block is freed: into this thread's bin of its size.  */
+static void
+free_hinted (void *block, unsigned class_index)
+{
+  struct hint_cache *cache = hint_thread_cache;
+
+  /* A thread that has made no hinted block has no cache.  */
+  if (LIKELY (cache != NULL))
+    {
+      size_t size = sallocx (block, 0);
+      unsigned bin = size <= HINT_CACHE_MAX_SIZE ? hint_bin_of (size) : 0;
+
+      if (LIKELY (bin != 0 && hint_bin_size[bin] == size
+                  && cache->count[class_index][bin] < CACHE_BLOCKS))
+        {
+          *(void **) block = cache->head[class_index][bin];
+          cache->head[class_index][bin] = block;
+          cache->count[class_index][bin]++;
+          return;
+        }
+    }
+  give_back (block, class_index);
+}
+
+HINT_EXPORT void
+free (void *pointer)
+{
+  uintptr_t offset = (uintptr_t) pointer - hint_range_base;
+  free_function *next;
+
+  if (UNLIKELY (offset < hint_range_bytes))
+    {
+      free_hinted (pointer, offset >= HINT_RANGE_BYTES);
+      return;
+    }
+  next = next_free;
+  if (UNLIKELY (next == NULL))
+    next = find_next_free ();
+  next (pointer);
+}
+
+/* The thread exits: its cached blocks go back to their arenas.  */
+void
+hint_cache_destroy (void)
+{
+  struct hint_cache *cache = hint_thread_cache;
+
+  if (cache == NULL)
+    return;
+  hint_thread_cache = NULL;
+  for (unsigned c = 0; c < 2; c++)
+    for (unsigned bin = 0; bin < HINT_BINS; bin++)
+      for (void *block = cache->head[c][bin]; block != NULL;)
+        {
+          void *next = *(void **) block;
+          give_back (block, c);
+          block = next;
+        }
+  dallocx (cache, MALLOCX_TCACHE_NONE);
+}
