@@ -782,8 +782,7 @@ calloc (size_t count, size_t size)
       if (slab_takes (bytes, PLAIN_ALIGNMENT))
         pointer = slab_allocate (bytes, CALLER);
       if (pointer == NULL)
-        pointer
-            = allocate_with_header (bytes, PLAIN_ALIGNMENT, CALLER, weight);
+        pointer = allocate_with_header (bytes, PLAIN_ALIGNMENT, CALLER, weight);
       if (pointer != NULL)
         memset (pointer, 0, bytes);
     }

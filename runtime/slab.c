@@ -150,7 +150,8 @@ take_slot (unsigned class)
 void *
 slab_allocate (size_t size, uintptr_t caller_return)
 {
-  unsigned class = size == 0 ? 0 : (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
+  unsigned class = size == 0 ? 0
+                             : (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
   uintptr_t slot;
   struct slab_meta *meta;
   struct depot_context *context;
@@ -282,7 +283,7 @@ slab_for_each_live (live_block_visitor visit, void *cookie,
   if (__memprof_slab_base == 0)
     return true;
   spans = __atomic_load_n (&spans_used, __ATOMIC_ACQUIRE);
-  for (unsigned class = 0; class < SLAB_CLASSES; class++)
+  for (unsigned class = 0; class < SLAB_CLASSES; class ++)
     {
       size_t bytes = slot_bytes (class);
       if (!spin_lock_within (&classes[class].lock, lock_attempts))
@@ -313,7 +314,7 @@ void
 slab_fork_prepare (void)
 {
   spin_lock (&reserve_lock);
-  for (unsigned class = 0; class < SLAB_CLASSES; class++)
+  for (unsigned class = 0; class < SLAB_CLASSES; class ++)
     spin_lock (&classes[class].lock);
   spin_lock (&spans_lock);
 }
@@ -322,7 +323,7 @@ void
 slab_fork_release (void)
 {
   spin_unlock (&spans_lock);
-  for (unsigned class = 0; class < SLAB_CLASSES; class++)
+  for (unsigned class = 0; class < SLAB_CLASSES; class ++)
     spin_unlock (&classes[class].lock);
   spin_unlock (&reserve_lock);
 }
