@@ -25,35 +25,26 @@
 #define SHARED 1000
 #define MOVED 200
 
-#define ALLOC_CLASS(c)                                                         \
-  __attribute__ ((noinline)) static unsigned char *alloc_c##c (size_t size)    \
+/* A call site of its own: NAME (size) is malloc (size).  */
+#define ALLOCATOR(name)                                                        \
+  __attribute__ ((noinline)) static unsigned char *name (size_t size)          \
   {                                                                            \
     return malloc (size);                                                      \
   }
-ALLOC_CLASS (0)
-ALLOC_CLASS (1)
-ALLOC_CLASS (2)
-ALLOC_CLASS (3)
-ALLOC_CLASS (4)
-ALLOC_CLASS (5)
-ALLOC_CLASS (6)
-ALLOC_CLASS (7)
+ALLOCATOR (alloc_c0)
+ALLOCATOR (alloc_c1)
+ALLOCATOR (alloc_c2)
+ALLOCATOR (alloc_c3)
+ALLOCATOR (alloc_c4)
+ALLOCATOR (alloc_c5)
+ALLOCATOR (alloc_c6)
+ALLOCATOR (alloc_c7)
+ALLOCATOR (make_shared)
+ALLOCATOR (moved_small)
 
 static unsigned char *(*const allocators[8]) (size_t)
     = { alloc_c0, alloc_c1, alloc_c2, alloc_c3,
         alloc_c4, alloc_c5, alloc_c6, alloc_c7 };
-
-__attribute__ ((noinline)) static unsigned char *
-make_shared (size_t size)
-{
-  return malloc (size);
-}
-
-__attribute__ ((noinline)) static unsigned char *
-moved_small (size_t size)
-{
-  return malloc (size);
-}
 
 static unsigned char *blocks[8][PER_CLASS];
 static unsigned char *shared[SHARED];
