@@ -28,7 +28,11 @@
    HEADER_TAG always set.  A glibc block may follow a recorded one in
    memory, so in these modes a recorded block's chunk does hold whole
    granules (chunk_bytes_for): its last granule stays inside its own chunk
-   and the recorded blocks' counts stay exact.  */
+   and the recorded blocks' counts stay exact.
+
+   With full profiling, blocks of up to SLAB_MAX_SIZE bytes get a slot of
+   the runtime's own instead (slab.c, small_slots=1): no header, metadata
+   out of line; every entry point asks slab_owns () first.  */
 
 #include "internal.h"
 #include "trace.h"
