@@ -50,6 +50,8 @@ def main():
         ("linked, unwinder=fp", [linked], {"MEMPROF_OPTIONS": profile + ":unwinder=fp"}),
         ("linked, fold_recursion=0", [linked],
          {"MEMPROF_OPTIONS": profile + ":fold_recursion=0"}),
+        ("linked, small_slots=0", [linked],
+         {"MEMPROF_OPTIONS": profile + ":small_slots=0"}),
         ("linked, sample_interval=524288", [linked],
          {"MEMPROF_OPTIONS": profile + ":sample_interval=524288"}),
         ("linked, unwinder=fp, sample_interval=524288", [linked],

@@ -58,6 +58,10 @@ def main():
                         help="also run the full-profiling build with the "
                         "libmemprof.so in DIR (another build of the runtime, "
                         "e.g. before a layout change), side by side")
+    parser.add_argument("--compare-options", metavar="OPTIONS",
+                        help="also run the full-profiling build with these "
+                        "MEMPROF_OPTIONS added (e.g. small_slots=0: every block "
+                        "with a header), side by side")
     parser.add_argument("--output",
                         default=os.path.join(HERE, "results", "memory-overhead.md"))
     args = parser.parse_args()
@@ -104,11 +108,17 @@ def main():
                              f"{args.compare_runtime}")
         for name, *_ in programs:
             binaries[(name, compared)] = binaries[(name, "full profiling")]
+    optioned = f"full, {args.compare_options}"
+    if args.compare_options:
+        for name, *_ in programs:
+            binaries[(name, optioned)] = binaries[(name, "full profiling")]
     peaks = {key: [] for key in binaries}
     for round_number in range(args.runs):
         for (name, label), (binary, scale) in binaries.items():
             profile = os.path.join(work, f"{name}.profraw")
             env = dict(base_env, MEMPROF_OPTIONS=f"profile_file={profile}")
+            if label == optioned:
+                env["MEMPROF_OPTIONS"] += ":" + args.compare_options
             if label == compared:
                 # The binaries' RUNPATH yields to LD_LIBRARY_PATH.
                 env["LD_LIBRARY_PATH"] = os.path.abspath(args.compare_runtime)
@@ -126,8 +136,10 @@ def main():
              f"The goal (issue 14): full profiling <= {LIMIT_RATIO}x native + "
              f"{LIMIT_SLACK_KIB // 1024} MiB.", "",
              "| workload | native | runtime alone | full profiling | limit | verdict |"
-             + (" full, runtime in --compare-runtime |" if args.compare_runtime else ""),
-             "|---|---|---|---|---|---|" + ("---|" if args.compare_runtime else "")]
+             + (" full, runtime in --compare-runtime |" if args.compare_runtime else "")
+             + (f" full, {args.compare_options} |" if args.compare_options else ""),
+             "|---|---|---|---|---|---|" + ("---|" if args.compare_runtime else "")
+             + ("---|" if args.compare_options else "")]
     failures = 0
     for name, *_ in programs:
         native = statistics.median(peaks[(name, "native")])
@@ -139,9 +151,11 @@ def main():
         lines.append(f"| {name} | {native / 1024:.1f} MiB | {alone / 1024:.1f} MiB "
                      f"({alone / native:.2f}x) | {full / 1024:.1f} MiB "
                      f"({full / native:.2f}x) | {limit / 1024:.1f} MiB | {verdict} |"
-                     + (f" {statistics.median(peaks[(name, compared)]) / 1024:.1f} MiB "
-                        f"({statistics.median(peaks[(name, compared)]) / native:.2f}x) |"
-                        if args.compare_runtime else ""))
+                     + "".join(f" {statistics.median(peaks[(name, label)]) / 1024:.1f} MiB "
+                               f"({statistics.median(peaks[(name, label)]) / native:.2f}x) |"
+                               for label, wanted in ((compared, args.compare_runtime),
+                                                     (optioned, args.compare_options))
+                               if wanted))
     lines += ["", f"{len(programs) - failures} of {len(programs)} workloads within "
               "the limit."]
     publish("\n".join(lines) + "\n", args.output)

@@ -28,7 +28,11 @@
    HEADER_TAG always set.  A glibc block may follow a recorded one in
    memory, so in these modes a recorded block's chunk does hold whole
    granules (chunk_bytes_for): its last granule stays inside its own chunk
-   and the recorded blocks' counts stay exact.  */
+   and the recorded blocks' counts stay exact.
+
+   With full profiling, blocks of up to SLAB_MAX_SIZE bytes get a slot of
+   the runtime's own instead (slab.c, small_slots=1): no header, metadata
+   out of line; every entry point asks slab_owns () first.  */
 
 #include "internal.h"
 #include "trace.h"
@@ -142,11 +146,13 @@ allocator_fork_prepare (void)
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     spin_lock (&live_shards[shard].lock);
   heaps_fork_prepare ();
+  slab_fork_prepare ();
 }
 
 void
 allocator_fork_release (void)
 {
+  slab_fork_release ();
   heaps_fork_release ();
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     spin_unlock (&live_shards[shard].lock);
@@ -166,7 +172,8 @@ allocator_for_each_live (live_block_visitor visit, void *cookie,
                h->alloc_timestamp, h->alloc_cpu, h->weight, cookie);
       spin_unlock (&live_shards[shard].lock);
     }
-  return heaps_for_each_live (visit, cookie, lock_attempts);
+  return heaps_for_each_live (visit, cookie, lock_attempts)
+         && slab_for_each_live (visit, cookie, lock_attempts);
 }
 
 /* ---- Sampling (sample_interval) ---- */
@@ -573,6 +580,12 @@ static void *
 allocate (size_t size, size_t alignment, uintptr_t caller_return)
 {
   uint32_t weight = 0;
+  if (slab_takes (size, alignment))
+    {
+      void *slot = slab_allocate (size, caller_return);
+      if (LIKELY (slot != NULL))
+        return slot;
+    }
   if (alignment <= PLAIN_ALIGNMENT
       && malloc_left_out_quickly (size, caller_return))
     return __libc_malloc (size);
@@ -592,14 +605,15 @@ plain_usable_size (void *pointer)
   return (field & ~7ULL) - ((field & 2) ? 16 : 8);
 }
 
-/* The header of USER, or NULL when USER did not come from allocate().  */
+/* The header of USER, or NULL when USER did not come from
+   allocate_with_header () (a slot's block is not).  */
 static struct block_header *
 checked_header (void *pointer)
 {
   uintptr_t user = (uintptr_t) pointer;
   struct block_header *header;
 
-  if ((user & (MEMPROF_GRANULE_SIZE - 1)) != 0
+  if ((user & (MEMPROF_GRANULE_SIZE - 1)) != 0 || slab_owns (pointer)
       || !(((const uint64_t *) user)[-1] & HEADER_TAG))
     return NULL;
   header = header_of (user);
@@ -630,6 +644,11 @@ deallocate (void *pointer)
     }
   hooks_before_free (pointer);
   events_before_free (pointer);
+  if (slab_owns (pointer))
+    {
+      slab_free ((uintptr_t) pointer);
+      return;
+    }
   header = checked_header (pointer);
   if (UNLIKELY (header == NULL))
     {
@@ -651,8 +670,11 @@ static size_t
 usable_size (void *pointer)
 {
   struct block_header *header;
+  uint64_t slot_size;
   if (pointer == NULL)
     return 0;
+  if (slab_owns (pointer))
+    return slab_block ((uintptr_t) pointer, &slot_size, NULL) ? slot_size : 0;
   header = checked_header (pointer);
   if (header == NULL)
     /* glibc's (sampling left it out, or from before interposition).  */
@@ -676,7 +698,12 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
       return NULL;
     }
   header = checked_header (pointer);
-  if (header != NULL)
+  if (slab_owns (pointer))
+    {
+      old_size = usable_size (pointer);
+      fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
+    }
+  else if (header != NULL)
     {
       old_size = header->size;
       fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
@@ -718,6 +745,15 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
                             uint64_t extra, void *result, uint64_t pointer)
 {
   struct block_header *header = result ? checked_header (result) : NULL;
+  uint64_t slot_size;
+  uint32_t slot_context;
+  if (result != NULL && slab_owns (result)
+      && slab_block ((uintptr_t) result, &slot_size, &slot_context))
+    {
+      trace_append (op, flags, pointer, (uintptr_t) result, size, extra,
+                    slot_size, slot_context);
+      return;
+    }
   trace_append (op, flags, pointer, (uintptr_t) result, size, extra,
                 header ? usable_size (result) : 0,
                 header && header->context ? (uint32_t) header->context->id : 0);
@@ -775,10 +811,18 @@ check_sized_free (void *pointer, size_t size, size_t alignment,
   struct block_header *header = checked_header (pointer);
   bool size_wrong, alignment_wrong;
   char given[64];
+  uint64_t block_size;
 
-  if (header == NULL)
+  if (slab_owns (pointer))
+    {
+      if (!slab_block ((uintptr_t) pointer, &block_size, NULL))
+        return;
+    }
+  else if (header == NULL)
     return;
-  size_wrong = header->size != size;
+  else
+    block_size = header->size;
+  size_wrong = block_size != size;
   alignment_wrong = alignment != 0
                     && (!is_power_of_two (alignment)
                         || ((uintptr_t) pointer & (alignment - 1)) != 0);
@@ -793,7 +837,7 @@ check_sized_free (void *pointer, size_t size, size_t alignment,
               "freed as free () would free it; further such calls are not "
               "reported",
               alignment != 0 ? "free_aligned_sized" : "free_sized", pointer,
-              given, (unsigned long) header->size,
+              given, (unsigned long) block_size,
               alignment_wrong ? " at an address not aligned so" : "");
 }
 
@@ -837,7 +881,11 @@ calloc (size_t count, size_t size)
     }
   else
     {
-      pointer = allocate_with_header (bytes, PLAIN_ALIGNMENT, CALLER, weight);
+      pointer = NULL;
+      if (slab_takes (bytes, PLAIN_ALIGNMENT))
+        pointer = slab_allocate (bytes, CALLER);
+      if (pointer == NULL)
+        pointer = allocate_with_header (bytes, PLAIN_ALIGNMENT, CALLER, weight);
       if (pointer != NULL)
         memset (pointer, 0, bytes);
     }

@@ -406,6 +406,42 @@ granules_for (uint64_t size)
                    : (size + MEMPROF_GRANULE_SIZE - 1) >> MEMPROF_GRANULE_SHIFT;
 }
 
+/* ---- Small blocks in slots of the runtime's own (slab.c) ---- */
+
+/* The largest block a slot holds, and the reserved range of slots.  */
+#define SLAB_MAX_SIZE 512
+#define SLAB_REGION_BYTES (64UL << 30)
+extern uintptr_t __memprof_slab_base; /* 0 until the first slot */
+
+/* Is POINTER in the slots' range?  */
+static inline bool
+slab_owns (const void *pointer)
+{
+  return (uintptr_t) pointer - __memprof_slab_base < SLAB_REGION_BYTES;
+}
+/* Does an allocation of SIZE bytes aligned to ALIGNMENT go to a slot?  */
+static inline bool
+slab_takes (size_t size, size_t alignment)
+{
+  return size <= SLAB_MAX_SIZE && alignment <= MEMPROF_GRANULE_SIZE
+         && runtime_options.small_slots && runtime_options.sample_interval <= 1;
+}
+/* A slot for SIZE bytes (at most SLAB_MAX_SIZE), recorded as made by the
+   caller returning to CALLER_RETURN (hooks and events told); NULL when
+   there is no slot left: the caller uses glibc's memory.  */
+void *slab_allocate (size_t size, uintptr_t caller_return);
+/* Free the slot block POINTER (slab_owns it); a pointer that is not a
+   block in use is reported once on the log and ignored.  */
+void slab_free (uintptr_t pointer);
+/* The size and context id (0: not recorded; CONTEXT_ID may be NULL) of
+   the slot block POINTER; false when it is not a block in use.  */
+bool slab_block (uintptr_t pointer, uint64_t *size, uint32_t *context_id);
+/* As allocator_for_each_live, for the slots' blocks.  */
+bool slab_for_each_live (live_block_visitor visit, void *cookie,
+                         unsigned long lock_attempts);
+void slab_fork_prepare (void);
+void slab_fork_release (void);
+
 /* ---- stats=1 (stats.c) ---- */
 
 extern bool stats_enabled;

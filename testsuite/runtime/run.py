@@ -521,6 +521,50 @@ def test_small_neighbors(work):
                       "counted exactly", str(got))
 
 
+def test_slab_blocks(work):
+    """slab_blocks.c: blocks in the runtime's slots (small_slots=1, the
+    default) of every size class side by side counted exactly, realloc
+    between a slot and a header block keeping the contents, blocks freed
+    by another thread, malloc_usable_size, calloc in a used slot; and the
+    same per-site figures with small_slots=0 (every block a header)."""
+    directory, binary = prepare(work, "slab-blocks", "slab_blocks.c",
+                                extra=[*plugin_flags(), "-pthread"])
+    if binary is None:
+        return
+    expected = {f"alloc_c{c}": (300, 300 * (c + 2)) for c in range(8)}
+    expected["make_shared"] = (1000, 2000)
+    figures = {}
+    for options in ("small_slots=1", "small_slots=0"):
+        label = f"small blocks, {options}"
+        result = execute(binary, directory, f"profile_file={options}.prof:{options}")
+        match = re.match(r"classes ok, spacing (\d+)\n", result.stdout)
+        results.check(result.returncode == 0 and match is not None and result.stdout[match.end():]
+                      == "realloc ok\nthread ok\nusable ok\ncalloc ok\n",
+                      f"{label}: runs; realloc keeps contents, usable sizes and calloc right",
+                      result.stdout + result.stderr)
+        slots = options == "small_slots=1"
+        results.check(match is not None and (int(match.group(1)) == 64) == slots,
+                      f"{label}: neighbouring 64-byte blocks are "
+                      + ("64 bytes apart (one slot each)" if slots else "more than 64 apart"),
+                      result.stdout)
+        found = sites_by_function(os.path.join(directory, f"{options}.prof"), binary)
+        if found is None:
+            return
+        for function, (count, accesses) in expected.items():
+            got = found.get(function, {})
+            results.check(got.get("AllocCount") == count
+                          and got.get("TotalAccessCount") == accesses,
+                          f"{label}: {function}'s {count} blocks, {accesses} accesses, "
+                          "counted exactly", str(got))
+        results.check(found.get("moved_small", {}).get("AllocCount") == 200,
+                      f"{label}: moved_small's 200 blocks (realloc'd to a header block)",
+                      str(found.get("moved_small")))
+        figures[options] = {name: found.get(name) for name in [*expected, "moved_small"]}
+    results.check(figures["small_slots=1"] == figures["small_slots=0"],
+                  "small blocks: the same per-site figures with and without slots",
+                  str(figures))
+
+
 def test_side_file_sampling(work):
     """With sample_interval, the side file is weighted as the MIB's Totals,
     for freed blocks and for blocks live at the dump."""
@@ -1120,6 +1164,7 @@ def main():
     test_no_shadow(work)
     test_side_file_counts(work)
     test_small_neighbors(work)
+    test_slab_blocks(work)
     test_side_file_sampling(work)
     test_always_on(work)
     test_census_many_sites(work)
