@@ -850,6 +850,33 @@ compare_guids (const void *a, const void *b)
 
 /* The summary line; and the warning when nothing of this unit is in the
    profile.  */
+/* Under -flto, what this unit's step did and did not: the compile step
+   leaves the cloning across units and the speculative devirtualization to
+   the link step, which does them only when its command line loads the
+   plugin too (the driver passes lto1 the link line's -fplugin options,
+   not the compile step's); the link step says what it did.  */
+static void
+lto_summary (const char *unit_name)
+{
+  if (flag_generate_lto && !in_lto_p)
+    fprintf (stderr,
+             "memprof: %s: -flto: wrapper cloning across units and "
+             "speculative devirtualization are left to the link step; they "
+             "are done only if the link command has -fplugin=memprof and "
+             "-fplugin-arg-memprof-use=%s too (without them it applies no "
+             "feedback to the link-time code)\n",
+             unit_name, feedback_options.use);
+  else if (in_lto_p && !flag_wpa && feedback_options.clone)
+    {
+      unsigned across, devirtualized;
+      clone_lto_counts (&across, &devirtualized);
+      fprintf (stderr,
+               "memprof: %s: -flto: %u wrapper clones for callers in other "
+               "units; %u indirect calls speculatively devirtualized\n",
+               unit_name, across, devirtualized);
+    }
+}
+
 static void
 finish_unit (void *, void *)
 {
@@ -892,6 +919,7 @@ finish_unit (void *, void *)
            feedback_unit.rewritten[FEEDBACK_COLD],
            feedback_unit.rewritten[FEEDBACK_HOT], hot_globals, cold_globals,
            context_hints_count ());
+  lto_summary (unit_name);
   if (feedback_unit.calls > 0 && feedback_unit.matched == 0 && stale == 0
       && feedback_profile.context_count > 0)
     warning_at (UNKNOWN_LOCATION, 0,
@@ -937,6 +965,11 @@ feedback_start (const char *plugin_name)
      passes, before the IPA passes that inline, with every body in SSA
      form (GCC places a pass only next to one of the same type: after
      "targetclone", the simple IPA pass there).  */
-  register_pass_after (plugin_name, make_clone_pass (g), "targetclone", 1);
+  register_pass_after (plugin_name, make_clone_pass (g, false), "targetclone",
+                       1);
+  /* Under -flto, again in lto1 once inlining is applied: a late simple
+     IPA pass, before "simdclone" (and before memprof-stack-params, which
+     reads the calls the clones change).  */
+  register_pass_before (plugin_name, make_clone_pass (g, true), "simdclone", 1);
   return true;
 }
