@@ -346,6 +346,21 @@ clone_wrapper (cgraph_node *w, gcall *call, const vec<caller_group> &groups,
     }
   if (in_lto_p)
     speculate_indirect_calls (w, guid, groups, by_class);
+  if (in_lto_p && by_class[FEEDBACK_COLD].is_empty ()
+      && by_class[FEEDBACK_HOT].is_empty () && feedback_options.remarks)
+    {
+      unsigned wanted = 0;
+      for (const caller_group &group : groups)
+        wanted += group_class (&group) == FEEDBACK_COLD
+                  || group_class (&group) == FEEDBACK_HOT;
+      inform (DECL_SOURCE_LOCATION (w->decl),
+              "memprof: %qs not cloned at link time: none of the calls of "
+              "its %u cold or hot callers in the profile is in this "
+              "link-time unit out of line (a caller inlined, or in another "
+              "LTO partition: %<-flto-partition=one%> keeps the program in "
+              "one)",
+              w->name (), wanted);
+    }
   static const char *const suffixes[3]
       = { NULL, "memprof_cold", "memprof_hot" };
   for (int c = FEEDBACK_COLD; c <= FEEDBACK_HOT; c++)
