@@ -31,7 +31,6 @@
 #include "diagnostic-core.h"
 #include "dumpfile.h"
 #include "tree-inline.h"
-#include "value-prof.h"
 
 #include "feedback.h"
 
@@ -49,6 +48,19 @@ unsigned
 clone_count (void)
 {
   return clones_made;
+}
+
+/* The wrappers cloned in this unit (their DECL_UIDs).  */
+static vec<unsigned> cloned_wrappers;
+
+/* See feedback-internal.h.  */
+bool
+wrapper_cloned (tree decl)
+{
+  for (unsigned uid : cloned_wrappers)
+    if (uid == DECL_UID (decl))
+      return true;
+  return false;
 }
 
 /* See feedback-internal.h.  */
@@ -377,6 +389,7 @@ clone_wrapper (cgraph_node *w, gcall *call, const vec<caller_group> &groups,
       for (cgraph_edge *e : edges)
         cgraph_edge::redirect_call_stmt_to_callee (e);
       clones_made++;
+      cloned_wrappers.safe_push (DECL_UID (w->decl));
       if (in_lto_p)
         remark_across_units (w, clone, edges, (enum feedback_class) c);
       hint_clone (clone, call, (enum feedback_class) c, edges.length ());

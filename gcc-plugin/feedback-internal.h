@@ -123,6 +123,9 @@ opt_pass *make_clone_pass (gcc::context *context, bool late);
 /* The wrapper clones made in this unit.  */
 unsigned clone_count (void);
 
+/* Was DECL cloned for some of its callers in this unit?  */
+bool wrapper_cloned (tree decl);
+
 /* Under -flto: the clones made for callers in other units, and the
    indirect calls speculatively devirtualized.  */
 void clone_lto_counts (unsigned *across, unsigned *devirtualized);

@@ -658,13 +658,15 @@ explain_ambiguity (const unsigned *matched, const unsigned char *classes,
 }
 
 /* Is the current function called only through pointers (no direct call
-   in this unit, its address taken)?  Then no clone of it can be called
-   in its callers' place.  */
+   in this unit, its address taken, no clone made for its callers, as
+   -flto's speculative devirtualization does)?  Then no clone of it can
+   be called in its callers' place.  */
 static bool
 reached_only_indirectly (void)
 {
   cgraph_node *node = cgraph_node::get (current_function_decl);
-  return node != NULL && node->callers == NULL && node->address_taken;
+  return node != NULL && node->callers == NULL && node->address_taken
+         && !wrapper_cloned (current_function_decl);
 }
 
 /* ---- Per function ---- */
