@@ -16,6 +16,8 @@ only the link step's clones can place the blocks.  At -O2:
   (the guard's other branch) the program prints what the plain build
   prints and its blocks stay in the default arena;
 - the same with -flto-partition=none (one lto1, no WPA);
+- the hinted build profiled again (instrument + use): the build from the
+  second profile places the blocks again;
 - a link without the plugin: the compile steps said that the feedback is
   left to the link step; the program runs as the plain build and nothing
   is placed.
@@ -130,6 +132,9 @@ def check_variant(name, defines):
                           f"other branch calls it: the plain build's output, no block placed",
                           other.stdout + other.stderr[-500:])
 
+    if defines:
+        check_again(name, work, plugin, defines, feedback, mprof, objects[-1], hint)
+
     said = link("without-plugin", (), with_plugin=False)
     if said is not None:
         ran = execute(os.path.join(work, "without-plugin"))
@@ -138,6 +143,29 @@ def check_variant(name, defines):
                       and program_lines(ran.stdout) == expected.splitlines(),
                       f"{name}: linked without the plugin, the program runs as the plain "
                       f"build and places nothing (as the compile steps said)", ran.stdout)
+
+
+def check_again(name, work, plugin, defines, feedback, mprof, check, hint):
+    """Did it work: the hinted -flto build, instrumented, profiled again;
+    the build from that second profile places the blocks again."""
+    again = os.path.join(work, "again")
+    built = run(["gcc", OPT, "-g", "-flto", *feedback, "-fplugin-arg-memprof-instrument",
+                 *defines, MAIN, ALLOC, "-o", again, *pkg_config("memprof", "--libs"), *hint])
+    if not results.check(built.returncode == 0 and "-flto: 2 wrapper clones" in built.stderr,
+                         f"{name}: the hinted -flto build, instrumented, builds with its clones",
+                         built.stderr[-800:]):
+        return
+    second, raw = profile("second", again, work)
+    if not results.check(second is not None, f"{name}: the hinted build profiled again", raw):
+        return
+    rebuilt = os.path.join(work, "from-second")
+    second_feedback = [option.replace(mprof, second) for option in feedback]
+    built = run(["gcc", OPT, "-g", "-flto", *second_feedback, *defines, MAIN, ALLOC, check,
+                 "-o", rebuilt, *hint])
+    ran = execute(rebuilt) if built.returncode == 0 else None
+    results.check(ran is not None and arenas(ran.stdout) == PLACED,
+                  f"{name}: built from the second profile, each path's blocks are in its "
+                  f"class's arena again", (ran.stdout if ran else built.stderr[-800:]))
 
 
 def main():
