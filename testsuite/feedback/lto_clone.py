@@ -16,6 +16,8 @@ only the link step's clones can place the blocks.  At -O2:
   (the guard's other branch) the program prints what the plain build
   prints and its blocks stay in the default arena;
 - the same with -flto-partition=none (one lto1, no WPA);
+- -DINLINE_CALLERS: the paths inlined into main, which holds the calls
+  (inlining is applied before the link step's pass);
 - the hinted build profiled again (instrument + use): the build from the
   second profile places the blocks again;
 - a link without the plugin: the compile steps said that the feedback is
@@ -26,6 +28,7 @@ Prints one line per check and ends with `lto-clone: N passed, N
 failed`."""
 
 import os
+import re
 import shutil
 import sys
 
@@ -53,6 +56,7 @@ def program_lines(output):
 
 
 def check_variant(name, defines):
+    indirect = "-DINDIRECT" in defines
     work = os.path.join(WORK, name)
     os.makedirs(work)
     plugin = "-fplugin=" + pkg_config("memprof", "--variable=plugin")[0]
@@ -62,7 +66,7 @@ def check_variant(name, defines):
     built = run(["gcc", OPT, "-g", *defines, MAIN, ALLOC, "-o", plain])
     expected = execute(plain).stdout if built.returncode == 0 else None
     plain_malloc = (run([plain, "malloc"]).stdout
-                    if built.returncode == 0 and defines else None)
+                    if built.returncode == 0 and indirect else None)
 
     profiled = os.path.join(work, "profiled")
     built = run(["gcc", OPT, "-g", "-flto", plugin, *defines, MAIN, ALLOC, "-o", profiled,
@@ -73,6 +77,10 @@ def check_variant(name, defines):
     mprof, raw = profile("profile", profiled, work)
     if not results.check(mprof is not None, f"{name}: profiled and merged", raw):
         return
+    if "-DINLINE_CALLERS" in defines:
+        shown = run([MEMPROF, "show", "--top=0", "--binary=" + profiled, raw]).stdout
+        results.check(re.search(r"cold_path \(.*\) \[inlined\]", shown) is not None,
+                      f"{name}: the profile has the cold path inlined", shown[-1500:])
 
     feedback = [plugin, "-fplugin-arg-memprof-use=" + mprof, "-fplugin-arg-memprof-remarks",
                 "-fplugin-arg-memprof-context-hints=0", *THRESHOLDS]
@@ -93,7 +101,7 @@ def check_variant(name, defines):
     run(["gcc", OPT, "-g", include, "-c", CHECK, "-o", check])
     objects.append(check)
     hint = pkg_config("memprof-hint", "--libs")
-    speculated = 2 if defines else 0
+    speculated = 2 if indirect else 0
 
     def link(binary, extra, with_plugin=True):
         built = run(["gcc", OPT, "-g", "-flto", *(feedback if with_plugin else ()), *extra,
@@ -123,7 +131,7 @@ def check_variant(name, defines):
         results.check(expected is not None and program_lines(ran.stdout) ==
                       expected.splitlines(), f"{name}: {binary}: prints what the plain "
                       f"build prints", f"{ran.stdout!r} vs {expected!r}")
-        if defines:
+        if indirect:
             other = run([os.path.join(work, binary), "malloc"])
             results.check(other.returncode == 0 and arenas(other.stdout) == DEFAULT
                           and plain_malloc is not None
@@ -132,7 +140,7 @@ def check_variant(name, defines):
                           f"other branch calls it: the plain build's output, no block placed",
                           other.stdout + other.stderr[-500:])
 
-    if defines:
+    if indirect:
         check_again(name, work, plugin, defines, feedback, mprof, objects[-1], hint)
 
     said = link("without-plugin", (), with_plugin=False)
@@ -175,6 +183,7 @@ def main():
     os.makedirs(WORK)
     check_variant("direct", [])
     check_variant("indirect", ["-DINDIRECT"])
+    check_variant("inlined-callers", ["-DINDIRECT", "-DINLINE_CALLERS"])
     return results.finish()
 
 

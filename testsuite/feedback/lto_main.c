@@ -21,6 +21,14 @@ void report_arenas (void **cold, int cold_count, void **hot, int hot_count)
 static void *cold_blocks[BLOCKS];
 static void *hot_blocks[BLOCKS];
 
+/* With -DINLINE_CALLERS the paths are inlined into main: the link step
+   then finds their calls in main's body, with inline frames.  */
+#ifdef INLINE_CALLERS
+#define CALLER static
+#else
+#define CALLER __attribute__ ((noinline)) static
+#endif
+
 #ifdef INDIRECT
 static void *(*allocate) (size_t);
 #define ALLOCATE(size) allocate (size)
@@ -28,14 +36,14 @@ static void *(*allocate) (size_t);
 #define ALLOCATE(size) new_block (size)
 #endif
 
-__attribute__ ((noinline)) static void
+CALLER void
 cold_path (void)
 {
   for (int i = 0; i < BLOCKS; i++)
     cold_blocks[i] = ALLOCATE (SIZE);
 }
 
-__attribute__ ((noinline)) static unsigned long
+CALLER unsigned long
 hot_path (void)
 {
   unsigned long sum = 0;
