@@ -88,7 +88,8 @@ def check_variant(name, defines):
     said = True
     for source, flags in ((MAIN, defines), (ALLOC, ())):
         obj = os.path.join(work, os.path.basename(source)[:-2] + ".o")
-        built = run(["gcc", OPT, "-g", "-flto", *feedback, *flags, "-c", source, "-o", obj])
+        built = run(["gcc", OPT, "-g", "-flto", "-fno-fat-lto-objects", *feedback, *flags, "-c",
+                     source, "-o", obj])
         if not results.check(built.returncode == 0, f"{name}: {os.path.basename(source)} "
                              f"compiles with -flto", built.stderr[-500:]):
             return
