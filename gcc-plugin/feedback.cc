@@ -852,6 +852,30 @@ compare_guids (const void *a, const void *b)
 
 /* The summary line; and the warning when nothing of this unit is in the
    profile.  */
+/* How many functions defined in this unit some frame of the profile
+   names.  */
+static unsigned
+functions_in_profile (void)
+{
+  auto_vec<uint64_t> guids;
+  for (size_t i = 0; i < feedback_profile.frame_count; i++)
+    guids.safe_push (feedback_profile.frames[i].guid);
+  guids.qsort (compare_guids);
+  unsigned named = 0;
+  cgraph_node *node;
+  FOR_EACH_DEFINED_FUNCTION (node)
+  {
+    if (node->inlined_to || node->clone_of)
+      continue;
+    uint64_t guid = profile_guid (dwarf_function_name (origin_of (node->decl)));
+    if (bsearch (&guid, guids.address (), guids.length (), sizeof (uint64_t),
+                 compare_guids)
+        != NULL)
+      named++;
+  }
+  return named;
+}
+
 /* Under -flto, what this unit's step did and did not: the compile step
    leaves the cloning across units and the speculative devirtualization to
    the link step, which does them only when its command line loads the
@@ -861,13 +885,19 @@ static void
 lto_summary (const char *unit_name)
 {
   if (flag_generate_lto && !in_lto_p)
-    fprintf (stderr,
-             "memprof: %s: -flto: wrapper cloning across units and "
-             "speculative devirtualization are left to the link step; they "
-             "are done only if the link command has -fplugin=memprof and "
-             "-fplugin-arg-memprof-use=%s too (without them it applies no "
-             "feedback to the link-time code)\n",
-             unit_name, feedback_options.use);
+    {
+      /* Only a unit whose functions the profile names has something to
+         lose: the others stay quiet (a large program has many).  */
+      unsigned named = functions_in_profile ();
+      if (named > 0)
+        fprintf (stderr,
+                 "memprof: %s: -flto: the feedback for its %u function%s in "
+                 "the profile (hints, wrapper cloning across units, "
+                 "speculative devirtualization) is left to the link step; "
+                 "it is applied only if the link command has "
+                 "-fplugin=memprof and -fplugin-arg-memprof-use=%s too\n",
+                 unit_name, named, named == 1 ? "" : "s", feedback_options.use);
+    }
   else if (in_lto_p && !flag_wpa && feedback_options.clone)
     {
       unsigned across, devirtualized;

@@ -98,6 +98,11 @@ def check_variant(name, defines):
         objects.append(obj)
     results.check(said, f"{name}: each -flto compile step says that the feedback is left to "
                   f"the link step and how to give it the plugin")
+    quiet = run(["gcc", OPT, "-g", "-flto", *feedback, "-I" + os.path.join(TOP, "include"), "-c",
+                 CHECK, "-o", os.path.join(work, "quiet.o")])
+    results.check(quiet.returncode == 0 and "left to the link step" not in quiet.stderr,
+                  f"{name}: a unit with no function in the profile does not say it",
+                  quiet.stderr[-500:])
     check = os.path.join(work, "check.o")
     run(["gcc", OPT, "-g", include, "-c", CHECK, "-o", check])
     objects.append(check)
