@@ -117,10 +117,18 @@ bool context_starts_with (const struct feedback_context *context,
 
 /* ---- The cloning pass (clone.cc) ---- */
 
-opt_pass *make_clone_pass (gcc::context *context);
+/* The compile-time instance, or with LATE the link-time one (-flto).  */
+opt_pass *make_clone_pass (gcc::context *context, bool late);
 
 /* The wrapper clones made in this unit.  */
 unsigned clone_count (void);
+
+/* Was DECL cloned for some of its callers in this unit?  */
+bool wrapper_cloned (tree decl);
+
+/* Under -flto: the clones made for callers in other units, and the
+   indirect calls speculatively devirtualized.  */
+void clone_lto_counts (unsigned *across, unsigned *devirtualized);
 
 /* ---- Context hints (context_hints.cc) ---- */
 

@@ -661,13 +661,15 @@ explain_ambiguity (const unsigned *matched, const unsigned char *classes,
 }
 
 /* Is the current function called only through pointers (no direct call
-   in this unit, its address taken)?  Then no clone of it can be called
-   in its callers' place.  */
+   in this unit, its address taken, no clone made for its callers, as
+   -flto's speculative devirtualization does)?  Then no clone of it can
+   be called in its callers' place.  */
 static bool
 reached_only_indirectly (void)
 {
   cgraph_node *node = cgraph_node::get (current_function_decl);
-  return node != NULL && node->callers == NULL && node->address_taken;
+  return node != NULL && node->callers == NULL && node->address_taken
+         && !wrapper_cloned (current_function_decl);
 }
 
 /* ---- Per function ---- */
@@ -855,6 +857,63 @@ compare_guids (const void *a, const void *b)
 
 /* The summary line; and the warning when nothing of this unit is in the
    profile.  */
+/* How many functions defined in this unit some frame of the profile
+   names.  */
+static unsigned
+functions_in_profile (void)
+{
+  auto_vec<uint64_t> guids;
+  for (size_t i = 0; i < feedback_profile.frame_count; i++)
+    guids.safe_push (feedback_profile.frames[i].guid);
+  guids.qsort (compare_guids);
+  unsigned named = 0;
+  cgraph_node *node;
+  FOR_EACH_DEFINED_FUNCTION (node)
+  {
+    if (node->inlined_to || node->clone_of)
+      continue;
+    uint64_t guid = profile_guid (dwarf_function_name (origin_of (node->decl)));
+    if (bsearch (&guid, guids.address (), guids.length (), sizeof (uint64_t),
+                 compare_guids)
+        != NULL)
+      named++;
+  }
+  return named;
+}
+
+/* Under -flto, what this unit's step did and did not: the compile step
+   leaves the cloning across units and the speculative devirtualization to
+   the link step, which does them only when its command line loads the
+   plugin too (the driver passes lto1 the link line's -fplugin options,
+   not the compile step's); the link step says what it did.  */
+static void
+lto_summary (const char *unit_name)
+{
+  if (flag_generate_lto && !in_lto_p)
+    {
+      /* Only a unit whose functions the profile names has something to
+         lose: the others stay quiet (a large program has many).  */
+      unsigned named = functions_in_profile ();
+      if (named > 0)
+        fprintf (stderr,
+                 "memprof: %s: -flto: the feedback for its %u function%s in "
+                 "the profile (hints, wrapper cloning across units, "
+                 "speculative devirtualization) is left to the link step; "
+                 "it is applied only if the link command has "
+                 "-fplugin=memprof and -fplugin-arg-memprof-use=%s too\n",
+                 unit_name, named, named == 1 ? "" : "s", feedback_options.use);
+    }
+  else if (in_lto_p && !flag_wpa && feedback_options.clone)
+    {
+      unsigned across, devirtualized;
+      clone_lto_counts (&across, &devirtualized);
+      fprintf (stderr,
+               "memprof: %s: -flto: %u wrapper clones for callers in other "
+               "units; %u indirect calls speculatively devirtualized\n",
+               unit_name, across, devirtualized);
+    }
+}
+
 static void
 finish_unit (void *, void *)
 {
@@ -897,6 +956,7 @@ finish_unit (void *, void *)
            feedback_unit.rewritten[FEEDBACK_COLD],
            feedback_unit.rewritten[FEEDBACK_HOT], hot_globals, cold_globals,
            context_hints_count ());
+  lto_summary (unit_name);
   if (feedback_unit.calls > 0 && feedback_unit.matched == 0 && stale == 0
       && feedback_profile.context_count > 0)
     warning_at (UNKNOWN_LOCATION, 0,
@@ -942,6 +1002,11 @@ feedback_start (const char *plugin_name)
      passes, before the IPA passes that inline, with every body in SSA
      form (GCC places a pass only next to one of the same type: after
      "targetclone", the simple IPA pass there).  */
-  register_pass_after (plugin_name, make_clone_pass (g), "targetclone", 1);
+  register_pass_after (plugin_name, make_clone_pass (g, false), "targetclone",
+                       1);
+  /* Under -flto, again in lto1 once inlining is applied: a late simple
+     IPA pass, before "simdclone" (and before memprof-stack-params, which
+     reads the calls the clones change).  */
+  register_pass_before (plugin_name, make_clone_pass (g, true), "simdclone", 1);
   return true;
 }

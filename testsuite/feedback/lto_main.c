@@ -1,0 +1,84 @@
+/* The callers of lto_alloc.c's wrapper (lto_clone.py), in another unit:
+   cold blocks (kept, never touched) and hot blocks (read many times).
+   With -DINDIRECT they call it through a pointer that main sets, so that
+   the only target the profile shows is known at run time only.  The
+   hinted build links context_check.c, which reports where the blocks
+   went.  */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *new_block (size_t size);
+
+/* Defined by context_check.c in the hinted build only.  */
+void report_arenas (void **cold, int cold_count, void **hot, int hot_count)
+    __attribute__ ((weak));
+
+#define BLOCKS 512
+#define SIZE 96
+
+static void *cold_blocks[BLOCKS];
+static void *hot_blocks[BLOCKS];
+
+/* With -DINLINE_CALLERS the paths are inlined into main: the link step
+   then finds their calls in main's body, with inline frames.  */
+#ifdef INLINE_CALLERS
+#define CALLER static
+#else
+#define CALLER __attribute__ ((noinline)) static
+#endif
+
+#ifdef INDIRECT
+static void *(*allocate) (size_t);
+#define ALLOCATE(size) allocate (size)
+#else
+#define ALLOCATE(size) new_block (size)
+#endif
+
+CALLER void
+cold_path (void)
+{
+  for (int i = 0; i < BLOCKS; i++)
+    cold_blocks[i] = ALLOCATE (SIZE);
+}
+
+CALLER unsigned long
+hot_path (void)
+{
+  unsigned long sum = 0;
+  for (int i = 0; i < BLOCKS; i++)
+    {
+      volatile unsigned char *block = ALLOCATE (SIZE);
+      memset ((void *) block, i, SIZE);
+      for (int round = 0; round < 200; round++)
+        for (int k = 0; k < SIZE; k += 8)
+          sum += block[k];
+      hot_blocks[i] = (void *) block;
+    }
+  return sum;
+}
+
+int
+main (int argc, char **argv)
+{
+#ifdef INDIRECT
+  /* Known at run time only: the program's own allocator unless asked
+     for malloc.  */
+  allocate = argc > 1 && strcmp (argv[1], "malloc") == 0 ? malloc : new_block;
+#else
+  (void) argc;
+  (void) argv;
+#endif
+  cold_path ();
+  unsigned long sum = hot_path ();
+  printf ("sum %lu\n", sum);
+  if (report_arenas)
+    report_arenas (cold_blocks, BLOCKS, hot_blocks, BLOCKS);
+  for (int i = 0; i < BLOCKS; i++)
+    {
+      free (hot_blocks[i]);
+      free (cold_blocks[i]);
+    }
+  return 0;
+}
