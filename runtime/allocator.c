@@ -621,13 +621,17 @@ checked_header (void *pointer)
 }
 
 /* Is POINTER (not NULL) surely glibc's own block: not 64-byte aligned, or
-   without HEADER_TAG in the word before it (see the layout above)?  */
+   not a slot's and without HEADER_TAG in the word before it (a slot's
+   block is 64-byte aligned and the word before it is the previous
+   slot's, or not mapped at all for the range's first slot: slab_owns
+   is asked first; see the layout above)?  */
 static inline bool
 surely_plain (const void *pointer)
 {
   uintptr_t user = (uintptr_t) pointer;
   return (user & (MEMPROF_GRANULE_SIZE - 1)) != 0
-         || !(((const uint64_t *) user)[-1] & HEADER_TAG);
+         || (!slab_owns (pointer)
+             && !(((const uint64_t *) user)[-1] & HEADER_TAG));
 }
 
 static void
@@ -768,8 +772,15 @@ malloc_at (size_t size, uintptr_t site)
   uint32_t weight;
   if (LIKELY (no_observers ()))
     {
-      /* allocate () with nothing to tell anyone: a block that sampling
-         leaves out is glibc's call alone (a tail call).  */
+      /* allocate () with nothing to tell anyone: a slot first, as
+         allocate () takes one; a block that sampling leaves out is
+         glibc's call alone (a tail call).  */
+      if (slab_takes (size, PLAIN_ALIGNMENT))
+        {
+          result = slab_allocate (size, site);
+          if (LIKELY (result != NULL))
+            return result;
+        }
       if (!sampling_keeps (size, site, &weight))
         return __libc_malloc (size);
       return allocate_with_header (size, PLAIN_ALIGNMENT, site, weight);

@@ -411,7 +411,13 @@ granules_for (uint64_t size)
 /* The largest block a slot holds, and the reserved range of slots.  */
 #define SLAB_MAX_SIZE 512
 #define SLAB_REGION_BYTES (64UL << 30)
-extern uintptr_t __memprof_slab_base; /* 0 until the first slot */
+/* The range's start; until it is reserved, a value no user pointer minus
+   it falls below SLAB_REGION_BYTES (the range would be the top of the
+   address space, the kernel's): slab_owns must be false for every block
+   when there are no slots (small_slots=0, sampling, a failed reserve),
+   including the low addresses of a non-PIE program's heap.  */
+#define SLAB_UNRESERVED ((uintptr_t) 0 - SLAB_REGION_BYTES)
+extern uintptr_t __memprof_slab_base;
 
 /* Is POINTER in the slots' range?  */
 static inline bool

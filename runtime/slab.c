@@ -57,7 +57,7 @@ struct slab_meta
 _Static_assert(sizeof (struct slab_meta) == 16, "16 bytes per slot");
 _Static_assert(SLAB_MAX_SIZE < (1 << 15), "the size fits its field");
 
-uintptr_t __memprof_slab_base;
+uintptr_t __memprof_slab_base = SLAB_UNRESERVED;
 static struct slab_meta *slab_metas;
 static spinlock_t reserve_lock = SPINLOCK_INIT;
 static bool reserve_failed;
@@ -94,7 +94,7 @@ static __attribute__ ((noinline)) bool
 reserve (void)
 {
   spin_lock (&reserve_lock);
-  if (__memprof_slab_base == 0 && !reserve_failed)
+  if (__memprof_slab_base == SLAB_UNRESERVED && !reserve_failed)
     {
       size_t meta_bytes = (SLAB_REGION_BYTES >> MEMPROF_GRANULE_SHIFT)
                           * sizeof (struct slab_meta);
@@ -116,7 +116,7 @@ reserve (void)
         }
     }
   spin_unlock (&reserve_lock);
-  return __memprof_slab_base != 0;
+  return __memprof_slab_base != SLAB_UNRESERVED;
 }
 
 /* A slot of CLASS, off its free list or carved; 0 when the range is
@@ -157,7 +157,7 @@ slab_allocate (size_t size, uintptr_t caller_return)
   struct depot_context *context;
   uint32_t weight;
 
-  if (UNLIKELY (__memprof_slab_base == 0) && !reserve ())
+  if (UNLIKELY (__memprof_slab_base == SLAB_UNRESERVED) && !reserve ())
     return NULL;
   spin_lock_hot (&classes[class].lock);
   slot = take_slot (class);
@@ -280,7 +280,7 @@ slab_for_each_live (live_block_visitor visit, void *cookie,
 {
   size_t spans;
 
-  if (__memprof_slab_base == 0)
+  if (__memprof_slab_base == SLAB_UNRESERVED)
     return true;
   spans = __atomic_load_n (&spans_used, __ATOMIC_ACQUIRE);
   for (unsigned class = 0; class < SLAB_CLASSES; class ++)

@@ -565,6 +565,24 @@ def test_slab_blocks(work):
                   str(figures))
 
 
+def test_low_heap_without_slots(work):
+    """A program built -no-pie has its heap at low addresses, below the size
+    of the slots' range: with no slots reserved (small_slots=0, or a
+    sampled run, which takes no slot) its blocks must not be taken for
+    slots' blocks (a free ignored as "not a block in use", a leak) and the
+    runtime's free must not read below a slot's start."""
+    directory, binary = prepare(work, "low-heap", "slab_blocks.c",
+                                extra=[*plugin_flags(), "-pthread", "-no-pie"])
+    if binary is None:
+        return
+    for options in ("small_slots=0", "sample_interval=1000", "small_slots=1"):
+        result = execute(binary, directory, f"write_profile=0:{options}")
+        results.check(result.returncode == 0 and "not a block in use" not in result.stderr
+                      and result.stdout.endswith("calloc ok\n"),
+                      f"low heap (-no-pie), {options}: every block freed as its own, "
+                      "the program's output", result.stdout[-200:] + result.stderr[-400:])
+
+
 def test_side_file_sampling(work):
     """With sample_interval, the side file is weighted as the MIB's Totals,
     for freed blocks and for blocks live at the dump."""
@@ -1165,6 +1183,7 @@ def main():
     test_side_file_counts(work)
     test_small_neighbors(work)
     test_slab_blocks(work)
+    test_low_heap_without_slots(work)
     test_side_file_sampling(work)
     test_always_on(work)
     test_census_many_sites(work)
