@@ -71,6 +71,19 @@ intern_captured (uintptr_t *whole, uintptr_t *functions, int count, int max)
   return depot_intern (pcs, (uint32_t) depth);
 }
 
+/* The context of WHOLE[0, COUNT) cut to MAX: through the fold memo when
+   recursion is folded (WHOLE unchanged), as intern_captured gives it.  */
+static struct depot_context *
+context_of_captured (uintptr_t *whole, uintptr_t *functions, int count, int max)
+{
+  struct depot_context *context = NULL;
+  if (runtime_options.fold_recursion)
+    context = fold_memo_context (whole, functions, count, max);
+  if (context == NULL)
+    context = intern_captured (whole, functions, count, max);
+  return context;
+}
+
 /* verify_contexts: is CONTEXT the one a full unwind gives?  Returns the
    full unwind's.  */
 static __attribute__ ((noinline)) struct depot_context *
@@ -138,14 +151,14 @@ context_capture (int max, uintptr_t caller_return)
           entry->count = (uint32_t) count;
           entry->max = max;
           memcpy (entry->frames, whole, count * sizeof *whole);
-          context = intern_captured (whole, functions, count, max);
+          context = context_of_captured (whole, functions, count, max);
           entry->context = context;
           if (UNLIKELY (runtime_options.verbosity >= 1))
             atomic_fetch_add_explicit (&cache_misses, 1, memory_order_relaxed);
         }
     }
   else
-    context = intern_captured (whole, functions, count, max);
+    context = context_of_captured (whole, functions, count, max);
   if (UNLIKELY (runtime_options.verify_contexts))
     context = verify_context (context, max, caller_return);
   return context;
