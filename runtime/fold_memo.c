@@ -225,8 +225,6 @@ is_fold_marker (const struct fold_node *node)
   return node->function == 0 && node->pc == MEMPROF_RAW_FOLD_PC;
 }
 
-/* The list stack_fold_recursion keeps after FROM when the next frame
-   (rootwards to leafwards) is PC, of FUNCTION (0: not looked up yet).  */
 /* Where a node's steps by PC start (linear probing within the node).  */
 static inline unsigned
 step_home (uintptr_t pc)
@@ -278,6 +276,8 @@ step_add_locked (struct fold_slot *table, const struct fold_node *from,
   return edge_add_locked (table, from, pc, EDGE_STEP, to);
 }
 
+/* The list stack_fold_recursion keeps after FROM when the next frame
+   (rootwards to leafwards) is PC, of FUNCTION (0: not looked up yet).  */
 static const struct fold_node *
 fold_step (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
            uintptr_t function)
