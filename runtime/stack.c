@@ -65,6 +65,20 @@ thread_stack_bounds (uintptr_t *low, uintptr_t *high)
   *high = stack_high;
 }
 
+/* thread_stack_bounds without a call once they are known: the fast
+   capture asks at every allocation.  */
+static inline void
+known_stack_bounds (uintptr_t *low, uintptr_t *high)
+{
+  if (LIKELY (stack_high != 0))
+    {
+      *low = stack_low;
+      *high = stack_high;
+    }
+  else
+    thread_stack_bounds (low, high);
+}
+
 /* A frame base is inside this thread's stack and aligned.  */
 static inline bool
 frame_in_stack (const uintptr_t *frame, uintptr_t low, uintptr_t high)
@@ -348,7 +362,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
   const uintptr_t *frame = __builtin_frame_address (0);
   int count = 0, skipped = 0;
 
-  thread_stack_bounds (&low, &high);
+  known_stack_bounds (&low, &high);
   for (;;)
     {
       if (!frame_in_stack (frame, low, high))
