@@ -118,9 +118,15 @@ context_capture (int max, uintptr_t caller_return)
 {
   uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
   int count = stack_capture_raw (whole, functions, caller_return);
-  struct depot_context *context;
+  struct depot_context *context = NULL;
 
-  if (count <= CONTEXT_CACHE_FRAMES)
+  /* With fold_recursion the fold memo is the thread's first cache: it
+     hits on recursive code, whose raw stacks rarely repeat.  */
+  if (runtime_options.fold_recursion)
+    context = fold_memo_context (whole, functions, count, max);
+  if (context != NULL)
+    ;
+  else if (count <= CONTEXT_CACHE_FRAMES)
     {
       uint64_t hash = hash_frames (whole, count);
       unsigned set = (unsigned) (hash >> 59), way;
