@@ -114,6 +114,16 @@ static __thread const struct fold_node *last_nodes[LAST_STACK_FRAMES]
     __attribute__ ((tls_model ("initial-exec")));
 static __thread uint32_t last_count
     __attribute__ ((tls_model ("initial-exec")));
+/* The thread's steps and contexts not found in the memo (for
+   context_cache_report).  */
+static __thread uint64_t memo_misses
+    __attribute__ ((tls_model ("initial-exec")));
+
+uint64_t
+fold_memo_thread_misses (void)
+{
+  return memo_misses;
+}
 
 static inline size_t
 edge_slot (const struct fold_node *from, uintptr_t pc, enum edge_kind kind)
@@ -285,6 +295,7 @@ fold_step (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
   const struct fold_node *to = step_find (table, from, pc);
   if (LIKELY (to != NULL))
     return to;
+  memo_misses++;
   if (function == 0)
     function = stack_function_of (pc);
   /* The newest kept frame of the same function, as fold.c searches.  */
@@ -319,6 +330,7 @@ node_context (const struct fold_node *node, int max)
       = atomic_load_explicit (&memo_node->context, memory_order_acquire);
   if (LIKELY (memo != NULL && memo->max == max))
     return memo->context;
+  memo_misses++;
   uintptr_t pcs[STACK_CAPTURE_MAX];
   uint32_t depth = 0;
   for (; node != NULL && depth < (uint32_t) max; node = node->parent)

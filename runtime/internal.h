@@ -273,6 +273,8 @@ int stack_fold_recursion (uintptr_t *pcs, uintptr_t *functions, int depth);
 struct depot_context *fold_memo_context (const uintptr_t *whole,
                                          const uintptr_t *functions, int count,
                                          int max);
+/* The steps and contexts the fold memo did not hold, for this thread.  */
+uint64_t fold_memo_thread_misses (void);
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */
