@@ -71,6 +71,19 @@ intern_captured (uintptr_t *whole, uintptr_t *functions, int count, int max)
   return depot_intern (pcs, (uint32_t) depth);
 }
 
+/* The context of WHOLE[0, COUNT) cut to MAX: through the fold memo when
+   recursion is folded (WHOLE unchanged), as intern_captured gives it.  */
+static struct depot_context *
+context_of_captured (uintptr_t *whole, uintptr_t *functions, int count, int max)
+{
+  struct depot_context *context = NULL;
+  if (runtime_options.fold_recursion)
+    context = fold_memo_context (whole, functions, count, max);
+  if (context == NULL)
+    context = intern_captured (whole, functions, count, max);
+  return context;
+}
+
 /* verify_contexts: is CONTEXT the one a full unwind gives?  Returns the
    full unwind's.  */
 static __attribute__ ((noinline)) struct depot_context *
@@ -105,9 +118,23 @@ context_capture (int max, uintptr_t caller_return)
 {
   uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
   int count = stack_capture_raw (whole, functions, caller_return);
-  struct depot_context *context;
+  struct depot_context *context = NULL;
 
-  if (count <= CONTEXT_CACHE_FRAMES)
+  /* With fold_recursion the fold memo is the thread's first cache: it
+     hits on recursive code, whose raw stacks rarely repeat.  */
+  if (runtime_options.fold_recursion)
+    {
+      uint64_t misses = fold_memo_thread_misses ();
+      context = fold_memo_context (whole, functions, count, max);
+      if (context != NULL && UNLIKELY (runtime_options.verbosity >= 1))
+        /* A hit: nothing to learn, as a hit of the raw-stack cache.  */
+        atomic_fetch_add_explicit (
+            fold_memo_thread_misses () == misses ? &cache_hits : &cache_misses,
+            1, memory_order_relaxed);
+    }
+  if (context != NULL)
+    ;
+  else if (count <= CONTEXT_CACHE_FRAMES)
     {
       uint64_t hash = hash_frames (whole, count);
       unsigned set = (unsigned) (hash >> 59), way;
@@ -138,14 +165,14 @@ context_capture (int max, uintptr_t caller_return)
           entry->count = (uint32_t) count;
           entry->max = max;
           memcpy (entry->frames, whole, count * sizeof *whole);
-          context = intern_captured (whole, functions, count, max);
+          context = context_of_captured (whole, functions, count, max);
           entry->context = context;
           if (UNLIKELY (runtime_options.verbosity >= 1))
             atomic_fetch_add_explicit (&cache_misses, 1, memory_order_relaxed);
         }
     }
   else
-    context = intern_captured (whole, functions, count, max);
+    context = context_of_captured (whole, functions, count, max);
   if (UNLIKELY (runtime_options.verify_contexts))
     context = verify_context (context, max, caller_return);
   return context;

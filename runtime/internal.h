@@ -266,6 +266,15 @@ uintptr_t stack_function_of (uintptr_t pc);
    FUNCTIONS[i] is the function of PCS[i], or 0 when not looked up yet.
    Returns the new depth.  */
 int stack_fold_recursion (uintptr_t *pcs, uintptr_t *functions, int depth);
+/* With fold_recursion: the context stack_finish and depot_intern give for
+   the raw stack WHOLE[0, COUNT) (leaf first, as stack_capture_raw gives
+   it, FUNCTIONS as it gives them) cut to MAX, through a memo of the
+   folds (fold_memo.c); NULL when the memo is full.  */
+struct depot_context *fold_memo_context (const uintptr_t *whole,
+                                         const uintptr_t *functions, int count,
+                                         int max);
+/* The steps and contexts the fold memo did not hold, for this thread.  */
+uint64_t fold_memo_thread_misses (void);
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */

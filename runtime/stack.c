@@ -70,6 +70,20 @@ thread_stack_bounds (uintptr_t *low, uintptr_t *high)
   *high = stack_high;
 }
 
+/* thread_stack_bounds without a call once they are known: the fast
+   capture asks at every allocation.  */
+static inline void
+known_stack_bounds (uintptr_t *low, uintptr_t *high)
+{
+  if (LIKELY (stack_high != 0))
+    {
+      *low = stack_low;
+      *high = stack_high;
+    }
+  else
+    thread_stack_bounds (low, high);
+}
+
 /* A frame base is inside this thread's stack and aligned.  */
 static inline bool
 frame_in_stack (const uintptr_t *frame, uintptr_t low, uintptr_t high)
@@ -523,7 +537,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
   uintptr_t low, high;
   int count = 0;
 
-  thread_stack_bounds (&low, &high);
+  known_stack_bounds (&low, &high);
   const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
                                                 caller_return, low, high);
   if (frame == NULL)

@@ -18,5 +18,6 @@ Suite *profile_suite (void);
 Suite *globals_suite (void);
 Suite *trace_suite (void);
 Suite *thresholds_suite (void);
+Suite *fold_memo_suite (void);
 
 #endif /* MEMPROF_UNIT_H */

@@ -1,0 +1,383 @@
+/* The fold memo: the depot context of a captured stack with its
+   recursion folded (fold_recursion=1), without folding the stack and
+   interning it into the depot again at each allocation.  Recursive code
+   has a distinct raw call stack at nearly every allocation (binary trees:
+   2^depth of them), so the thread's context cache, keyed by the raw
+   stack, misses every time; but the stacks fold to few contexts.
+
+   stack_fold_recursion (fold.c) walks a stack from its root and keeps a
+   list of frames; each frame changes the list by a rule that depends on
+   nothing but the list so far and the frame's return address (its
+   function is a function of the address).  Here each list is a node of a
+   trie -- its parent is the list without its last frame -- with one node
+   per distinct list, and the step from a list by a return address is
+   memoized: a stack is folded by one table probe a frame, and the node of
+   the folded stack keeps its depot context.  So the context given is the
+   one stack_finish and depot_intern give, by construction.
+
+   The thread keeps the last stack it folded, root first, with the node
+   after each of its frames: the next stack shares its root frames with
+   it (the same builder one level up or down), so only the frames from
+   the first one that differs are stepped.
+
+   The table and the nodes are shared by all threads and never freed:
+   lock-free reads, inserts under one spin lock (only a stack not seen
+   before inserts).  When the table is full, fold_memo_context gives NULL
+   and the caller folds and interns as before.  verify_contexts=1 checks
+   the contexts given here against those stack_finish and depot_intern
+   give for a full unwind.  */
+
+#include "internal.h"
+#include "rawformat.h"
+
+/* Slots of the edge table (a power of two), filled to three quarters. */
+#define FOLD_MEMO_SLOTS (1UL << 17)
+#define FOLD_MEMO_FILL (FOLD_MEMO_SLOTS / 4 * 3)
+/* Nodes at most (each has an edge in the table, so fewer than
+   FOLD_MEMO_FILL).  */
+#define FOLD_MEMO_NODES (1UL << 15)
+/* Root frames of the thread's last stack kept for the next one.  */
+#define LAST_STACK_FRAMES 64
+
+/* Fold steps kept in a node (a power of two; more go to the table): a
+   list has about as many as there are calls in the code of its last
+   frame's function, an allocation or a recursive call each (binary
+   trees: 17, as GCC inlines the recursion into itself).  */
+#define NODE_STEPS 32
+
+struct fold_context;
+struct fold_node;
+
+/* A step from a node by the frame PC; TO NULL: none.  */
+struct fold_edge
+{
+  uintptr_t pc;
+  const struct fold_node *_Atomic to;
+};
+
+/* One list of kept frames, root first, and the first steps from it: in
+   the node, a step reads memory already near what the last ones read
+   (the nodes lie together, in the order they were made), where the table
+   spreads its slots over megabytes.  */
+struct fold_node
+{
+  const struct fold_node *parent; /* NULL: the list of one frame */
+  uintptr_t pc;                   /* its last frame (leaf side) */
+  uintptr_t function;             /* of PC; 0 for MEMPROF_RAW_FOLD_PC */
+  const struct fold_context *_Atomic context; /* NULL: none yet */
+  struct fold_edge steps[NODE_STEPS];
+};
+
+/* A list's context, cut to MAX frames (never changed once made).  */
+struct fold_context
+{
+  struct depot_context *context;
+  int max;
+};
+
+/* An edge: from a list (NULL: the empty one) by a return address - 1 to
+   a list: the list with that frame appended (EDGE_CHILD), or the list a
+   fold step gives (EDGE_STEP).  */
+enum edge_kind
+{
+  EDGE_CHILD,
+  EDGE_STEP
+};
+
+struct fold_slot
+{
+  const struct fold_node *from;
+  uintptr_t pc;
+  uintptr_t kind;
+  const struct fold_node *_Atomic to; /* NULL: an empty slot */
+};
+
+/* The table, the nodes and their contexts (a context is made only where
+   a node has none of the right MAX, so more than one a node only when
+   max_stack_depth changes), committed as they are used.  */
+struct fold_memory
+{
+  struct fold_slot slots[FOLD_MEMO_SLOTS];
+  struct fold_node nodes[FOLD_MEMO_NODES];
+  struct fold_context contexts[FOLD_MEMO_NODES];
+};
+
+static struct fold_slot *_Atomic fold_table;
+static struct fold_memory *fold_memory;
+static size_t fold_slots_used, fold_nodes_used, fold_contexts_used;
+static spinlock_t fold_lock = SPINLOCK_INIT;
+static _Atomic bool fold_table_failed;
+
+static __thread uintptr_t last_frames[LAST_STACK_FRAMES]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread const struct fold_node *last_nodes[LAST_STACK_FRAMES]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread uint32_t last_count
+    __attribute__ ((tls_model ("initial-exec")));
+/* The thread's steps and contexts not found in the memo (for
+   context_cache_report).  */
+static __thread uint64_t memo_misses
+    __attribute__ ((tls_model ("initial-exec")));
+
+uint64_t
+fold_memo_thread_misses (void)
+{
+  return memo_misses;
+}
+
+static inline size_t
+edge_slot (const struct fold_node *from, uintptr_t pc, enum edge_kind kind)
+{
+  uint64_t hash = ((uint64_t) (uintptr_t) from * 0x9e3779b97f4a7c15ULL)
+                  ^ ((uint64_t) pc + kind) * 0xc2b2ae3d27d4eb4fULL;
+  return (size_t) ((hash ^ (hash >> 29)) & (FOLD_MEMO_SLOTS - 1));
+}
+
+/* The edge's destination, or NULL when it is not in TABLE.  */
+static inline const struct fold_node *
+edge_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
+           enum edge_kind kind)
+{
+  for (size_t i = edge_slot (from, pc, kind);;
+       i = (i + 1) & (FOLD_MEMO_SLOTS - 1))
+    {
+      struct fold_slot *slot = &table[i];
+      const struct fold_node *to
+          = atomic_load_explicit (&slot->to, memory_order_acquire);
+      if (to == NULL)
+        return NULL;
+      if (slot->from == from && slot->pc == pc && slot->kind == kind)
+        return to;
+    }
+}
+
+/* The table, made on first use; NULL when it cannot be.  */
+static struct fold_slot *
+table_get (void)
+{
+  struct fold_slot *table
+      = atomic_load_explicit (&fold_table, memory_order_acquire);
+  if (LIKELY (table != NULL))
+    return table;
+  if (atomic_load_explicit (&fold_table_failed, memory_order_relaxed))
+    return NULL;
+  spin_lock (&fold_lock);
+  table = atomic_load_explicit (&fold_table, memory_order_relaxed);
+  if (table == NULL)
+    {
+      fold_memory = runtime_map (sizeof *fold_memory);
+      if (fold_memory == NULL)
+        atomic_store_explicit (&fold_table_failed, true, memory_order_relaxed);
+      else
+        {
+          table = fold_memory->slots;
+          atomic_store_explicit (&fold_table, table, memory_order_release);
+        }
+    }
+  spin_unlock (&fold_lock);
+  return table;
+}
+
+/* Add the edge FROM -PC, KIND-> TO, or give the destination another
+   thread added first; NULL when the table is full.  Under fold_lock.  */
+static const struct fold_node *
+edge_add_locked (struct fold_slot *table, const struct fold_node *from,
+                 uintptr_t pc, enum edge_kind kind, const struct fold_node *to)
+{
+  size_t i = edge_slot (from, pc, kind);
+  for (;; i = (i + 1) & (FOLD_MEMO_SLOTS - 1))
+    {
+      struct fold_slot *slot = &table[i];
+      const struct fold_node *there
+          = atomic_load_explicit (&slot->to, memory_order_relaxed);
+      if (there == NULL)
+        break;
+      if (slot->from == from && slot->pc == pc && slot->kind == kind)
+        return there;
+    }
+  if (fold_slots_used >= FOLD_MEMO_FILL)
+    return NULL;
+  fold_slots_used++;
+  table[i].from = from;
+  table[i].pc = pc;
+  table[i].kind = kind;
+  atomic_store_explicit (&table[i].to, to, memory_order_release);
+  return to;
+}
+
+/* The list FROM with the frame PC (of FUNCTION) appended; NULL when the
+   table is full.  */
+static const struct fold_node *
+node_child (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
+            uintptr_t function)
+{
+  const struct fold_node *found = edge_find (table, from, pc, EDGE_CHILD);
+  if (found != NULL)
+    return found;
+  spin_lock (&fold_lock);
+  found = edge_find (table, from, pc, EDGE_CHILD);
+  if (found == NULL && fold_slots_used < FOLD_MEMO_FILL
+      && fold_nodes_used < FOLD_MEMO_NODES)
+    {
+      struct fold_node *fresh = &fold_memory->nodes[fold_nodes_used++];
+      fresh->parent = from;
+      fresh->pc = pc;
+      fresh->function = function;
+      found = edge_add_locked (table, from, pc, EDGE_CHILD, fresh);
+    }
+  spin_unlock (&fold_lock);
+  return found;
+}
+
+static inline bool
+is_fold_marker (const struct fold_node *node)
+{
+  return node->function == 0 && node->pc == MEMPROF_RAW_FOLD_PC;
+}
+
+/* Where a node's steps by PC start (linear probing within the node).  */
+static inline unsigned
+step_home (uintptr_t pc)
+{
+  return (unsigned) (((uint64_t) pc * 0x9e3779b97f4a7c15ULL) >> 59)
+         % NODE_STEPS;
+}
+
+static inline const struct fold_node *
+step_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc)
+{
+  if (from != NULL)
+    for (unsigned i = step_home (pc), n = 0; n < NODE_STEPS;
+         i = (i + 1) % NODE_STEPS, n++)
+      {
+        const struct fold_edge *edge = &from->steps[i];
+        const struct fold_node *to
+            = atomic_load_explicit (&edge->to, memory_order_acquire);
+        if (to == NULL)
+          return NULL;
+        if (edge->pc == pc)
+          return to;
+      }
+  return edge_find (table, from, pc, EDGE_STEP);
+}
+
+/* Add the step FROM -PC-> TO, or give the one another thread added
+   first; NULL when the table is full.  Under fold_lock.  */
+static const struct fold_node *
+step_add_locked (struct fold_slot *table, const struct fold_node *from,
+                 uintptr_t pc, const struct fold_node *to)
+{
+  if (from != NULL)
+    for (unsigned i = step_home (pc), n = 0; n < NODE_STEPS;
+         i = (i + 1) % NODE_STEPS, n++)
+      {
+        struct fold_edge *edge = (struct fold_edge *) &from->steps[i];
+        const struct fold_node *there
+            = atomic_load_explicit (&edge->to, memory_order_relaxed);
+        if (there == NULL)
+          {
+            edge->pc = pc;
+            atomic_store_explicit (&edge->to, to, memory_order_release);
+            return to;
+          }
+        if (edge->pc == pc)
+          return there;
+      }
+  return edge_add_locked (table, from, pc, EDGE_STEP, to);
+}
+
+/* The list stack_fold_recursion keeps after FROM when the next frame
+   (rootwards to leafwards) is PC, of FUNCTION (0: not looked up yet).  */
+static const struct fold_node *
+fold_step (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
+           uintptr_t function)
+{
+  const struct fold_node *to = step_find (table, from, pc);
+  if (LIKELY (to != NULL))
+    return to;
+  memo_misses++;
+  if (function == 0)
+    function = stack_function_of (pc);
+  /* The newest kept frame of the same function, as fold.c searches.  */
+  const struct fold_node *same = from;
+  while (same != NULL && same->function != function)
+    same = same->parent;
+  if (same == NULL)
+    to = node_child (table, from, pc, function);
+  else
+    {
+      /* Cut back to SAME, which the newer frame replaces, after one
+         marker.  */
+      const struct fold_node *base = same->parent;
+      if (base == NULL || !is_fold_marker (base))
+        base = node_child (table, base, MEMPROF_RAW_FOLD_PC, 0);
+      to = base != NULL ? node_child (table, base, pc, function) : NULL;
+    }
+  if (to == NULL)
+    return NULL;
+  spin_lock (&fold_lock);
+  to = step_add_locked (table, from, pc, to);
+  spin_unlock (&fold_lock);
+  return to;
+}
+
+/* NODE's list cut to MAX frames (its leaf side), interned.  */
+static struct depot_context *
+node_context (const struct fold_node *node, int max)
+{
+  struct fold_node *memo_node = (struct fold_node *) node;
+  const struct fold_context *memo
+      = atomic_load_explicit (&memo_node->context, memory_order_acquire);
+  if (LIKELY (memo != NULL && memo->max == max))
+    return memo->context;
+  memo_misses++;
+  uintptr_t pcs[STACK_CAPTURE_MAX];
+  uint32_t depth = 0;
+  for (; node != NULL && depth < (uint32_t) max; node = node->parent)
+    pcs[depth++] = node->pc;
+  struct depot_context *context = depot_intern (pcs, depth);
+  spin_lock (&fold_lock);
+  if (fold_contexts_used < FOLD_MEMO_NODES)
+    {
+      struct fold_context *fresh = &fold_memory->contexts[fold_contexts_used++];
+      fresh->context = context;
+      fresh->max = max;
+      atomic_store_explicit (&memo_node->context, fresh, memory_order_release);
+    }
+  spin_unlock (&fold_lock);
+  return context;
+}
+
+struct depot_context *
+fold_memo_context (const uintptr_t *whole, const uintptr_t *functions,
+                   int count, int max)
+{
+  struct fold_slot *table = table_get ();
+  const struct fold_node *node = NULL;
+  int known = (int) last_count, k = 0;
+
+  if (UNLIKELY (table == NULL || count <= 0))
+    return NULL;
+  if (known > count)
+    known = count;
+  /* WHOLE is leaf first; K counts frames from the root.  */
+  while (k < known && last_frames[k] == whole[count - 1 - k])
+    k++;
+  if (k > 0)
+    node = last_nodes[k - 1];
+  last_count = (uint32_t) k;
+  for (; k < count; k++)
+    {
+      int i = count - 1 - k;
+      node = fold_step (table, node, whole[i] - 1, functions[i]);
+      if (UNLIKELY (node == NULL))
+        return NULL;
+      if (k < LAST_STACK_FRAMES)
+        {
+          last_frames[k] = whole[i];
+          last_nodes[k] = node;
+          last_count = (uint32_t) k + 1;
+        }
+    }
+  return node_context (node, max);
+}
