@@ -26,6 +26,17 @@
    the last copy's cost has been paid back, a new one waits unless the
    peak is more than COPY_FORCE_FACTOR tolerances above it.
 
+   While the counts are kept, the common case is inline in the allocator
+   (peak.h) and decides nothing: each event compares its time with one
+   deadline and an allocation compares the live bytes with one watermark.
+   The decisions are made here, out of line, and leave their marks: a new
+   peak that wants a copy arms it (the free deadline then falls to the
+   time the budget allows, at once when exact); the free that finds it
+   armed copies, or, if the heap has meanwhile dropped more than the
+   tolerance below the peak, lowers the watermark so that an allocation
+   back near the peak arms it again.  In a threaded process every event
+   takes the out-of-line path, as above.
+
    The timeline samples the live bytes, and the contexts holding the most
    of them (another walk, of either kind), at most once per interval:
    the first allocation or free after an interval has passed records the
@@ -463,13 +474,20 @@ compact_timeline (void)
   timeline_interval *= 2;
 }
 
-/* Before an allocation or free at TSC changes the heap.  */
+/* Before an allocation or free at TSC changes the heap.  With threads
+   the sample is stamped with TSC itself (the heap as it was just before
+   it): no time stored on a line every thread writes.  */
 static void
 sample_if_due (uint64_t tsc)
 {
-  uint64_t before
-      = atomic_load_explicit (&peak_hot.last_event_tsc, memory_order_relaxed);
-  atomic_store_explicit (&peak_hot.last_event_tsc, tsc, memory_order_relaxed);
+  uint64_t before = tsc;
+  if (__libc_single_threaded)
+    {
+      before = atomic_load_explicit (&peak_hot.last_event_tsc,
+                                     memory_order_relaxed);
+      atomic_store_explicit (&peak_hot.last_event_tsc, tsc,
+                             memory_order_relaxed);
+    }
   if (tsc < atomic_load_explicit (&cold.timeline_next_tsc, memory_order_relaxed)
       || atomic_flag_test_and_set_explicit (&timeline_lock.flag,
                                             memory_order_acquire))
