@@ -472,13 +472,8 @@ void stats_report (uint64_t heap_accesses, uint64_t live_heap_counters);
 /* ---- The heap's peak and timeline (peak.c) ---- */
 
 void peak_start (void);
-/* A recorded block of SIZE bytes standing for WEIGHT allocations of
-   CONTEXT was allocated, or is about to be freed, at TSC (the time stamp
-   counter: clock_reading_tsc after the allocator's reading).  */
-void peak_note_allocation (struct depot_context *context, uint64_t size,
-                           uint32_t weight, uint64_t tsc);
-void peak_note_free (struct depot_context *context, uint64_t size,
-                     uint32_t weight, uint64_t tsc);
+/* peak_note_allocation and peak_note_free, inline.  */
+#include "peak.h"
 /* The side file's version 3 section, for a dump now: fill PEAK and hand
    out the per-context records (at most CONTEXT_CAPACITY into CONTEXTS)
    and the timeline (*SAMPLES, peak->sample_count of them).  */

@@ -26,6 +26,17 @@
    the last copy's cost has been paid back, a new one waits unless the
    peak is more than COPY_FORCE_FACTOR tolerances above it.
 
+   While the counts are kept, the common case is inline in the allocator
+   (peak.h) and decides nothing: each event compares its time with one
+   deadline and an allocation compares the live bytes with one watermark.
+   The decisions are made here, out of line, and leave their marks: a new
+   peak that wants a copy arms it (the free deadline then falls to the
+   time the budget allows, at once when exact); the free that finds it
+   armed copies, or, if the heap has meanwhile dropped more than the
+   tolerance below the peak, lowers the watermark so that an allocation
+   back near the peak arms it again.  In a threaded process every event
+   takes the out-of-line path, as above.
+
    The timeline samples the live bytes, and the contexts holding the most
    of them (another walk, of either kind), at most once per interval:
    the first allocation or free after an interval has passed records the
@@ -56,24 +67,26 @@
 /* Ticks per microsecond assumed until the first calibration.  */
 #define ASSUMED_TICKS_PER_US 1000
 
-static bool peak_enabled;
 static uint64_t start_ns, start_tsc;
 static _Atomic uint64_t ticks_per_us = ASSUMED_TICKS_PER_US;
 
-/* What every allocation and free reads or writes, in one cache line.  */
+/* What the inline paths use (peak.h).  */
+struct peak_hot peak_hot;
+
+/* At new peaks, copies and samples.  */
 static struct
 {
-  _Atomic int64_t live_bytes, peak_bytes;
   /* Of the last copy of the peak's breakdown.  */
   _Atomic int64_t snapshot_bytes;
-  _Atomic uint64_t peak_tsc, next_copy_tsc, timeline_next_tsc;
-  _Atomic uint64_t last_event_tsc; /* of the last allocation or free */
-  _Atomic int64_t live_records;    /* blocks recorded live, while counting */
-} hot __attribute__ ((aligned (64)));
+  _Atomic uint64_t next_copy_tsc, timeline_next_tsc;
+  /* A free at or after it copies the breakdown (counting only): the
+     copy is armed.  UINT64_MAX: not armed.  */
+  _Atomic uint64_t copy_check_tsc;
+} cold __attribute__ ((aligned (64))) = { .copy_check_tsc = UINT64_MAX };
 
-/* The contexts that have allocated, newest first (pushed once each),
-   while their live counts are kept: until the process has a second
-   thread (then counts_given_up, for good).  */
+/* The contexts that have allocated, newest first (pushed once each).
+   Their live counts are kept until the process has a second thread
+   (then counts_given_up, for good).  */
 static struct depot_context *_Atomic listed_contexts;
 static _Atomic int64_t listed_count;
 static _Atomic bool counts_given_up;
@@ -107,6 +120,20 @@ add_to (_Atomic int64_t *counter, int64_t delta)
          + delta;
 }
 
+/* The inline paths' deadlines (peak.h) from the timeline's next sample
+   and the armed copy; 0 (always out of line) once the counts are given
+   up.  */
+static void
+set_deadlines (void)
+{
+  uint64_t sample = atomic_load (&cold.timeline_next_tsc),
+           copy = atomic_load (&cold.copy_check_tsc);
+  if (atomic_load (&counts_given_up))
+    sample = copy = 0;
+  atomic_store (&peak_hot.alloc_check_tsc, sample);
+  atomic_store (&peak_hot.free_check_tsc, copy < sample ? copy : sample);
+}
+
 /* Whether the contexts' live counts are (still) kept.  Once another
    thread has been seen they never are again: their counts stop.  (A
    walk may still take the live blocks when they are fewer than the
@@ -118,7 +145,10 @@ counting_per_context (void)
       && !atomic_load_explicit (&counts_given_up, memory_order_relaxed))
     return true;
   if (!atomic_load_explicit (&counts_given_up, memory_order_relaxed))
-    atomic_store (&counts_given_up, true);
+    {
+      atomic_store (&counts_given_up, true);
+      set_deadlines ();
+    }
   return false;
 }
 
@@ -153,7 +183,8 @@ peak_start (void)
   start_ns = monotonic_ns ();
   start_tsc = __builtin_ia32_rdtsc ();
   timeline_interval = TIMELINE_FIRST_INTERVAL_US * ASSUMED_TICKS_PER_US;
-  peak_enabled = runtime_options.peak;
+  atomic_store (&peak_hot.enabled, runtime_options.peak);
+  set_deadlines ();
 }
 
 /* The bytes a walk may lag the peak by.  */
@@ -217,7 +248,7 @@ static bool
 walk_contexts (void)
 {
   return counting_per_context ()
-         && atomic_load (&listed_count) <= atomic_load (&hot.live_records);
+         && atomic_load (&listed_count) <= atomic_load (&peak_hot.live_records);
 }
 
 static void
@@ -253,33 +284,103 @@ copy_live_counts (uint64_t *bytes, uint64_t *blocks)
 static void
 copy_if_at_new_peak (uint64_t tsc, bool forced)
 {
-  int64_t peak = atomic_load_explicit (&hot.peak_bytes, memory_order_relaxed);
+  int64_t peak
+      = atomic_load_explicit (&peak_hot.peak_bytes, memory_order_relaxed);
   int64_t slack = tolerance (peak);
   int64_t copied
-      = atomic_load_explicit (&hot.snapshot_bytes, memory_order_relaxed);
+      = atomic_load_explicit (&cold.snapshot_bytes, memory_order_relaxed);
   if (peak <= copied + slack
-      || atomic_load_explicit (&hot.live_bytes, memory_order_relaxed) + slack
+      || atomic_load_explicit (&peak_hot.live_bytes, memory_order_relaxed)
+                 + slack
              < peak
       || (!forced && slack > 0
-          && tsc < atomic_load_explicit (&hot.next_copy_tsc,
+          && tsc < atomic_load_explicit (&cold.next_copy_tsc,
                                          memory_order_relaxed)
           && peak <= copied + COPY_FORCE_FACTOR * slack))
     return;
   spin_lock (&snapshot_lock);
-  int64_t live = atomic_load (&hot.live_bytes);
-  if (peak > atomic_load (&hot.snapshot_bytes) + slack && live + slack >= peak)
+  int64_t live = atomic_load (&peak_hot.live_bytes);
+  if (peak > atomic_load (&cold.snapshot_bytes) + slack && live + slack >= peak)
     {
       uint64_t bytes, blocks;
       uint64_t started = __builtin_ia32_rdtsc ();
       copy_live_counts (&bytes, &blocks);
-      atomic_store (&hot.snapshot_bytes, (int64_t) bytes);
+      atomic_store (&cold.snapshot_bytes, (int64_t) bytes);
       snapshot_blocks = blocks;
       snapshot_tsc = tsc;
       uint64_t done = __builtin_ia32_rdtsc ();
-      atomic_store (&hot.next_copy_tsc, done + (done - started) * COST_SHARE);
+      atomic_store (&cold.next_copy_tsc, done + (done - started) * COST_SHARE);
       calibrate (1000000);
     }
   spin_unlock (&snapshot_lock);
+}
+
+/* ---- The inline paths' marks (peak.h), while counting ---- */
+
+/* The highest peak that cannot want a copy of the breakdown while the
+   last one holds COPIED bytes: a peak P wants one when P > COPIED +
+   tolerance (P), and tolerance (P) > (P / 100 - 1) * peak_tolerance.  */
+static int64_t
+no_copy_below (int64_t copied)
+{
+  int64_t percent = (int64_t) runtime_options.peak_tolerance;
+  if (percent >= 100)
+    return copied;
+  if (copied <= percent)
+    return 0;
+  return (int64_t) ((__int128) (copied - percent) * 100 / (100 - percent));
+}
+
+/* The peak wants a copy and the heap is near it: arm the copy for the
+   next free (now, or when the time budget allows).  */
+static void
+arm_copy (int64_t peak, int64_t slack, int64_t copied)
+{
+  bool now = slack == 0 || peak > copied + COPY_FORCE_FACTOR * slack;
+  atomic_store (&cold.copy_check_tsc,
+                now ? 0 : atomic_load (&cold.next_copy_tsc));
+  /* Waiting for the budget: a peak beyond the force factor arms it for
+     now.  */
+  atomic_store (&peak_hot.arm_bytes,
+                now ? INT64_MAX : copied + COPY_FORCE_FACTOR * slack);
+  set_deadlines ();
+}
+
+/* After a copy, or a free that found an armed copy it could not make
+   (LIVE bytes then): the marks for what comes next.  */
+static void
+rearm_after_copy_check (int64_t live)
+{
+  int64_t peak = atomic_load (&peak_hot.peak_bytes), slack = tolerance (peak),
+          copied = atomic_load (&cold.snapshot_bytes);
+  atomic_store (&cold.copy_check_tsc, UINT64_MAX);
+  atomic_store (&peak_hot.arm_bytes, no_copy_below (copied));
+  /* Still wanted, the heap below the peak: an allocation back near it
+     arms the copy again.  */
+  atomic_store (&peak_hot.watch_bytes,
+                peak > copied + slack && live + slack < peak ? peak - slack - 1
+                                                             : peak);
+  set_deadlines ();
+}
+
+/* An allocation took the live bytes to LIVE, above the watermark, at TSC:
+   a new peak, or the heap back near a peak that wants a copy.  */
+void
+peak_crossed (int64_t live, uint64_t tsc)
+{
+  int64_t peak = atomic_load (&peak_hot.peak_bytes);
+  if (live > peak)
+    {
+      peak = live;
+      atomic_store (&peak_hot.peak_bytes, peak);
+      atomic_store (&peak_hot.peak_tsc, tsc);
+    }
+  atomic_store (&peak_hot.watch_bytes, peak);
+  int64_t slack = tolerance (peak), copied = atomic_load (&cold.snapshot_bytes);
+  if (peak > copied + slack)
+    arm_copy (peak, slack, copied);
+  else
+    atomic_store (&peak_hot.arm_bytes, no_copy_below (copied));
 }
 
 /* ---- The timeline ---- */
@@ -373,18 +474,25 @@ compact_timeline (void)
   timeline_interval *= 2;
 }
 
-/* Before an allocation or free at TSC changes the heap.  */
+/* Before an allocation or free at TSC changes the heap.  With threads
+   the sample is stamped with TSC itself (the heap as it was just before
+   it): no time stored on a line every thread writes.  */
 static void
 sample_if_due (uint64_t tsc)
 {
-  uint64_t before
-      = atomic_load_explicit (&hot.last_event_tsc, memory_order_relaxed);
-  atomic_store_explicit (&hot.last_event_tsc, tsc, memory_order_relaxed);
-  if (tsc < atomic_load_explicit (&hot.timeline_next_tsc, memory_order_relaxed)
+  uint64_t before = tsc;
+  if (__libc_single_threaded)
+    {
+      before = atomic_load_explicit (&peak_hot.last_event_tsc,
+                                     memory_order_relaxed);
+      atomic_store_explicit (&peak_hot.last_event_tsc, tsc,
+                             memory_order_relaxed);
+    }
+  if (tsc < atomic_load_explicit (&cold.timeline_next_tsc, memory_order_relaxed)
       || atomic_flag_test_and_set_explicit (&timeline_lock.flag,
                                             memory_order_acquire))
     return;
-  if (tsc >= atomic_load (&hot.timeline_next_tsc))
+  if (tsc >= atomic_load (&cold.timeline_next_tsc))
     {
       if (timeline_count == 0)
         {
@@ -401,7 +509,8 @@ sample_if_due (uint64_t tsc)
                wait = timeline_interval;
       if (wait < cost * COST_SHARE)
         wait = cost * COST_SHARE;
-      atomic_store (&hot.timeline_next_tsc, tsc + wait);
+      atomic_store (&cold.timeline_next_tsc, tsc + wait);
+      set_deadlines ();
     }
   spin_unlock (&timeline_lock);
 }
@@ -422,11 +531,13 @@ list_context (struct depot_context *context)
   atomic_fetch_add (&listed_count, 1);
 }
 
+/* The allocation paths out of line (peak.h): a second thread, a sample
+   due, a context not yet listed.  */
 void
-peak_note_allocation (struct depot_context *context, uint64_t size,
+peak_allocation_slow (struct depot_context *context, uint64_t size,
                       uint32_t weight, uint64_t tsc)
 {
-  if (!peak_enabled)
+  if (!atomic_load_explicit (&peak_hot.enabled, memory_order_relaxed))
     return;
   int64_t bytes = (int64_t) (size * weight);
   sample_if_due (tsc);
@@ -435,40 +546,59 @@ peak_note_allocation (struct depot_context *context, uint64_t size,
       if (UNLIKELY (!atomic_load_explicit (&context->peak.listed,
                                            memory_order_relaxed)))
         list_context (context);
-      add_to (&context->peak.live_bytes, bytes);
-      add_to (&context->peak.live_blocks, (int64_t) weight);
-      add_to (&hot.live_records, 1);
+      peak_add_alone (&context->peak.live_bytes, bytes);
+      peak_add_alone (&context->peak.live_blocks, (int64_t) weight);
+      peak_add_alone (&peak_hot.live_records, 1);
+      int64_t live = peak_add_alone (&peak_hot.live_bytes, bytes);
+      if (live > atomic_load (&peak_hot.watch_bytes))
+        peak_crossed (live, tsc);
+      return;
     }
-  int64_t live = add_to (&hot.live_bytes, bytes);
-  int64_t peak = atomic_load_explicit (&hot.peak_bytes, memory_order_relaxed);
+  /* Listed still, for peak_collect.  */
+  if (UNLIKELY (
+          !atomic_load_explicit (&context->peak.listed, memory_order_relaxed)))
+    list_context (context);
+  int64_t live = add_to (&peak_hot.live_bytes, bytes);
+  int64_t peak
+      = atomic_load_explicit (&peak_hot.peak_bytes, memory_order_relaxed);
   if (live <= peak)
     return;
   if (__libc_single_threaded)
-    atomic_store_explicit (&hot.peak_bytes, live, memory_order_relaxed);
+    atomic_store_explicit (&peak_hot.peak_bytes, live, memory_order_relaxed);
   else
     while (live > peak
-           && !atomic_compare_exchange_weak (&hot.peak_bytes, &peak, live))
+           && !atomic_compare_exchange_weak (&peak_hot.peak_bytes, &peak, live))
       ;
   if (live >= peak)
-    atomic_store_explicit (&hot.peak_tsc, tsc, memory_order_relaxed);
+    atomic_store_explicit (&peak_hot.peak_tsc, tsc, memory_order_relaxed);
 }
 
+/* The free paths out of line: a second thread, a sample or an armed
+   copy due.  */
 void
-peak_note_free (struct depot_context *context, uint64_t size, uint32_t weight,
+peak_free_slow (struct depot_context *context, uint64_t size, uint32_t weight,
                 uint64_t tsc)
 {
-  if (!peak_enabled)
+  if (!atomic_load_explicit (&peak_hot.enabled, memory_order_relaxed))
     return;
   int64_t bytes = (int64_t) (size * weight);
-  copy_if_at_new_peak (tsc, false);
-  sample_if_due (tsc);
   if (counting_per_context ())
     {
-      add_to (&context->peak.live_bytes, -bytes);
-      add_to (&context->peak.live_blocks, -(int64_t) weight);
-      add_to (&hot.live_records, -1);
+      if (tsc >= atomic_load (&cold.copy_check_tsc))
+        {
+          copy_if_at_new_peak (tsc, true);
+          rearm_after_copy_check (atomic_load (&peak_hot.live_bytes));
+        }
+      sample_if_due (tsc);
+      peak_add_alone (&context->peak.live_bytes, -bytes);
+      peak_add_alone (&context->peak.live_blocks, -(int64_t) weight);
+      peak_add_alone (&peak_hot.live_records, -1);
+      peak_add_alone (&peak_hot.live_bytes, -bytes);
+      return;
     }
-  add_to (&hot.live_bytes, -bytes);
+  copy_if_at_new_peak (tsc, false);
+  sample_if_due (tsc);
+  add_to (&peak_hot.live_bytes, -bytes);
 }
 
 /* ---- fork ---- */
@@ -496,9 +626,8 @@ struct collect
 };
 
 static void
-collect_context (struct depot_context *context, void *cookie)
+collect_context (struct depot_context *context, struct collect *collect)
 {
-  struct collect *collect = cookie;
   if (context->peak.peak_generation != copy_generation || copy_generation == 0
       || context->peak.peak_bytes == 0 || collect->used == collect->capacity)
     return;
@@ -510,7 +639,7 @@ collect_context (struct depot_context *context, void *cookie)
 size_t
 peak_context_capacity (void)
 {
-  return peak_enabled ? depot_context_count () + 1 : 0;
+  return atomic_load (&peak_hot.enabled) ? depot_context_count () + 1 : 0;
 }
 
 void
@@ -522,7 +651,7 @@ peak_collect (struct memprof_extra_peak *peak,
   uint64_t tsc = __builtin_ia32_rdtsc ();
   memset (peak, 0, sizeof *peak);
   *samples = dump_timeline;
-  if (!peak_enabled)
+  if (!atomic_load (&peak_hot.enabled))
     return;
   /* A program at its peak when the dump comes has not freed since.  */
   copy_if_at_new_peak (tsc, true);
@@ -540,15 +669,19 @@ peak_collect (struct memprof_extra_peak *peak,
     dump_timeline[i].time_us = us_of (dump_timeline[i].time_us);
 
   spin_lock (&snapshot_lock);
-  peak->peak_bytes = (uint64_t) atomic_load (&hot.peak_bytes);
-  peak->peak_time_us = us_of (atomic_load (&hot.peak_tsc));
-  peak->snapshot_bytes = (uint64_t) atomic_load (&hot.snapshot_bytes);
+  peak->peak_bytes = (uint64_t) atomic_load (&peak_hot.peak_bytes);
+  peak->peak_time_us = us_of (atomic_load (&peak_hot.peak_tsc));
+  peak->snapshot_bytes = (uint64_t) atomic_load (&cold.snapshot_bytes);
   peak->snapshot_time_us = us_of (snapshot_tsc);
   /* The blocks at the peak: those of the walk (the same moment when
      exact).  */
   peak->peak_blocks = snapshot_blocks;
   struct collect collect = { contexts, context_capacity, 0 };
-  depot_for_each (collect_context, &collect);
+  /* Every context that has allocated is listed: far fewer than the
+     depot's buckets.  */
+  for (struct depot_context *context = atomic_load (&listed_contexts);
+       context != NULL; context = context->peak.next_listed)
+    collect_context (context, &collect);
   spin_unlock (&snapshot_lock);
   peak->now_us = us_of (tsc);
   peak->context_count = collect.used;
