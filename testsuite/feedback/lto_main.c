@@ -3,23 +3,11 @@
    With -DINDIRECT they call it through a pointer that main sets, so that
    the only target the profile shows is known at run time only.  The
    hinted build links context_check.c, which reports where the blocks
-   went.  */
+   went; the block counts and the end of main are context_test.h's.  */
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "context_test.h"
 
 void *new_block (size_t size);
-
-/* Defined by context_check.c in the hinted build only.  */
-void report_arenas (void **cold, int cold_count, void **hot, int hot_count)
-    __attribute__ ((weak));
-
-#define BLOCKS 512
-#define SIZE 96
-
-static void *cold_blocks[BLOCKS];
-static void *hot_blocks[BLOCKS];
 
 /* With -DINLINE_CALLERS the paths are inlined into main: the link step
    then finds their calls in main's body, with inline frames.  */
@@ -30,8 +18,8 @@ static void *hot_blocks[BLOCKS];
 #endif
 
 #ifdef INDIRECT
-static void *(*allocate) (size_t);
-#define ALLOCATE(size) allocate (size)
+static void *(*allocate_block) (size_t);
+#define ALLOCATE(size) allocate_block (size)
 #else
 #define ALLOCATE(size) new_block (size)
 #endif
@@ -65,20 +53,13 @@ main (int argc, char **argv)
 #ifdef INDIRECT
   /* Known at run time only: the program's own allocator unless asked
      for malloc.  */
-  allocate = argc > 1 && strcmp (argv[1], "malloc") == 0 ? malloc : new_block;
+  allocate_block
+      = argc > 1 && strcmp (argv[1], "malloc") == 0 ? malloc : new_block;
 #else
   (void) argc;
   (void) argv;
 #endif
   cold_path ();
   unsigned long sum = hot_path ();
-  printf ("sum %lu\n", sum);
-  if (report_arenas)
-    report_arenas (cold_blocks, BLOCKS, hot_blocks, BLOCKS);
-  for (int i = 0; i < BLOCKS; i++)
-    {
-      free (hot_blocks[i]);
-      free (cold_blocks[i]);
-    }
-  return 0;
+  return finish (sum);
 }
