@@ -306,6 +306,114 @@ static const struct ggc_root_tab context_roots[]
           &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
         LAST_GGC_ROOT_TAB };
 
+/* ---- Frame pointers where the walk goes ---- */
+
+/* The functions (GUIDs, sorted) whose frames a context-classified call's
+   walk may read: every physical frame of the contexts of each call the
+   profile shows ambiguous with at least context-min-share of its bytes
+   cold or hot.  A superset of what context_hints_rewrite will classify
+   (it decides per call, with the same classes, and may still decline),
+   so a walk never meets a frame without its frame pointer; a unit whose
+   functions are on no such context (a program whose calls all decline,
+   m4's xmalloc) keeps the build's frame pointers and their cost.  */
+static vec<uint64_t> walk_functions;
+static bool user_keeps_frame_pointers;
+
+struct keyed_context
+{
+  uint64_t key;
+  unsigned context;
+};
+
+static int
+compare_keyed_contexts (const void *a, const void *b)
+{
+  const keyed_context *x = (const keyed_context *) a;
+  const keyed_context *y = (const keyed_context *) b;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void
+find_walk_functions (void)
+{
+  size_t count = feedback_profile.context_count;
+  keyed_context *contexts = XNEWVEC (keyed_context, count + 1);
+  unsigned next;
+  for (size_t c = 0; c < count; c++)
+    {
+      contexts[c].key = profile_frame_key (&feedback_profile.contexts[c], 0,
+                                           &next);
+      contexts[c].context = (unsigned) c;
+    }
+  qsort (contexts, count, sizeof *contexts, compare_keyed_contexts);
+  for (size_t first = 0, last; first < count; first = last)
+    {
+      /* The contexts of one call: the same frames up to its function.  */
+      double bytes[3] = { 0, 0, 0 };
+      for (last = first; last < count && contexts[last].key == contexts[first].key;
+           last++)
+        {
+          const struct feedback_context *context
+              = &feedback_profile.contexts[contexts[last].context];
+          bytes[feedback_classify (context, &feedback_options.thresholds)]
+              += context->mib.total_size > 0 ? (double) context->mib.total_size
+                                             : 1.0;
+        }
+      unsigned kinds = (bytes[0] > 0) + (bytes[1] > 0) + (bytes[2] > 0);
+      double total = bytes[0] + bytes[1] + bytes[2];
+      if (kinds < 2
+          || bytes[FEEDBACK_COLD] + bytes[FEEDBACK_HOT]
+                 < context_min_share / 100 * total)
+        continue;
+      for (size_t i = first; i < last; i++)
+        {
+          const struct feedback_context *context
+              = &feedback_profile.contexts[contexts[i].context];
+          for (unsigned f = 0; f < context->frame_count; f++)
+            if (!feedback_profile.frames[context->first_frame + f].inlined)
+              walk_functions.safe_push (
+                  feedback_profile.frames[context->first_frame + f].guid);
+        }
+    }
+  XDELETEVEC (contexts);
+  sort_unique (&walk_functions);
+}
+
+/* Before "ira": the current function keeps its frame pointer when a walk
+   may read its frame, else it gets the build's choice (the value the
+   first function saw, before this pass changed it).  */
+static unsigned int
+set_frame_pointer (void)
+{
+  static int build_choice = -1;
+  if (build_choice < 0)
+    build_choice = global_options.x_flag_omit_frame_pointer;
+  bool keep = user_keeps_frame_pointers
+              || sorted_contains (walk_functions,
+                                  function_guid (current_function_decl));
+  global_options.x_flag_omit_frame_pointer = keep ? 0 : build_choice;
+  return 0;
+}
+
+static const pass_data frame_pointers_pass_data = {
+  RTL_PASS, "memprof-frame-pointers", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+};
+
+class frame_pointers_pass : public rtl_opt_pass
+{
+public:
+  frame_pointers_pass (gcc::context *context)
+      : rtl_opt_pass (frame_pointers_pass_data, context)
+  {
+  }
+
+  unsigned int
+  execute (function *) final override
+  {
+    return set_frame_pointer ();
+  }
+};
+
 void
 context_hints_start (const char *plugin_name)
 {
@@ -326,10 +434,14 @@ context_hints_start (const char *plugin_name)
   sort_unique (&caller_keys);
   sort_unique (&caller_functions);
 
-  /* The library walks frame pointers (as memprof.cc keeps them for the
-     profiling runtime).  */
-  global_options.x_flag_omit_frame_pointer = 0;
-  global_options_set.x_flag_omit_frame_pointer = 1;
+  /* The library walks frame pointers through the functions of the
+     contexts it may have to tell apart: those get them (walk_functions,
+     before "ira", which decides a function's frame pointer), the others
+     keep the build's choice.  */
+  find_walk_functions ();
+  user_keeps_frame_pointers = global_options_set.x_flag_omit_frame_pointer
+                              && !global_options.x_flag_omit_frame_pointer;
+  register_pass_before (plugin_name, new frame_pointers_pass (g), "ira", 1);
   /* Just before "shorten", which gives every instruction its address
      for "final" (a label added later has none): after the last pass
      that moves instructions.  */

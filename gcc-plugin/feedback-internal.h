@@ -37,6 +37,10 @@ extern leaf_entry *leaf_index;
 /* The first entry of leaf_index whose function is GUID.  */
 size_t first_with_leaf (uint64_t guid);
 
+/* The profile's GUID of function FN (its DWARF name's, through clones
+   and inlining).  */
+uint64_t function_guid (tree fn);
+
 /* The unit's counts, for the summary line.  */
 struct feedback_unit
 {

@@ -672,6 +672,13 @@ reached_only_indirectly (void)
          && !wrapper_cloned (current_function_decl);
 }
 
+/* See feedback-internal.h.  */
+uint64_t
+function_guid (tree fn)
+{
+  return profile_guid (dwarf_function_name (origin_of (fn)));
+}
+
 /* ---- Per function ---- */
 
 static void

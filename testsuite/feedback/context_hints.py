@@ -68,6 +68,13 @@ def build(output, opt, sources, flags=(), libraries=()):
                 *flags, *sources, "-o", output, *libraries])
 
 
+def has_frame_pointer(binary, function):
+    """Does FUNCTION of BINARY set up a frame pointer (mov %rsp,%rbp among
+    its first instructions)?"""
+    listing = run(["gdb", "-batch", "-ex", f"disassemble {function}", binary]).stdout
+    return "mov    %rsp,%rbp" in "\n".join(listing.splitlines()[1:12])
+
+
 def execute(binary, options=None, stats=False):
     env = dict(os.environ)
     env.pop("MEMPROF_OPTIONS", None)
@@ -165,6 +172,17 @@ def check_level(opt):
                       and re.search(rf"hot {BLOCKS} calls {BLOCKS * SIZE} bytes", ran.stderr),
                       f"{opt}: MEMPROF_HINT_STATS=1 counts {BLOCKS * SIZE} bytes classified "
                       f"cold and as many hot", ran.stderr)
+
+    # Frame pointers only where the walk goes: cold_path (on the
+    # classified call's contexts) keeps one, report_arenas (on none; its
+    # unit has the profile too) is built as -O2 builds it, without.
+    if opt == "-O2" and ran is not None:
+        binary = os.path.join(work, "hinted")
+        results.check(has_frame_pointer(binary, "cold_path")
+                      and not has_frame_pointer(binary, "report_arenas"),
+                      f"{opt}: frame pointers kept in the functions the walk reads "
+                      "(cold_path), not elsewhere (report_arenas)",
+                      run(["gdb", "-batch", "-ex", "disassemble report_arenas", binary]).stdout[:600])
 
     # A program that closes stderr at exit (gnulib's close_stdout).
     ran, _ = hinted("closes-stderr", mprof, [CLOSE])
