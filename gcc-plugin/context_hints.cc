@@ -341,8 +341,8 @@ find_walk_functions (void)
   unsigned next;
   for (size_t c = 0; c < count; c++)
     {
-      contexts[c].key = profile_frame_key (&feedback_profile.contexts[c], 0,
-                                           &next);
+      contexts[c].key
+          = profile_frame_key (&feedback_profile.contexts[c], 0, &next);
       contexts[c].context = (unsigned) c;
     }
   qsort (contexts, count, sizeof *contexts, compare_keyed_contexts);
@@ -350,8 +350,8 @@ find_walk_functions (void)
     {
       /* The contexts of one call: the same frames up to its function.  */
       double bytes[3] = { 0, 0, 0 };
-      for (last = first; last < count && contexts[last].key == contexts[first].key;
-           last++)
+      for (last = first;
+           last < count && contexts[last].key == contexts[first].key; last++)
         {
           const struct feedback_context *context
               = &feedback_profile.contexts[contexts[last].context];
