@@ -768,24 +768,7 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 static __attribute__ ((noinline)) void *
 malloc_at (size_t size, uintptr_t site)
 {
-  void *result;
-  uint32_t weight;
-  if (LIKELY (no_observers ()))
-    {
-      /* allocate () with nothing to tell anyone: a slot first, as
-         allocate () takes one; a block that sampling leaves out is
-         glibc's call alone (a tail call).  */
-      if (slab_takes (size, PLAIN_ALIGNMENT))
-        {
-          result = slab_allocate (size, site);
-          if (LIKELY (result != NULL))
-            return result;
-        }
-      if (!sampling_keeps (size, site, &weight))
-        return __libc_malloc (size);
-      return allocate_with_header (size, PLAIN_ALIGNMENT, site, weight);
-    }
-  result = allocate (size, PLAIN_ALIGNMENT, site);
+  void *result = allocate (size, PLAIN_ALIGNMENT, site);
   TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
   return result;
 }
