@@ -244,6 +244,8 @@ typedef int (*string_compare_fn) (const char *, const char *);
 typedef int (*bounded_string_compare_fn) (const char *, const char *, size_t);
 typedef size_t (*length_fn) (const char *);
 typedef size_t (*bounded_length_fn) (const char *, size_t);
+typedef char *(*char_find_fn) (const char *, int);
+typedef char *(*string_copy_fn) (char *, const char *);
 
 REAL (memcpy, copy_fn)
 REAL (memmove, copy_fn)
@@ -255,6 +257,11 @@ REAL (strncmp, bounded_string_compare_fn)
 REAL (memchr, find_fn)
 REAL (strlen, length_fn)
 REAL (strnlen, bounded_length_fn)
+REAL (strchr, char_find_fn)
+REAL (strrchr, char_find_fn)
+REAL (strcpy, string_copy_fn)
+REAL (stpcpy, string_copy_fn)
+REAL (strcat, string_copy_fn)
 
 PLAIN static void *
 plain_move (void *to, const void *from, size_t size)
@@ -317,6 +324,19 @@ length_of (const char *text)
   return real ? real (text) : plain_length (text, (size_t) -1);
 }
 
+/* The exported functions' fast path: the C library's own function, a
+   tail call, when nothing counts and it is looked up already; NAME_counted
+   otherwise (out of line, so that the fast path saves no registers),
+   which looks its own function up: the next call takes the fast path.  */
+#define PASS_THROUGH(name, ...)                                                \
+  do                                                                           \
+    {                                                                          \
+      __typeof__ (known_##name ()) known = known_##name ();                    \
+      if (LIKELY (known != NULL) && nothing_counts ())                         \
+        return known (__VA_ARGS__);                                            \
+    }                                                                          \
+  while (0)
+
 /* memcpy and memmove when something may count (out of line: the fast
    path of the exported functions then saves no registers).  */
 static __attribute__ ((noinline)) void *
@@ -346,31 +366,42 @@ memmove (void *to, const void *from, size_t size)
   return copy_counted (true, to, from, size, __builtin_return_address (0));
 }
 
-MEMPROF_EXPORT void *
-mempcpy (void *to, const void *from, size_t size)
+static __attribute__ ((noinline)) void *
+mempcpy_counted (void *to, const void *from, size_t size, const void *caller)
 {
   copy_fn real = real_mempcpy ();
   void *result = real ? real (to, from, size)
                       : (char *) plain_move (to, from, size) + size;
-  count_two_ranges (__builtin_return_address (0), true, to, from, size);
+  count_two_ranges (caller, true, to, from, size);
   return result;
 }
 
-PLAIN MEMPROF_EXPORT void *
-memset (void *to, int value, size_t size)
+MEMPROF_EXPORT void *
+mempcpy (void *to, const void *from, size_t size)
 {
-  set_fn known = known_memset ();
-  if (LIKELY (known != NULL) && nothing_counts ())
-    return known (to, value, size);
+  PASS_THROUGH (mempcpy, to, from, size);
+  return mempcpy_counted (to, from, size, __builtin_return_address (0));
+}
+
+PLAIN static __attribute__ ((noinline)) void *
+memset_counted (void *to, int value, size_t size, const void *caller)
+{
   set_fn real = real_memset ();
   if (real != NULL)
     real (to, value, size);
   else
     for (size_t i = 0; i < size; i++)
       ((unsigned char *) to)[i] = (unsigned char) value;
-  if (counts_call (__builtin_return_address (0), true))
+  if (counts_call (caller, true))
     count_range (to, size);
   return to;
+}
+
+PLAIN MEMPROF_EXPORT void *
+memset (void *to, int value, size_t size)
+{
+  PASS_THROUGH (memset, to, value, size);
+  return memset_counted (to, value, size, __builtin_return_address (0));
 }
 
 /* The comparisons: the result is the C library's own (its sign is all
@@ -422,8 +453,8 @@ memcmp (const void *a, const void *b, size_t size)
   return memcmp_counted (a, b, size, __builtin_return_address (0));
 }
 
-PLAIN MEMPROF_EXPORT void *
-memchr (const void *where, int value, size_t size)
+PLAIN static __attribute__ ((noinline)) void *
+memchr_counted (const void *where, int value, size_t size, const void *caller)
 {
   find_fn real = real_memchr ();
   void *result = NULL;
@@ -433,7 +464,7 @@ memchr (const void *where, int value, size_t size)
     for (size_t i = 0; i < size && result == NULL; i++)
       if (((const unsigned char *) where)[i] == (unsigned char) value)
         result = (void *) ((const unsigned char *) where + i);
-  if (counts_call (__builtin_return_address (0), false))
+  if (counts_call (caller, false))
     count_range (
         where, result
                    ? (size_t) ((const char *) result - (const char *) where) + 1
@@ -441,74 +472,118 @@ memchr (const void *where, int value, size_t size)
   return result;
 }
 
+PLAIN MEMPROF_EXPORT void *
+memchr (const void *where, int value, size_t size)
+{
+  PASS_THROUGH (memchr, where, value, size);
+  return memchr_counted (where, value, size, __builtin_return_address (0));
+}
+
+static __attribute__ ((noinline)) size_t
+strlen_counted (const char *text, const void *caller)
+{
+  (void) real_strlen ();
+  size_t length = length_of (text);
+  if (counts_call (caller, false))
+    count_range (text, length + 1);
+  return length;
+}
+
 MEMPROF_EXPORT size_t
 strlen (const char *text)
 {
-  length_fn known = known_strlen ();
-  if (LIKELY (known != NULL) && nothing_counts ())
-    return known (text);
-  size_t length = length_of (text);
-  if (counts_call (__builtin_return_address (0), false))
-    count_range (text, length + 1);
+  PASS_THROUGH (strlen, text);
+  return strlen_counted (text, __builtin_return_address (0));
+}
+
+static __attribute__ ((noinline)) size_t
+strnlen_counted (const char *text, size_t limit, const void *caller)
+{
+  bounded_length_fn real = real_strnlen ();
+  size_t length = real ? real (text, limit) : plain_length (text, limit);
+  if (counts_call (caller, false))
+    count_range (text, length < limit ? length + 1 : limit);
   return length;
 }
 
 MEMPROF_EXPORT size_t
 strnlen (const char *text, size_t limit)
 {
-  bounded_length_fn real = real_strnlen ();
-  size_t length = real ? real (text, limit) : plain_length (text, limit);
-  if (counts_call (__builtin_return_address (0), false))
-    count_range (text, length < limit ? length + 1 : limit);
-  return length;
+  PASS_THROUGH (strnlen, text, limit);
+  return strnlen_counted (text, limit, __builtin_return_address (0));
+}
+
+static __attribute__ ((noinline)) int
+strcmp_counted (const char *a, const char *b, const void *caller)
+{
+  return compare (real_strcmp () ? real_strcmp_as_compare : NULL, caller,
+                  (const unsigned char *) a, (const unsigned char *) b,
+                  (size_t) -1, true);
 }
 
 MEMPROF_EXPORT int
 strcmp (const char *a, const char *b)
 {
-  string_compare_fn known = known_strcmp ();
-  if (LIKELY (known != NULL) && nothing_counts ())
-    return known (a, b);
-  return compare (real_strcmp () ? real_strcmp_as_compare : NULL,
-                  __builtin_return_address (0), (const unsigned char *) a,
-                  (const unsigned char *) b, (size_t) -1, true);
+  PASS_THROUGH (strcmp, a, b);
+  return strcmp_counted (a, b, __builtin_return_address (0));
+}
+
+static __attribute__ ((noinline)) int
+strncmp_counted (const char *a, const char *b, size_t limit, const void *caller)
+{
+  return compare (real_strncmp () ? real_strncmp_as_compare : NULL, caller,
+                  (const unsigned char *) a, (const unsigned char *) b, limit,
+                  true);
 }
 
 MEMPROF_EXPORT int
 strncmp (const char *a, const char *b, size_t limit)
 {
-  bounded_string_compare_fn known = known_strncmp ();
-  if (LIKELY (known != NULL) && nothing_counts ())
-    return known (a, b, limit);
-  return compare (real_strncmp () ? real_strncmp_as_compare : NULL,
-                  __builtin_return_address (0), (const unsigned char *) a,
-                  (const unsigned char *) b, limit, true);
+  PASS_THROUGH (strncmp, a, b, limit);
+  return strncmp_counted (a, b, limit, __builtin_return_address (0));
+}
+
+static __attribute__ ((noinline)) char *
+strcpy_counted (char *to, const char *from, const void *caller)
+{
+  (void) real_strcpy ();
+  size_t size = length_of (from) + 1;
+  copy (real_memcpy (), to, from, size);
+  count_two_ranges (caller, false, to, from, size);
+  return to;
 }
 
 MEMPROF_EXPORT char *
 strcpy (char *to, const char *from)
 {
+  PASS_THROUGH (strcpy, to, from);
+  return strcpy_counted (to, from, __builtin_return_address (0));
+}
+
+static __attribute__ ((noinline)) char *
+stpcpy_counted (char *to, const char *from, const void *caller)
+{
+  (void) real_stpcpy ();
   size_t size = length_of (from) + 1;
   copy (real_memcpy (), to, from, size);
-  count_two_ranges (__builtin_return_address (0), false, to, from, size);
-  return to;
+  count_two_ranges (caller, false, to, from, size);
+  return to + size - 1;
 }
 
 MEMPROF_EXPORT char *
 stpcpy (char *to, const char *from)
 {
-  size_t size = length_of (from) + 1;
-  copy (real_memcpy (), to, from, size);
-  count_two_ranges (__builtin_return_address (0), false, to, from, size);
-  return to + size - 1;
+  PASS_THROUGH (stpcpy, to, from);
+  return stpcpy_counted (to, from, __builtin_return_address (0));
 }
 
-MEMPROF_EXPORT char *
-strcat (char *to, const char *from)
+static __attribute__ ((noinline)) char *
+strcat_counted (char *to, const char *from, const void *caller)
 {
+  (void) real_strcat ();
   size_t at = length_of (to), size = length_of (from) + 1;
   copy (real_memcpy (), to + at, from, size);
-  if (counts_call (__builtin_return_address (0), false))
+  if (counts_call (caller, false))
     {
       count_range (to, at + size);
       count_range (from, size);
@@ -516,9 +591,17 @@ strcat (char *to, const char *from)
   return to;
 }
 
-PLAIN MEMPROF_EXPORT char *
-strchr (const char *text, int value)
+MEMPROF_EXPORT char *
+strcat (char *to, const char *from)
 {
+  PASS_THROUGH (strcat, to, from);
+  return strcat_counted (to, from, __builtin_return_address (0));
+}
+
+PLAIN static __attribute__ ((noinline)) char *
+strchr_counted (const char *text, int value, const void *caller)
+{
+  (void) real_strchr ();
   size_t length = length_of (text);
   const char *found = NULL;
   if ((char) value == '\0')
@@ -531,20 +614,35 @@ strchr (const char *text, int value)
         if (text[i] == (char) value)
           found = text + i;
     }
-  if (counts_call (__builtin_return_address (0), false))
+  if (counts_call (caller, false))
     count_range (text, found ? (size_t) (found - text) + 1 : length + 1);
+  return (char *) found;
+}
+
+PLAIN MEMPROF_EXPORT char *
+strchr (const char *text, int value)
+{
+  PASS_THROUGH (strchr, text, value);
+  return strchr_counted (text, value, __builtin_return_address (0));
+}
+
+PLAIN static __attribute__ ((noinline)) char *
+strrchr_counted (const char *text, int value, const void *caller)
+{
+  (void) real_strrchr ();
+  size_t length = length_of (text);
+  const char *found = NULL;
+  for (size_t i = 0; i <= length; i++)
+    if (text[i] == (char) value)
+      found = text + i;
+  if (counts_call (caller, false))
+    count_range (text, length + 1);
   return (char *) found;
 }
 
 PLAIN MEMPROF_EXPORT char *
 strrchr (const char *text, int value)
 {
-  size_t length = length_of (text);
-  const char *found = NULL;
-  for (size_t i = 0; i <= length; i++)
-    if (text[i] == (char) value)
-      found = text + i;
-  if (counts_call (__builtin_return_address (0), false))
-    count_range (text, length + 1);
-  return (char *) found;
+  PASS_THROUGH (strrchr, text, value);
+  return strrchr_counted (text, value, __builtin_return_address (0));
 }
