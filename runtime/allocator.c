@@ -538,16 +538,46 @@ allocate_plain (size_t size)
   return pointer;
 }
 
+/* What the unsampled path asks, in one byte on one cache line (it read
+   six flags on five lines: malloc+free of a small block costs about 15 ns
+   natively, and each line the program's data evicts shows): bit
+   UNWATCHED, nobody watches the malloc family beyond the profile (no
+   hooks, no events module, no trace), so that a block sampling left out
+   is freed as glibc's; with bit SAMPLING too, malloc may leave an
+   allocation out without asking anything else (the runtime runs,
+   sample_interval is above 1, and a profile or a trace with stacks is
+   kept).  Recomputed by allocator_observers_changed () whenever one of
+   those changes; 0 (the slow path, which decides everything as before)
+   until the runtime runs.  The bits are in internal.h: new_delete.c
+   reads them too.  */
+_Atomic unsigned char __memprof_unsampled_path
+    __attribute__ ((aligned (MEMPROF_GRANULE_SIZE)));
+static spinlock_t unsampled_path_lock;
+
+void
+allocator_observers_changed (void)
+{
+  spin_lock (&unsampled_path_lock);
+  unsigned char value = 0;
+  if (!atomic_load (&hooks_count) && !atomic_load (&events_want_allocations)
+      && !atomic_load (&trace_recording))
+    value |= UNSAMPLED_UNWATCHED;
+  if (runtime_options.sample_interval > 1
+      && atomic_load (&runtime_state) == RUNTIME_RUNNING
+      && (runtime_options.profile || trace_with_stacks))
+    value |= UNSAMPLED_SAMPLING;
+  atomic_store (&__memprof_unsampled_path, value);
+  spin_unlock (&unsampled_path_lock);
+}
+
 /* Is nobody watching the malloc family beyond the profile: no hooks, no
    events, no trace?  Then a block that sampling leaves out needs no more
    than glibc's own call (the always-on mode's path).  */
 static inline bool
 no_observers (void)
 {
-  return !atomic_load_explicit (&hooks_count, memory_order_relaxed)
-         && !atomic_load_explicit (&events_want_allocations,
-                                   memory_order_relaxed)
-         && !atomic_load_explicit (&trace_recording, memory_order_relaxed);
+  return atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+         & UNSAMPLED_UNWATCHED;
 }
 
 /* The always-on mode's common case, in as few instructions as it takes
@@ -559,9 +589,9 @@ no_observers (void)
 static inline bool
 malloc_left_out_quickly (size_t size, uintptr_t site)
 {
-  if (runtime_options.sample_interval <= 1
-      || UNLIKELY (runtime_state != RUNTIME_RUNNING) || in_runtime
-      || (!runtime_options.profile && !trace_with_stacks) || !no_observers ()
+  if (atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+          != UNSAMPLED_OPEN
+      || in_runtime
       || sampling_thread.sites_seen[site_seen_slot (site)] != site)
     return false;
   /* bytes_until_sample is never negative here; a SIZE above it (or one
@@ -773,7 +803,12 @@ malloc_at (size_t size, uintptr_t site)
   return result;
 }
 
-MEMPROF_EXPORT void *
+/* Functions that only ever tail-call need no frame of their own, and the
+   runtime is built with frame pointers: malloc and realloc's fast paths
+   would set one up and take it down for nothing.  */
+#define FRAMELESS __attribute__ ((optimize ("omit-frame-pointer")))
+
+FRAMELESS MEMPROF_EXPORT void *
 malloc (size_t size)
 {
   if (LIKELY (malloc_left_out_quickly (size, CALLER)))
@@ -865,6 +900,8 @@ calloc (size_t count, size_t size)
       errno = ENOMEM;
       return NULL;
     }
+  if (LIKELY (malloc_left_out_quickly (bytes, CALLER)))
+    return __libc_calloc (count, size);
   uint32_t weight;
   if (!sampling_keeps (bytes, CALLER, &weight))
     {
@@ -901,9 +938,13 @@ traced_reallocate (unsigned op, void *pointer, size_t size,
   return result;
 }
 
-MEMPROF_EXPORT void *
+FRAMELESS MEMPROF_EXPORT void *
 realloc (void *pointer, size_t size)
 {
+  /* glibc's block (or none) to glibc's block: the always-on path.  */
+  if (size != 0 && (pointer == NULL || surely_plain (pointer))
+      && LIKELY (malloc_left_out_quickly (size, CALLER)))
+    return __libc_realloc (pointer, size);
   return traced_reallocate (MEMPROF_TRACE_REALLOC, pointer, size, size, CALLER);
 }
 
@@ -1011,6 +1052,18 @@ malloc_usable_size (void *pointer)
 }
 
 /* ---- For new_delete.c ---- */
+
+/* operator new's always-on path: glibc's block for an allocation of SIZE
+   at SITE that malloc_left_out_quickly leaves out, NULL when it does not
+   decide (or glibc has no memory): new_delete.c's own path then decides,
+   as before.  */
+void *
+allocator_new_quickly (size_t size, uintptr_t site)
+{
+  if (LIKELY (malloc_left_out_quickly (size, site)))
+    return __libc_malloc (size);
+  return NULL;
+}
 
 void *allocator_allocate (size_t size, size_t alignment,
                           uintptr_t caller_return);

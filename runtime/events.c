@@ -258,6 +258,7 @@ stop_events (void)
 {
   atomic_store (&events_wanted, 0);
   atomic_store (&events_want_allocations, false);
+  allocator_observers_changed ();
 }
 
 /* Nor handled.  */
@@ -628,6 +629,7 @@ events_start (void)
       atomic_store (&events_wanted, wanted);
       atomic_store (&events_want_allocations,
                     (wanted & MEMPROF_EVENTS_ALLOCATION) != 0);
+      allocator_observers_changed ();
       if (runtime_options.verbosity >= 1)
         log_printf ("module %s loaded from %s (events 0x%x, %u workers)",
                     module->name ? module->name : "?", runtime_options.module,

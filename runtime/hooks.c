@@ -47,6 +47,7 @@ fill (int slot, malloc_hook_fn on_malloc, free_hook_fn on_free)
   atomic_store (&hooks[slot].on_malloc, on_malloc);
   atomic_store (&hooks[slot].on_free, on_free);
   atomic_fetch_add (&hooks_count, 1);
+  allocator_observers_changed ();
 }
 
 MEMPROF_EXPORT int

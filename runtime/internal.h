@@ -396,6 +396,15 @@ struct depot_context *allocator_capture_context (uint64_t size,
 /* Fold a block freed at NOW (runtime_now_ms, read by the caller with the
    peak's TSC) into its context, its counters cleared.  */
 void allocator_fold_freed_at (const struct live_block *block, uint32_t now);
+/* The hooks, the events module, the trace or the runtime's state changed:
+   the unsampled path's flags are recomputed (allocator.c).  */
+void allocator_observers_changed (void);
+/* The unsampled path's flags (allocator.c): UNWATCHED, no hooks, events
+   or trace; with SAMPLING, malloc may leave an allocation out at once.  */
+#define UNSAMPLED_UNWATCHED 1U
+#define UNSAMPLED_SAMPLING 2U
+#define UNSAMPLED_OPEN (UNSAMPLED_UNWATCHED | UNSAMPLED_SAMPLING)
+extern _Atomic unsigned char __memprof_unsampled_path;
 
 /* ---- Blocks of the program's own heaps (heaps.c) ---- */
 

@@ -45,6 +45,7 @@
 void *allocator_allocate (size_t size, size_t alignment,
                           uintptr_t caller_return);
 void allocator_deallocate (void *pointer);
+void *allocator_new_quickly (size_t size, uintptr_t site);
 void *call_catching (void *(*function) (void *), void *argument);
 
 typedef void (*new_handler_fn) (void);
@@ -228,6 +229,26 @@ traced_delete (void *pointer, unsigned op, unsigned flags, size_t size,
 #define ALIGNED MEMPROF_TRACE_ALIGNED
 #define SIZED MEMPROF_TRACE_SIZED
 
+/* The always-on mode's path (allocator.c, malloc_left_out_quickly):
+   glibc's block for an allocation that sampling leaves out; a delete
+   while nobody watches (no hooks, events or trace) is deallocate's alone,
+   which hands glibc's blocks straight back.  */
+#define NEW_QUICKLY(size)                                                      \
+  do                                                                           \
+    {                                                                          \
+      void *quick = allocator_new_quickly (size, CALLER);                      \
+      if (LIKELY (quick != NULL))                                              \
+        return quick;                                                          \
+    }                                                                          \
+  while (0)
+
+static inline bool
+unwatched (void)
+{
+  return atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+         & UNSAMPLED_UNWATCHED;
+}
+
 /* The (size_t) forms, through the (size_t, size_t) calls of
    forward_catching.  */
 static void *
@@ -248,6 +269,7 @@ plain_new_array (size_t size, size_t alignment)
 OPERATOR void *
 _Znwm (size_t size)
 {
+  NEW_QUICKLY (size);
   return new_or_throw (size, DEFAULT_ALIGNMENT, CALLER, NEW, 0);
 }
 OPERATOR void *
@@ -255,6 +277,7 @@ _Znam (size_t size)
 {
   if (!OWN_FORM (_Znwm))
     return _Znwm (size);
+  NEW_QUICKLY (size);
   return new_or_throw (size, DEFAULT_ALIGNMENT, CALLER, NEW_ARRAY, 0);
 }
 /* (size_t, const std::nothrow_t &) */
@@ -320,6 +343,8 @@ _ZnamSt11align_val_tRKSt9nothrow_t (size_t size, size_t alignment,
 OPERATOR void
 _ZdlPv (void *pointer)
 {
+  if (LIKELY (unwatched ()))
+    return allocator_deallocate (pointer);
   traced_delete (pointer, DELETE, 0, 0, 0);
 }
 OPERATOR void
@@ -327,6 +352,8 @@ _ZdaPv (void *pointer)
 {
   if (!OWN_FORM (_ZdlPv))
     return _ZdlPv (pointer);
+  if (LIKELY (unwatched ()))
+    return allocator_deallocate (pointer);
   traced_delete (pointer, DELETE_ARRAY, 0, 0, 0);
 }
 /* (void *, size_t) */
@@ -335,6 +362,8 @@ _ZdlPvm (void *pointer, size_t size)
 {
   if (!OWN_FORM (_ZdlPv))
     return _ZdlPv (pointer);
+  if (LIKELY (unwatched ()))
+    return allocator_deallocate (pointer);
   traced_delete (pointer, DELETE, SIZED, size, 0);
 }
 OPERATOR void
@@ -342,6 +371,8 @@ _ZdaPvm (void *pointer, size_t size)
 {
   if (!OWN_FORM (_ZdaPv) || !OWN_FORM (_ZdlPv))
     return _ZdaPv (pointer);
+  if (LIKELY (unwatched ()))
+    return allocator_deallocate (pointer);
   traced_delete (pointer, DELETE_ARRAY, SIZED, size, 0);
 }
 /* (void *, const std::nothrow_t &) */

@@ -111,6 +111,7 @@ initialize (void)
                 runtime_histogram ? "histogram" : "counter",
                 runtime_options.profile_file);
   atomic_store (&runtime_state, RUNTIME_RUNNING);
+  allocator_observers_changed ();
   in_runtime--;
 }
 
@@ -188,6 +189,7 @@ runtime_destructor (void)
   stats_report (profile_heap_accesses, profile_live_heap_counters);
   modes_check_at_exit ();
   atomic_store (&runtime_state, RUNTIME_FINISHED);
+  allocator_observers_changed ();
 }
 
 /* ---- For instrumented code ---- */

@@ -353,6 +353,7 @@ static void
 set_recording (void)
 {
   atomic_store (&trace_recording, trace_on && !trace_paused);
+  allocator_observers_changed ();
 }
 
 /* Forget every buffered record (the trace could not start).  */
