@@ -909,6 +909,37 @@ def test_always_on(work):
                           f"{estimate}")
 
 
+def test_always_on_new(work):
+    """The always-on mode's operator new and delete: the program sees the
+    same results, the sampled news still estimate the real count, and
+    hooks installed while it runs see every new and delete after that
+    (the fast path's flag is recomputed at once)."""
+    directory, baseline, runs = build_both_ways(work, "always-on-new", "always_on_new.cc")
+    if runs is None:
+        return
+    expected = subprocess.run([baseline], capture_output=True, text=True)
+    results.check(expected.returncode == 0, "always_on_new.cc runs without the runtime",
+                  expected.stdout)
+    calls = int(expected.stdout.split()[1]) if expected.returncode == 0 else 0
+    for label, binary, env in runs:
+        profile = os.path.join(directory, f"{label}.prof")
+        result = subprocess.run(
+            [binary], cwd=directory, capture_output=True, text=True,
+            env=dict(os.environ, **env,
+                     MEMPROF_OPTIONS=f"profile_file={profile}:sample_interval=4096"))
+        results.check(result.stdout == expected.stdout and result.returncode == 0,
+                      f"always-on new/delete {label}: same output and exit status as "
+                      "without the runtime, every hooked new and delete seen",
+                      f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}")
+        sites = sites_by_function(profile, binary) if result.returncode == 0 else None
+        if sites is None:
+            continue
+        estimate = sites.get("alloc_node", {}).get("AllocCount", 0)
+        results.check(abs(estimate - calls) < 0.1 * calls,
+                      f"always-on new/delete {label}: alloc_node's {calls} news "
+                      "estimated within 10%", f"{estimate}")
+
+
 def test_census_many_sites(work):
     """Sampling records each site's first allocation (the census), also
     where the thread's table of sites known to it collides: 96 sites
@@ -1186,6 +1217,7 @@ def main():
     test_low_heap_without_slots(work)
     test_side_file_sampling(work)
     test_always_on(work)
+    test_always_on_new(work)
     test_census_many_sites(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
