@@ -543,27 +543,14 @@ strncmp (const char *a, const char *b, size_t limit)
   return strncmp_counted (a, b, limit, __builtin_return_address (0));
 }
 
+/* strcpy and stpcpy when something may count: the string FROM copied
+   to TO (the bytes counted), its end in TO returned.  STPCPY: the
+   function to look up.  */
 static __attribute__ ((noinline)) char *
-strcpy_counted (char *to, const char *from, const void *caller)
+copy_string_counted (char *to, const char *from, const void *caller,
+                     bool stpcpy)
 {
-  (void) real_strcpy ();
-  size_t size = length_of (from) + 1;
-  copy (real_memcpy (), to, from, size);
-  count_two_ranges (caller, false, to, from, size);
-  return to;
-}
-
-MEMPROF_EXPORT char *
-strcpy (char *to, const char *from)
-{
-  PASS_THROUGH (strcpy, to, from);
-  return strcpy_counted (to, from, __builtin_return_address (0));
-}
-
-static __attribute__ ((noinline)) char *
-stpcpy_counted (char *to, const char *from, const void *caller)
-{
-  (void) real_stpcpy ();
+  (void) (stpcpy ? (void *) real_stpcpy () : (void *) real_strcpy ());
   size_t size = length_of (from) + 1;
   copy (real_memcpy (), to, from, size);
   count_two_ranges (caller, false, to, from, size);
@@ -571,10 +558,18 @@ stpcpy_counted (char *to, const char *from, const void *caller)
 }
 
 MEMPROF_EXPORT char *
+strcpy (char *to, const char *from)
+{
+  PASS_THROUGH (strcpy, to, from);
+  copy_string_counted (to, from, __builtin_return_address (0), false);
+  return to;
+}
+
+MEMPROF_EXPORT char *
 stpcpy (char *to, const char *from)
 {
   PASS_THROUGH (stpcpy, to, from);
-  return stpcpy_counted (to, from, __builtin_return_address (0));
+  return copy_string_counted (to, from, __builtin_return_address (0), true);
 }
 
 static __attribute__ ((noinline)) char *

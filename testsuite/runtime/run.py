@@ -875,38 +875,54 @@ def build_both_ways(work, name, program):
                                  ("LD_PRELOAD", baseline, {"LD_PRELOAD": preload})]
 
 
+def run_without_runtime(work, name, program):
+    """build_both_ways, and the build without the runtime run: (directory,
+    the runs to make, its output, the count its output's second word
+    gives); no runs when a build failed."""
+    directory, baseline, runs = build_both_ways(work, name, program)
+    if runs is None:
+        return directory, [], "", 0
+    expected = subprocess.run([baseline], capture_output=True, text=True)
+    results.check(expected.returncode == 0, f"{program} runs without the runtime",
+                  expected.stdout)
+    calls = int(expected.stdout.split()[1]) if expected.returncode == 0 else 0
+    return directory, runs, expected.stdout, calls
+
+
+def check_always_on_run(directory, title, binary, env, interval, expected, calls, leaf):
+    """Run an always-on test's BINARY with sample_interval=INTERVAL: the
+    same output as without the runtime (EXPECTED), and the allocations of
+    the function LEAF, CALLS of them, counted (interval 1) or estimated
+    within 10 %."""
+    profile = os.path.join(directory, re.sub(r"\W+", "-", title) + f"-{interval}.prof")
+    result = subprocess.run(
+        [binary], cwd=directory, capture_output=True, text=True,
+        env=dict(os.environ, **env,
+                 MEMPROF_OPTIONS=f"profile_file={profile}:sample_interval={interval}"))
+    results.check(result.stdout == expected and result.returncode == 0,
+                  f"{title}, sample_interval={interval}: same output and exit status as "
+                  "without the runtime",
+                  f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}")
+    sites = sites_by_function(profile, binary) if result.returncode == 0 else None
+    if sites is None:
+        return
+    estimate = sites.get(leaf, {}).get("AllocCount", 0)
+    exact = interval == "1"
+    results.check(estimate == calls if exact else abs(estimate - calls) < 0.1 * calls,
+                  f"{title}, sample_interval={interval}: {leaf}'s {calls} allocations "
+                  f"{'counted' if exact else 'estimated within 10%'}", f"{estimate}")
+
+
 def test_always_on(work):
     """The always-on mode (docs/manual.md): the runtime alone, sampled,
     linked and preloaded.  The blocks sampling leaves out are glibc's:
     the program must see the same results, and the sampled ones still
     estimate the real count."""
-    directory, baseline, runs = build_both_ways(work, "always-on", "always_on.c")
-    if runs is None:
-        return
-    expected = subprocess.run([baseline], capture_output=True, text=True)
-    results.check(expected.returncode == 0, "always_on.c runs without the runtime",
-                  expected.stdout)
-    calls = int(expected.stdout.split()[1]) if expected.returncode == 0 else 0
+    directory, runs, expected, calls = run_without_runtime(work, "always-on", "always_on.c")
     for label, binary, env in runs:
         for interval in ("4096", "1"):
-            profile = os.path.join(directory, f"{label}-{interval}.prof")
-            result = subprocess.run(
-                [binary], cwd=directory, capture_output=True, text=True,
-                env=dict(os.environ, **env,
-                         MEMPROF_OPTIONS=f"profile_file={profile}:sample_interval={interval}"))
-            results.check(result.stdout == expected.stdout and result.returncode == 0,
-                          f"always-on {label}, sample_interval={interval}: same output and "
-                          "exit status as without the runtime",
-                          f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}")
-            sites = sites_by_function(profile, binary) if result.returncode == 0 else None
-            if sites is None:
-                continue
-            estimate = sites.get("alloc_small", {}).get("AllocCount", 0)
-            exact = interval == "1"
-            results.check(estimate == calls if exact else abs(estimate - calls) < 0.1 * calls,
-                          f"always-on {label}, sample_interval={interval}: alloc_small's "
-                          f"{calls} allocations {'counted' if exact else 'estimated within 10%'}",
-                          f"{estimate}")
+            check_always_on_run(directory, f"always-on {label}", binary, env, interval,
+                                expected, calls, "alloc_small")
 
 
 def test_always_on_new(work):
@@ -914,30 +930,12 @@ def test_always_on_new(work):
     same results, the sampled news still estimate the real count, and
     hooks installed while it runs see every new and delete after that
     (the fast path's flag is recomputed at once)."""
-    directory, baseline, runs = build_both_ways(work, "always-on-new", "always_on_new.cc")
-    if runs is None:
-        return
-    expected = subprocess.run([baseline], capture_output=True, text=True)
-    results.check(expected.returncode == 0, "always_on_new.cc runs without the runtime",
-                  expected.stdout)
-    calls = int(expected.stdout.split()[1]) if expected.returncode == 0 else 0
+    directory, runs, expected, calls = run_without_runtime(
+        work, "always-on-new", "always_on_new.cc")
     for label, binary, env in runs:
-        profile = os.path.join(directory, f"{label}.prof")
-        result = subprocess.run(
-            [binary], cwd=directory, capture_output=True, text=True,
-            env=dict(os.environ, **env,
-                     MEMPROF_OPTIONS=f"profile_file={profile}:sample_interval=4096"))
-        results.check(result.stdout == expected.stdout and result.returncode == 0,
-                      f"always-on new/delete {label}: same output and exit status as "
-                      "without the runtime, every hooked new and delete seen",
-                      f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}")
-        sites = sites_by_function(profile, binary) if result.returncode == 0 else None
-        if sites is None:
-            continue
-        estimate = sites.get("alloc_node", {}).get("AllocCount", 0)
-        results.check(abs(estimate - calls) < 0.1 * calls,
-                      f"always-on new/delete {label}: alloc_node's {calls} news "
-                      "estimated within 10%", f"{estimate}")
+        # The output holds the hooked calls seen: every one, or it differs.
+        check_always_on_run(directory, f"always-on new/delete {label}", binary, env, "4096",
+                            expected, calls, "alloc_node")
 
 
 def test_census_many_sites(work):
