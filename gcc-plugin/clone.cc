@@ -103,21 +103,6 @@ returns_result (gcall *call)
   return false;
 }
 
-/* A caller of a wrapper, as the contexts see it: the frame after the
-   wrapper's frames, and the classes of its contexts.  */
-struct caller_group
-{
-  struct frame frame;
-  unsigned classes[3];
-  bool chained; /* mixed, and told apart by a clone chain above it */
-};
-
-/* A clone chain's bounds: the functions of a chain (the wrapper, then
-   the callers cloned to call its clones), and the size of a caller
-   cloned so, in GIMPLE statements.  */
-#define MAX_CHAIN_DEPTH 3
-#define MAX_CHAINED_STATEMENTS 200
-
 static bool
 same_call (const struct feedback_frame *f, const struct frame *g)
 {
@@ -125,8 +110,8 @@ same_call (const struct feedback_frame *f, const struct frame *g)
                          g->line_offset, g->column);
 }
 
-/* The one class of GROUP's contexts, or -1 when they disagree.  */
-static int
+/* See feedback-internal.h.  */
+int
 group_class (const struct caller_group *group)
 {
   int found = -1;
@@ -349,10 +334,8 @@ speculate_indirect_calls (cgraph_node *w, uint64_t guid,
     }
 }
 
-/* The profile's contexts that start with the COUNT frames of PREFIX and
-   go on, grouped in GROUPS by their next frame (a caller's call) with
-   their classes.  */
-static void
+/* See feedback-internal.h.  */
+void
 group_callers (const struct frame *prefix, unsigned count,
                vec<caller_group> *groups)
 {
@@ -380,6 +363,7 @@ group_callers (const struct frame *prefix, unsigned count,
           fresh.frame.guid = next->guid;
           fresh.frame.line_offset = next->line_offset;
           fresh.frame.column = next->column;
+          fresh.first_context = leaf_index[i].context;
           groups->safe_push (fresh);
           group = &groups->last ();
         }

@@ -1015,5 +1015,8 @@ feedback_start (const char *plugin_name)
      IPA pass, before "simdclone" (and before memprof-stack-params, which
      reads the calls the clones change).  */
   register_pass_before (plugin_name, make_clone_pass (g, true), "simdclone", 1);
+  /* And in WPA, the last regular IPA pass: before the partitioning.  */
+  register_pass_before (plugin_name, make_lto_partition_pass (g), "comdats",
+                        1);
   return true;
 }
