@@ -1016,7 +1016,6 @@ feedback_start (const char *plugin_name)
      reads the calls the clones change).  */
   register_pass_before (plugin_name, make_clone_pass (g, true), "simdclone", 1);
   /* And in WPA, the last regular IPA pass: before the partitioning.  */
-  register_pass_before (plugin_name, make_lto_partition_pass (g), "comdats",
-                        1);
+  register_pass_before (plugin_name, make_lto_partition_pass (g), "comdats", 1);
   return true;
 }

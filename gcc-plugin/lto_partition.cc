@@ -93,8 +93,8 @@ physical_frame (const struct feedback_context *context, unsigned at)
    they have to CLASSES.  */
 static bool
 resolvable (struct frame *prefix, unsigned count, unsigned depth,
-            const vec<named_function> &functions,
-            vec<cgraph_node *> *concerned, bool *classes)
+            const vec<named_function> &functions, vec<cgraph_node *> *concerned,
+            bool *classes)
 {
   auto_vec<caller_group> groups;
   group_callers (prefix, count, &groups);
@@ -171,18 +171,20 @@ keep_wrappers_with_callers (void)
   auto_vec<named_function> functions;
   int64_t total_size = 0;
   cgraph_node *node;
+  /* Every copy of a function (inline clones, IPA-CP's constprop clones)
+     has the profile's name of the function; its unit is that of the
+     function it is inlined into.  */
   FOR_EACH_DEFINED_FUNCTION (node)
   {
-    if (node->get_partitioning_class () != SYMBOL_PARTITION)
-      continue;
-    if (!node->alias && ipa_size_summaries != NULL
-        && ipa_size_summaries->get (node) != NULL)
+    if (node->get_partitioning_class () == SYMBOL_PARTITION && !node->alias
+        && ipa_size_summaries != NULL && ipa_size_summaries->get (node) != NULL)
       total_size += ipa_size_summaries->get (node)->size;
-    if (node->inlined_to == NULL && node->clone_of == NULL)
-      {
-        named_function named = { function_guid (node->decl), node };
-        functions.safe_push (named);
-      }
+    cgraph_node *origin = node;
+    while (origin->clone_of != NULL)
+      origin = origin->clone_of;
+    named_function named = { function_guid (origin->decl),
+                             node->inlined_to ? node->inlined_to : node };
+    functions.safe_push (named);
   }
   functions.qsort (compare_named);
 
@@ -205,11 +207,13 @@ keep_wrappers_with_callers (void)
         frame_at (context, k, &prefix[k]);
       for (size_t j = i; j < feedback_profile.context_count; j++)
         seen[j] = seen[j]
-                  || context_starts_with (&feedback_profile.contexts[j],
-                                          prefix, count);
+                  || context_starts_with (&feedback_profile.contexts[j], prefix,
+                                          count);
       cgraph_node *wrapper = function_named (functions, prefix[count - 1].guid);
       if (wrapper == NULL)
         continue;
+      const struct feedback_frame *own
+          = &feedback_profile.frames[context->first_frame + count - 1];
       auto_vec<cgraph_node *> callers;
       bool classes[3] = { false, false, false };
       if (!resolvable (prefix, count, 0, functions, &callers, classes)
@@ -217,10 +221,11 @@ keep_wrappers_with_callers (void)
         continue;
       wrappers++;
       if (example == NULL)
-        example = wrapper->name ();
-      concerned.safe_push (wrapper);
+        example = feedback_profile.strings + own->name;
+      callers.safe_push (wrapper);
       for (cgraph_node *caller : callers)
-        concerned.safe_push (caller);
+        if (!concerned.contains (caller))
+          concerned.safe_push (caller);
     }
   if (concerned.is_empty () || !may_split (concerned, total_size))
     return 0;
@@ -230,12 +235,12 @@ keep_wrappers_with_callers (void)
       units.safe_push (n->lto_file_data);
   fprintf (stderr,
            "memprof: -flto: partitioning one instead of %s: %u wrapper%s to "
-           "clone per class ('%s'...) and %u functions of %u unit%s calling "
-           "them stay in one link-time unit; its code generation is not "
+           "clone per class ('%s'%s) and their callers, %u functions of %u "
+           "unit%s, stay in one link-time unit; its code generation is not "
            "done in parallel (-fplugin-arg-memprof-clone-wrappers=0 keeps "
            "the partitioning asked for)\n",
            partitioning_name (), wrappers, wrappers == 1 ? "" : "s", example,
-           concerned.length () - wrappers, units.length (),
+           wrappers == 1 ? "" : "...", concerned.length (), units.length (),
            units.length () == 1 ? "" : "s");
   if (dump_file)
     fprintf (dump_file,
