@@ -50,6 +50,31 @@ clone_count (void)
   return clones_made;
 }
 
+/* The functions a clone chain may have: the wrapper and the callers
+   cloned above it (-fplugin-arg-memprof-clone-depth).  */
+unsigned clone_depth = 3;
+
+/* See feedback-internal.h.  */
+bool
+clone_argument (const char *key, const char *value, bool *ok)
+{
+  if (strcmp (key, "clone-depth") != 0)
+    return false;
+  char *end = NULL;
+  long depth = value != NULL ? strtol (value, &end, 10) : -1;
+  if (value == NULL || end == value || *end != '\0' || depth < 1
+      || depth > MAX_CHAIN_DEPTH)
+    {
+      error ("memprof: bad value %qs in %<-fplugin-arg-memprof-clone-depth%>: "
+             "expected a number of functions from 1 to %d",
+             value ? value : "", MAX_CHAIN_DEPTH);
+      *ok = false;
+    }
+  else
+    clone_depth = (unsigned) depth;
+  return true;
+}
+
 /* The wrappers cloned in this unit (their DECL_UIDs).  */
 static vec<unsigned> cloned_wrappers;
 
@@ -402,7 +427,7 @@ free_plan (clone_plan *plan)
 static bool
 chainable (cgraph_node *x, cgraph_node *const *ancestors, unsigned depth)
 {
-  if (depth >= MAX_CHAIN_DEPTH || x->inlined_to || x->in_other_partition
+  if (depth >= clone_depth || x->inlined_to || x->in_other_partition
       || !gimple_has_body_p (x->decl) || !tree_versionable_function_p (x->decl))
     return false;
   for (unsigned i = 0; i < depth; i++)
@@ -499,7 +524,7 @@ remark_chained (cgraph_node *fn, cgraph_node *clone, cgraph_node *target,
             fn->name (), IDENTIFIER_POINTER (DECL_NAME (clone->decl)), callers,
             feedback_class_name (class_), callers == 1 ? "" : "s",
             IDENTIFIER_POINTER (DECL_NAME (target->decl)), depth + 1,
-            MAX_CHAIN_DEPTH);
+            clone_depth);
 }
 
 /* In CLONE, a copy of a caller of TARGET's origin, make the copy of the

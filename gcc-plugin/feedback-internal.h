@@ -145,10 +145,16 @@ struct caller_group
 };
 
 /* A clone chain's bounds: the functions of a chain (the wrapper, then
-   the callers cloned to call its clones), and the size of a caller
-   cloned so, in GIMPLE statements.  */
-#define MAX_CHAIN_DEPTH 3
+   the callers cloned to call its clones; clone_depth, at most
+   MAX_CHAIN_DEPTH), and the size of a caller cloned so, in GIMPLE
+   statements.  */
+#define MAX_CHAIN_DEPTH 6
 #define MAX_CHAINED_STATEMENTS 200
+extern unsigned clone_depth;
+
+/* Handle -fplugin-arg-memprof-clone-depth=N as feedback_argument does
+   its own.  */
+bool clone_argument (const char *key, const char *value, bool *ok);
 
 /* The profile's contexts that start with the COUNT frames of PREFIX and
    go on, grouped in GROUPS by their next frame (a caller's call) with

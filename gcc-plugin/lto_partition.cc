@@ -111,8 +111,7 @@ resolvable (struct frame *prefix, unsigned count, unsigned depth,
         classes[c] = true;
       else
         {
-          if (depth + 1 >= MAX_CHAIN_DEPTH || end + 1 > MAX_CHAIN
-              || node == NULL)
+          if (depth + 1 >= clone_depth || end + 1 > MAX_CHAIN || node == NULL)
             return false;
           for (unsigned k = count; k <= end; k++)
             frame_at (context, k, &prefix[k]);
