@@ -9,13 +9,20 @@
    allocation call be hinted.  Done before inlining, in a simple IPA pass,
    for the wrappers of this unit and their callers in it.
 
+   A caller whose contexts through the wrapper are mixed but part at its
+   own callers is cloned per class in turn, its clones calling the
+   wrapper's clones (a clone chain: xstrdup -> xmalloc), up to
+   clone-depth functions, callers of MAX_CHAINED_STATEMENTS at most.
+
    Under -flto the same pass runs a second time at link time, in lto1
    (each ltrans unit, or the whole program with -flto-partition=none):
    a late simple IPA pass, after inlining was applied, for the wrappers
    left out of line and their callers in the unit, which then hold all
    the program's units (lto_clone_call).  There it also devirtualizes an
    indirect call speculatively when the profile's contexts through it
-   reach one wrapper only: `fp == &wrapper ? clone (...) : fp (...)`.  */
+   reach one wrapper only: `fp == &wrapper ? clone (...) : fp (...)`.
+   lto_partition.cc keeps the wrappers and their callers in one ltrans
+   unit.  */
 
 #include "gcc-plugin.h"
 
