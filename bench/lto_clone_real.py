@@ -80,6 +80,8 @@ def main():
                                  [*LTO, plugin, "-fplugin-arg-memprof-use=" + mprof,
                                   "-fplugin-arg-memprof-remarks", *extra],
                                  hint_real.pkg_config("--libs", "memprof-hint"))
+        with open(binary + ".stderr", "w") as out:
+            out.write(stderr)
         summary = hint_real.feedback_summary(stderr)
         note = re.search(r"memprof: -flto: partitioning one instead of [^\n]*", stderr)
         results[name] = dict(

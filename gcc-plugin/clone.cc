@@ -429,6 +429,19 @@ free_plan (clone_plan *plan)
   XDELETE (plan);
 }
 
+/* Is FN small enough to be copied for a clone chain?  */
+static bool
+small_function (cgraph_node *fn)
+{
+  unsigned statements = 0;
+  basic_block bb;
+  FOR_EACH_BB_FN (bb, DECL_STRUCT_FUNCTION (fn->decl))
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    statements++;
+  return statements <= MAX_CHAINED_STATEMENTS;
+}
+
 /* Can X, a caller of a function on the chain ANCESTORS (DEPTH of them),
    be cloned to call a clone of it?  */
 static bool
@@ -440,20 +453,30 @@ chainable (cgraph_node *x, cgraph_node *const *ancestors, unsigned depth)
   for (unsigned i = 0; i < depth; i++)
     if (ancestors[i] == x)
       return false;
-  unsigned statements = 0;
-  basic_block bb;
-  FOR_EACH_BB_FN (bb, DECL_STRUCT_FUNCTION (x->decl))
-  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
-       gsi_next (&gsi))
-    statements++;
-  return statements <= MAX_CHAINED_STATEMENTS;
+  return small_function (x);
+}
+
+/* The one class of the contexts in GROUPS, -1 when they disagree, -2
+   when there are none.  */
+static int
+groups_class (const vec<caller_group> &groups)
+{
+  caller_group all;
+  memset (&all, 0, sizeof all);
+  for (const caller_group &group : groups)
+    for (int c = 0; c < 3; c++)
+      all.classes[c] += group.classes[c];
+  if (all.classes[0] + all.classes[1] + all.classes[2] == 0)
+    return -2;
+  return group_class (&all);
 }
 
 /* Plan the clones of ANCESTORS[DEPTH - 1] for the contexts that start
    with the COUNT frames of PREFIX, grouped by caller in GROUPS: every
-   group of one class, or mixed and told apart by the clones of its
-   callers (a chain of at most MAX_CHAIN_DEPTH functions).  Null when
-   some group stays mixed.  */
+   group of one class, or mixed and told apart by its callers' whole
+   frames (a caller's inline frames) or by the clones of its callers (a
+   chain of at most clone-depth functions).  Null when some group stays
+   mixed.  */
 static clone_plan *
 plan_clones (cgraph_node **ancestors, unsigned depth,
              const struct frame *prefix, unsigned count,
@@ -462,6 +485,8 @@ plan_clones (cgraph_node **ancestors, unsigned depth,
   cgraph_node *fn = ancestors[depth - 1];
   clone_plan *plan = XCNEW (clone_plan);
   plan->fn = fn;
+  auto_vec<bool> blocked;
+  blocked.safe_grow_cleared (groups.length ());
   for (const caller_group &group : groups)
     {
       int c = group_class (&group);
@@ -478,32 +503,51 @@ plan_clones (cgraph_node **ancestors, unsigned depth,
           plan->edges[c].safe_push (e);
           continue;
         }
-      if (found == NULL || !chainable (e->caller, ancestors, depth))
+      if (found == NULL)
         continue;
-      bool seen = false;
-      for (cgraph_edge *other : plan->chained)
-        seen |= other->caller == e->caller;
+      caller_group *group = const_cast<caller_group *> (found);
+      unsigned index = group - groups.address ();
       unsigned added = frames_in (e->caller->decl, e->call_stmt, chain);
-      if (seen || count + added > MAX_CHAIN)
-        continue;
+      if (count + added > MAX_CHAIN)
+        {
+          blocked[index] = true;
+          continue;
+        }
       struct frame longer[MAX_CHAIN];
       memcpy (longer, prefix, count * sizeof *prefix);
       memcpy (longer + count, chain, added * sizeof *chain);
       auto_vec<caller_group> above;
       group_callers (longer, count + added, &above);
+      /* The caller's inline frames may tell the class already.  */
+      int own = groups_class (above);
+      if (own >= 0)
+        {
+          plan->edges[own].safe_push (e);
+          group->chained = true;
+          continue;
+        }
+      bool seen = false;
+      for (cgraph_edge *other : plan->chained)
+        seen |= other->caller == e->caller;
       ancestors[depth] = e->caller;
       clone_plan *sub
-          = plan_clones (ancestors, depth + 1, longer, count + added, above);
+          = own == -1 && !seen && chainable (e->caller, ancestors, depth)
+                ? plan_clones (ancestors, depth + 1, longer, count + added,
+                               above)
+                : NULL;
       if (sub == NULL)
-        continue;
-      const_cast<caller_group *> (found)->chained = true;
+        {
+          blocked[index] |= own == -1;
+          continue;
+        }
+      group->chained = true;
       plan->chained.safe_push (e);
       plan->plans.safe_push (sub);
       for (int k = 0; k < 3; k++)
         plan->classes[k] |= sub->classes[k];
     }
-  for (const caller_group &group : groups)
-    if (group_class (&group) < 0 && !group.chained)
+  for (unsigned i = 0; i < groups.length (); i++)
+    if (group_class (&groups[i]) < 0 && (!groups[i].chained || blocked[i]))
       {
         free_plan (plan);
         return NULL;
@@ -679,8 +723,11 @@ clone_wrappers (void)
            !gsi_end_p (gsi) && found == NULL; gsi_next (&gsi))
         {
           gcall *call = dyn_cast<gcall *> (gsi_stmt (gsi));
+          /* The function that holds the call is cloned like a wrapper
+             when it returns the call's result, or is small.  */
           if (call == NULL || gimple_call_internal_p (call)
-              || allocation_function (call) < 0 || !returns_result (call))
+              || allocation_function (call) < 0
+              || (!returns_result (call) && !small_function (w)))
             continue;
           unsigned count = call_frames (call, chain);
           group_callers (chain, count, &groups);

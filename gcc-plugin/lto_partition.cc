@@ -111,12 +111,25 @@ resolvable (struct frame *prefix, unsigned count, unsigned depth,
         classes[c] = true;
       else
         {
-          if (depth + 1 >= clone_depth || end + 1 > MAX_CHAIN || node == NULL)
+          if (end + 1 > MAX_CHAIN || node == NULL)
             return false;
           for (unsigned k = count; k <= end; k++)
             frame_at (context, k, &prefix[k]);
-          if (!resolvable (prefix, end + 1, depth + 1, functions, concerned,
-                           classes))
+          /* The caller's inline frames may tell the class already; else
+             its own callers, up a clone chain.  */
+          auto_vec<caller_group> above;
+          group_callers (prefix, end + 1, &above);
+          caller_group all;
+          memset (&all, 0, sizeof all);
+          for (const caller_group &g : above)
+            for (int k = 0; k < 3; k++)
+              all.classes[k] += g.classes[k];
+          int own = group_class (&all);
+          if (own >= 0)
+            classes[own] = true;
+          else if (depth + 1 >= clone_depth
+                   || !resolvable (prefix, end + 1, depth + 1, functions,
+                                   concerned, classes))
             return false;
         }
       if (node != NULL)
