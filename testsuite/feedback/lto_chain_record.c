@@ -1,7 +1,7 @@
 /* The outer wrapper of the clone chain test (lto_clone.py's chain
    variants): new_record allocates through lto_alloc.c's new_block, in
    another unit, and is called by lto_chain_cold.c's cold path and
-   lto_chain_main.c's hot path, two more units.  Its one call of
+   lto_main.c's hot path (with -DCHAIN), two more units.  Its one call of
    new_block has mixed contexts; they part only at new_record's
    callers.  */
 

@@ -55,6 +55,19 @@ def program_lines(output):
     return [line for line in output.splitlines() if not line.startswith("arenas:")]
 
 
+def check_placed(name, work, binary, expected):
+    """BINARY's blocks each in its path's class's arena, and the plain
+    build's output (EXPECTED)."""
+    ran = execute(os.path.join(work, binary))
+    results.check(ran.returncode == 0 and arenas(ran.stdout) == PLACED,
+                  f"{name}: {binary}: all {BLOCKS} cold-path blocks are in the cold arena "
+                  f"and all {BLOCKS} hot-path blocks in the hot arena",
+                  ran.stdout + ran.stderr[-500:])
+    results.check(expected is not None and program_lines(ran.stdout) ==
+                  expected.splitlines(), f"{name}: {binary}: prints what the plain "
+                  f"build prints", f"{ran.stdout!r} vs {expected!r}")
+
+
 def check_variant(name, defines):
     indirect = "-DINDIRECT" in defines
     work = os.path.join(WORK, name)
@@ -129,14 +142,7 @@ def check_variant(name, defines):
         results.check(said.count("indirect call speculatively devirtualized: calls the") ==
                       speculated, f"{name}: {binary}: {speculated} remarks of indirect calls "
                       f"speculatively devirtualized", said[-2500:])
-        ran = execute(os.path.join(work, binary))
-        results.check(ran.returncode == 0 and arenas(ran.stdout) == PLACED,
-                      f"{name}: {binary}: all {BLOCKS} cold-path blocks are in the cold arena "
-                      f"and all {BLOCKS} hot-path blocks in the hot arena",
-                      ran.stdout + ran.stderr[-500:])
-        results.check(expected is not None and program_lines(ran.stdout) ==
-                      expected.splitlines(), f"{name}: {binary}: prints what the plain "
-                      f"build prints", f"{ran.stdout!r} vs {expected!r}")
+        check_placed(name, work, binary, expected)
         if indirect:
             other = run([os.path.join(work, binary), "malloc"])
             results.check(other.returncode == 0 and arenas(other.stdout) == DEFAULT
@@ -182,8 +188,8 @@ def check_again(name, work, plugin, defines, feedback, mprof, check, hint):
                   f"class's arena again", (ran.stdout if ran else built.stderr[-800:]))
 
 
-CHAIN = [os.path.join(HERE, name) for name in
-         ("lto_chain_main.c", "lto_chain_cold.c", "lto_chain_record.c", "lto_alloc.c")]
+CHAIN = ["-DCHAIN", *(os.path.join(HERE, name) for name in
+                     ("lto_main.c", "lto_chain_cold.c", "lto_chain_record.c", "lto_alloc.c"))]
 THREE_PARTITIONS = ["-flto=2", "-flto-partition=balanced", "--param=lto-partitions=3",
                     "--param=lto-min-partition=1"]
 
@@ -197,7 +203,7 @@ def check_chain():
     """A clone chain across four units in three partitions: lto_alloc.c's
     new_block is called only by lto_chain_record.c's new_record, whose
     contexts part at its callers, the cold path (lto_chain_cold.c) and
-    the hot path (lto_chain_main.c)."""
+    the hot path (lto_main.c with -DCHAIN)."""
     name = "chain"
     work = os.path.join(WORK, name)
     os.makedirs(work)
@@ -217,10 +223,10 @@ def check_chain():
     feedback = [plugin, "-fplugin-arg-memprof-use=" + mprof, "-fplugin-arg-memprof-remarks",
                 "-fplugin-arg-memprof-context-hints=0", *THRESHOLDS]
     objects = []
-    for source in CHAIN:
+    for source in CHAIN[1:]:
         obj = os.path.join(work, os.path.basename(source)[:-2] + ".o")
-        built = run(["gcc", OPT, "-g", "-flto", "-fno-fat-lto-objects", *feedback, "-c",
-                     source, "-o", obj])
+        built = run(["gcc", OPT, "-g", "-flto", "-fno-fat-lto-objects", *feedback, "-DCHAIN",
+                     "-c", source, "-o", obj])
         if not results.check(built.returncode == 0, f"{name}: {os.path.basename(source)} "
                              f"compiles with -flto", built.stderr[-500:]):
             return
@@ -272,14 +278,7 @@ def check_chain():
                       f"{name}: {binary}: new_record cloned per class to call new_block's "
                       f"clone of its class (a clone chain of two), across the units",
                       said[-2500:])
-        ran = execute(os.path.join(work, binary))
-        results.check(ran.returncode == 0 and arenas(ran.stdout) == PLACED,
-                      f"{name}: {binary}: all {BLOCKS} cold-path blocks are in the cold arena "
-                      f"and all {BLOCKS} hot-path blocks in the hot arena",
-                      ran.stdout + ran.stderr[-500:])
-        results.check(expected is not None and program_lines(ran.stdout) ==
-                      expected.splitlines(), f"{name}: {binary}: prints what the plain "
-                      f"build prints", f"{ran.stdout!r} vs {expected!r}")
+        check_placed(name, work, binary, expected)
 
 
 def main():
