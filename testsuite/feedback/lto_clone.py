@@ -55,6 +55,20 @@ def program_lines(output):
     return [line for line in output.splitlines() if not line.startswith("arenas:")]
 
 
+def profile_lto(name, work, plugin, sources, profiled):
+    """Build SOURCES instrumented with -flto as PROFILED, run it and merge
+    its profile: (the .mprof, the raw profile), or (None, None)."""
+    built = run(["gcc", OPT, "-g", "-flto", plugin, *sources, "-o", profiled,
+                 *pkg_config("memprof", "--libs")])
+    if not results.check(built.returncode == 0, f"{name}: the profiled -flto build builds",
+                         built.stderr[-500:]):
+        return None, None
+    mprof, raw = profile("profile", profiled, work)
+    if not results.check(mprof is not None, f"{name}: profiled and merged", raw):
+        return None, None
+    return mprof, raw
+
+
 def check_placed(name, work, binary, expected):
     """BINARY's blocks each in its path's class's arena, and the plain
     build's output (EXPECTED)."""
@@ -82,13 +96,8 @@ def check_variant(name, defines):
                     if built.returncode == 0 and indirect else None)
 
     profiled = os.path.join(work, "profiled")
-    built = run(["gcc", OPT, "-g", "-flto", plugin, *defines, MAIN, ALLOC, "-o", profiled,
-                 *pkg_config("memprof", "--libs")])
-    if not results.check(built.returncode == 0, f"{name}: the profiled -flto build builds",
-                         built.stderr[-500:]):
-        return
-    mprof, raw = profile("profile", profiled, work)
-    if not results.check(mprof is not None, f"{name}: profiled and merged", raw):
+    mprof, raw = profile_lto(name, work, plugin, [*defines, MAIN, ALLOC], profiled)
+    if mprof is None:
         return
     if "-DINLINE_CALLERS" in defines:
         shown = run([MEMPROF, "show", "--top=0", "--binary=" + profiled, raw]).stdout
@@ -211,14 +220,8 @@ def check_chain():
     plain = os.path.join(work, "plain")
     built = run(["gcc", OPT, "-g", *CHAIN, "-o", plain])
     expected = execute(plain).stdout if built.returncode == 0 else None
-    profiled = os.path.join(work, "profiled")
-    built = run(["gcc", OPT, "-g", "-flto", plugin, *CHAIN, "-o", profiled,
-                 *pkg_config("memprof", "--libs")])
-    if not results.check(built.returncode == 0, f"{name}: the profiled -flto build builds",
-                         built.stderr[-500:]):
-        return
-    mprof, raw = profile("profile", profiled, work)
-    if not results.check(mprof is not None, f"{name}: profiled and merged", raw):
+    mprof, _ = profile_lto(name, work, plugin, CHAIN, os.path.join(work, "profiled"))
+    if mprof is None:
         return
     feedback = [plugin, "-fplugin-arg-memprof-use=" + mprof, "-fplugin-arg-memprof-remarks",
                 "-fplugin-arg-memprof-context-hints=0", *THRESHOLDS]
