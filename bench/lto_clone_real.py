@@ -17,14 +17,19 @@ cold and hot, context-classified), the clone-chain remarks, the number
 of link-time units and WPA's partitioning note, and whether the
 program's output on the real input equals the plain build's (gcc -O2,
 no plugin), with the median CPU time (user+sys) of --runs interleaved
-runs.  Writes bench/results/lto-clone-real.md (--output).
+runs; and the link step alone, each build's objects linked again
+(interleaved, medians of wall and CPU time): what keeping the program in
+one link-time unit costs.  Writes bench/results/lto-clone-real.md
+(--output).
 
 Usage: bench/lto_clone_real.py [--cc gcc] [--runs 3]"""
 
 import argparse
 import datetime
+import glob
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -72,6 +77,7 @@ def main():
                    raw])
 
     results = {}
+    links = {}
     binaries = {"plain": plain}
     for name, extra in CONFIGS:
         print(f"lto_clone_real: m4: building {name}", flush=True)
@@ -82,6 +88,18 @@ def main():
                                  hint_real.pkg_config("--libs", "memprof-hint"))
         with open(binary + ".stderr", "w") as out:
             out.write(stderr)
+        # The objects and gnulib's archive, to link them again below.
+        kept = os.path.join(WORK, "objects-" + name)
+        shutil.rmtree(kept, ignore_errors=True)
+        os.makedirs(kept)
+        for path in [*glob.glob(os.path.join(tree, "src", "*.o")),
+                     os.path.join(tree, "lib", "libm4.a")]:
+            shutil.copy(path, kept)
+        links[name] = [args.cc, "-O2", "-g", *LTO, plugin, "-fplugin-arg-memprof-use=" + mprof,
+                       *extra, "-o", os.path.join(kept, "m4"),
+                       *sorted(glob.glob(os.path.join(kept, "*.o"))),
+                       os.path.join(kept, "libm4.a"),
+                       *hint_real.pkg_config("--libs", "memprof-hint")]
         summary = hint_real.feedback_summary(stderr)
         note = re.search(r"memprof: -flto: partitioning one instead of [^\n]*", stderr)
         results[name] = dict(
@@ -105,6 +123,21 @@ def main():
             samples[name].append(cpu)
         print(f"  m4: round {round_number + 1}/{args.runs}", flush=True)
 
+    # The link step alone (WPA and the ltrans units), each build's objects
+    # linked again, interleaved: wall and CPU (user+sys, its processes).
+    link_times = {name: [] for name in links}
+    for round_number in range(args.runs):
+        for name, command in links.items():
+            timing = os.path.join(WORK, "link-time.out")
+            linked = subprocess.run(["/usr/bin/time", "-o", timing, "-f", "%e %U %S",
+                                     *command], capture_output=True)
+            if linked.returncode != 0:
+                sys.exit(f"lto_clone_real: linking {name} again failed: "
+                         f"{linked.stderr[-800:]}")
+            wall, user, system = map(float, open(timing).read().split()[-3:])
+            link_times[name].append((wall, user + system))
+        print(f"  m4: link round {round_number + 1}/{args.runs}", flush=True)
+
     lines = [f"# Wrapper cloning at link time on GNU m4 (-flto)", "",
              f"Written by `bench/lto_clone_real.py --runs {args.runs}` on "
              f"{datetime.date.today().isoformat()}; m4 {os.path.basename(tree)}, "
@@ -122,6 +155,13 @@ def main():
         lines.append(f"| {name} | {r['units']} | {s['matched']} of {s['calls']} | "
                      f"{s['ambiguous']} | {s['clones']} | {r['chained']} | {s['cold']} | "
                      f"{s['hot']} | {s['context']} | {statistics.median(samples[name]):.3f} |")
+    lines += ["", "The link step alone (`-flto=2`, the build's objects linked again, "
+              f"{args.runs} interleaved runs, medians; the machine may be shared):", "",
+              "| build | link-time units | wall s | CPU s (user+sys) |", "|---|---|---|---|"]
+    for name, _ in CONFIGS:
+        lines.append(f"| {name} | {results[name]['units']} | "
+                     f"{statistics.median(w for w, _ in link_times[name]):.2f} | "
+                     f"{statistics.median(c for _, c in link_times[name]):.2f} |")
     lines.append("")
     for name, _ in CONFIGS:
         if results[name]["note"]:
