@@ -9,13 +9,20 @@
    allocation call be hinted.  Done before inlining, in a simple IPA pass,
    for the wrappers of this unit and their callers in it.
 
+   A caller whose contexts through the wrapper are mixed but part at its
+   own callers is cloned per class in turn, its clones calling the
+   wrapper's clones (a clone chain: xstrdup -> xmalloc), up to
+   clone-depth functions, callers of MAX_CHAINED_STATEMENTS at most.
+
    Under -flto the same pass runs a second time at link time, in lto1
    (each ltrans unit, or the whole program with -flto-partition=none):
    a late simple IPA pass, after inlining was applied, for the wrappers
    left out of line and their callers in the unit, which then hold all
    the program's units (lto_clone_call).  There it also devirtualizes an
    indirect call speculatively when the profile's contexts through it
-   reach one wrapper only: `fp == &wrapper ? clone (...) : fp (...)`.  */
+   reach one wrapper only: `fp == &wrapper ? clone (...) : fp (...)`.
+   lto_partition.cc keeps the wrappers and their callers in one ltrans
+   unit.  */
 
 #include "gcc-plugin.h"
 
@@ -48,6 +55,31 @@ unsigned
 clone_count (void)
 {
   return clones_made;
+}
+
+/* The functions a clone chain may have: the wrapper and the callers
+   cloned above it (-fplugin-arg-memprof-clone-depth).  */
+unsigned clone_depth = 3;
+
+/* See feedback-internal.h.  */
+bool
+clone_argument (const char *key, const char *value, bool *ok)
+{
+  if (strcmp (key, "clone-depth") != 0)
+    return false;
+  char *end = NULL;
+  long depth = value != NULL ? strtol (value, &end, 10) : -1;
+  if (value == NULL || end == value || *end != '\0' || depth < 1
+      || depth > MAX_CHAIN_DEPTH)
+    {
+      error ("memprof: bad value %qs in %<-fplugin-arg-memprof-clone-depth%>: "
+             "expected a number of functions from 1 to %d",
+             value ? value : "", MAX_CHAIN_DEPTH);
+      *ok = false;
+    }
+  else
+    clone_depth = (unsigned) depth;
+  return true;
 }
 
 /* The wrappers cloned in this unit (their DECL_UIDs).  */
@@ -103,14 +135,6 @@ returns_result (gcall *call)
   return false;
 }
 
-/* A caller of a wrapper, as the contexts see it: the frame after the
-   wrapper's frames, and the classes of its contexts.  */
-struct caller_group
-{
-  struct frame frame;
-  unsigned classes[3];
-};
-
 static bool
 same_call (const struct feedback_frame *f, const struct frame *g)
 {
@@ -118,8 +142,8 @@ same_call (const struct feedback_frame *f, const struct frame *g)
                          g->line_offset, g->column);
 }
 
-/* The one class of GROUP's contexts, or -1 when they disagree.  */
-static int
+/* See feedback-internal.h.  */
+int
 group_class (const struct caller_group *group)
 {
   int found = -1;
@@ -281,7 +305,7 @@ contexts_through (const struct frame *frame, uint64_t guid, unsigned *others)
 static void
 speculate_indirect_calls (cgraph_node *w, uint64_t guid,
                           const vec<caller_group> &groups,
-                          auto_vec<cgraph_edge *> *by_class)
+                          vec<cgraph_edge *> *by_class)
 {
   auto_vec<cgraph_edge *> candidates;
   cgraph_node *node;
@@ -342,24 +366,314 @@ speculate_indirect_calls (cgraph_node *w, uint64_t guid,
     }
 }
 
+/* See feedback-internal.h.  */
+void
+group_callers (const struct frame *prefix, unsigned count,
+               vec<caller_group> *groups)
+{
+  groups->truncate (0);
+  for (size_t i = first_with_leaf (prefix[0].guid);
+       i < feedback_profile.context_count
+       && leaf_index[i].guid == prefix[0].guid;
+       i++)
+    {
+      const struct feedback_context *context
+          = &feedback_profile.contexts[leaf_index[i].context];
+      if (!context_starts_with (context, prefix, count)
+          || context->frame_count <= count)
+        continue;
+      const struct feedback_frame *next
+          = &feedback_profile.frames[context->first_frame + count];
+      caller_group *group = NULL;
+      for (caller_group &g : *groups)
+        if (same_call (next, &g.frame))
+          group = &g;
+      if (group == NULL)
+        {
+          caller_group fresh;
+          memset (&fresh, 0, sizeof fresh);
+          fresh.frame.guid = next->guid;
+          fresh.frame.line_offset = next->line_offset;
+          fresh.frame.column = next->column;
+          fresh.first_context = leaf_index[i].context;
+          groups->safe_push (fresh);
+          group = &groups->last ();
+        }
+      group->classes[feedback_classify (context,
+                                        &feedback_options.thresholds)]++;
+    }
+}
+
+/* What cloning FN does for the contexts through it: per class, FN's
+   callers that get the class's clone, and the callers whose contexts
+   are mixed but tell their classes apart further up, each cloned per
+   class in turn (its plan in PLANS) to call FN's clones.  */
+struct clone_plan
+{
+  cgraph_node *fn;
+  vec<cgraph_edge *> edges[3];
+  vec<cgraph_edge *> chained;
+  vec<clone_plan *> plans;
+  bool classes[3]; /* the classes some caller of the chain has */
+};
+
+static void
+free_plan (clone_plan *plan)
+{
+  for (clone_plan *sub : plan->plans)
+    free_plan (sub);
+  for (int c = 0; c < 3; c++)
+    plan->edges[c].release ();
+  plan->chained.release ();
+  plan->plans.release ();
+  XDELETE (plan);
+}
+
+/* Is FN small enough to be copied for a clone chain?  */
+static bool
+small_function (cgraph_node *fn)
+{
+  unsigned statements = 0;
+  basic_block bb;
+  FOR_EACH_BB_FN (bb, DECL_STRUCT_FUNCTION (fn->decl))
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    statements++;
+  return statements <= MAX_CHAINED_STATEMENTS;
+}
+
+/* Can X, a caller of a function on the chain ANCESTORS (DEPTH of them),
+   be cloned to call a clone of it?  */
+static bool
+chainable (cgraph_node *x, cgraph_node *const *ancestors, unsigned depth)
+{
+  if (depth >= clone_depth || x->inlined_to || x->in_other_partition
+      || !gimple_has_body_p (x->decl) || !tree_versionable_function_p (x->decl))
+    return false;
+  for (unsigned i = 0; i < depth; i++)
+    if (ancestors[i] == x)
+      return false;
+  return small_function (x);
+}
+
+/* The one class of the contexts in GROUPS, -1 when they disagree, -2
+   when there are none.  */
+static int
+groups_class (const vec<caller_group> &groups)
+{
+  caller_group all;
+  memset (&all, 0, sizeof all);
+  for (const caller_group &group : groups)
+    for (int c = 0; c < 3; c++)
+      all.classes[c] += group.classes[c];
+  if (all.classes[0] + all.classes[1] + all.classes[2] == 0)
+    return -2;
+  return group_class (&all);
+}
+
+/* Plan the clones of ANCESTORS[DEPTH - 1] for the contexts that start
+   with the COUNT frames of PREFIX, grouped by caller in GROUPS: every
+   group of one class, or mixed and told apart by its callers' whole
+   frames (a caller's inline frames) or by the clones of its callers (a
+   chain of at most clone-depth functions).  Null when some group stays
+   mixed.  */
+static clone_plan *
+plan_clones (cgraph_node **ancestors, unsigned depth,
+             const struct frame *prefix, unsigned count,
+             vec<caller_group> &groups)
+{
+  cgraph_node *fn = ancestors[depth - 1];
+  clone_plan *plan = XCNEW (clone_plan);
+  plan->fn = fn;
+  auto_vec<bool> blocked;
+  blocked.safe_grow_cleared (groups.length ());
+  for (const caller_group &group : groups)
+    {
+      int c = group_class (&group);
+      if (c >= 0)
+        plan->classes[c] = true;
+    }
+  struct frame chain[MAX_CHAIN];
+  for (cgraph_edge *e = fn->callers; e != NULL; e = e->next_caller)
+    {
+      const caller_group *found = NULL;
+      int c = edge_class (e, groups, &found);
+      if (c >= 0)
+        {
+          plan->edges[c].safe_push (e);
+          continue;
+        }
+      if (found == NULL)
+        continue;
+      caller_group *group = const_cast<caller_group *> (found);
+      unsigned index = group - groups.address ();
+      unsigned added = frames_in (e->caller->decl, e->call_stmt, chain);
+      if (count + added > MAX_CHAIN)
+        {
+          blocked[index] = true;
+          continue;
+        }
+      struct frame longer[MAX_CHAIN];
+      memcpy (longer, prefix, count * sizeof *prefix);
+      memcpy (longer + count, chain, added * sizeof *chain);
+      auto_vec<caller_group> above;
+      group_callers (longer, count + added, &above);
+      /* The caller's inline frames may tell the class already.  */
+      int own = groups_class (above);
+      if (own >= 0)
+        {
+          plan->edges[own].safe_push (e);
+          group->chained = true;
+          continue;
+        }
+      bool seen = false;
+      for (cgraph_edge *other : plan->chained)
+        seen |= other->caller == e->caller;
+      ancestors[depth] = e->caller;
+      clone_plan *sub
+          = own == -1 && !seen && chainable (e->caller, ancestors, depth)
+                ? plan_clones (ancestors, depth + 1, longer, count + added,
+                               above)
+                : NULL;
+      if (sub == NULL)
+        {
+          blocked[index] |= own == -1;
+          continue;
+        }
+      group->chained = true;
+      plan->chained.safe_push (e);
+      plan->plans.safe_push (sub);
+      for (int k = 0; k < 3; k++)
+        plan->classes[k] |= sub->classes[k];
+    }
+  for (unsigned i = 0; i < groups.length (); i++)
+    if (group_class (&groups[i]) < 0 && (!groups[i].chained || blocked[i]))
+      {
+        free_plan (plan);
+        return NULL;
+      }
+  return plan;
+}
+
+/* Say where CLONE, a copy of a caller made to call the clone TARGET of
+   class CLASS_, was made and for how many callers.  */
+static void
+remark_chained (cgraph_node *fn, cgraph_node *clone, cgraph_node *target,
+                unsigned callers, enum feedback_class class_, unsigned depth)
+{
+  if (dump_file)
+    fprintf (dump_file,
+             "memprof-use: %s cloned as %s for %u %s caller%s, calling %s "
+             "(clone chain, level %u)\n",
+             fn->dump_name (), clone->dump_name (), callers,
+             feedback_class_name (class_), callers == 1 ? "" : "s",
+             target->dump_name (), depth + 1);
+  if (feedback_options.remarks)
+    inform (DECL_SOURCE_LOCATION (fn->decl),
+            "memprof: %qs cloned as %qs for its %u %s caller%s, to call "
+            "%qs: a clone chain (level %u of at most %u)",
+            fn->name (), IDENTIFIER_POINTER (DECL_NAME (clone->decl)), callers,
+            feedback_class_name (class_), callers == 1 ? "" : "s",
+            IDENTIFIER_POINTER (DECL_NAME (target->decl)), depth + 1,
+            clone_depth);
+}
+
+/* In CLONE, a copy of a caller of TARGET's origin, make the copy of the
+   call E call TARGET instead.  */
+static void
+redirect_copied_call (cgraph_node *clone, cgraph_edge *e, cgraph_node *target)
+{
+  location_t where = LOCATION_LOCUS (gimple_location (e->call_stmt));
+  for (cgraph_edge *copy = clone->callees; copy != NULL;
+       copy = copy->next_callee)
+    if (copy->callee == e->callee && copy->call_stmt != NULL
+        && LOCATION_LOCUS (gimple_location (copy->call_stmt)) == where)
+      {
+        copy->redirect_callee (target);
+        cgraph_edge::redirect_call_stmt_to_callee (copy);
+        return;
+      }
+}
+
+/* Does PLAN send some caller, direct or through a chain, to the clone of
+   class C?  */
+static bool
+plan_reaches (const clone_plan *plan, int c)
+{
+  if (!plan->edges[c].is_empty ())
+    return true;
+  for (unsigned i = 0; i < plan->chained.length (); i++)
+    if (plan_reaches (plan->plans[i], c))
+      return true;
+  return false;
+}
+
+/* How many callers of PLAN's function call its clone of class C: its
+   own callers of that class, and its chained callers' clones.  */
+static unsigned
+callers_reached (const clone_plan *plan, int c)
+{
+  unsigned count = plan->edges[c].length ();
+  for (unsigned i = 0; i < plan->chained.length (); i++)
+    count += plan_reaches (plan->plans[i], c);
+  return count;
+}
+
+static const char *const clone_suffixes[3]
+    = { NULL, "memprof_cold", "memprof_hot" };
+
+/* Clone PLAN's function for class C: the clone called by the callers of
+   that class, and the clones of the chained callers made to call it.
+   CALL, in the wrapper (DEPTH 0), is the allocation call to hint.  */
+static cgraph_node *
+clone_for_class (clone_plan *plan, int c, gcall *call, unsigned depth)
+{
+  vec<cgraph_edge *> &edges = plan->edges[c];
+  cgraph_node *clone = plan->fn->create_version_clone_with_body (
+      edges.copy (), NULL, NULL, NULL, NULL, clone_suffixes[c]);
+  if (clone == NULL)
+    return NULL;
+  for (cgraph_edge *e : edges)
+    cgraph_edge::redirect_call_stmt_to_callee (e);
+  clones_made++;
+  if (depth == 0)
+    cloned_wrappers.safe_push (DECL_UID (plan->fn->decl));
+  if (in_lto_p && !edges.is_empty ())
+    remark_across_units (plan->fn, clone, edges, (enum feedback_class) c);
+  for (unsigned i = 0; i < plan->chained.length (); i++)
+    if (plan_reaches (plan->plans[i], c))
+      {
+        cgraph_node *caller
+            = clone_for_class (plan->plans[i], c, NULL, depth + 1);
+        if (caller == NULL)
+          continue;
+        redirect_copied_call (caller, plan->chained[i], clone);
+        remark_chained (plan->plans[i]->fn, caller, clone,
+                        plan->plans[i]->edges[c].length (),
+                        (enum feedback_class) c, depth + 1);
+      }
+  if (call != NULL)
+    hint_clone (clone, call, (enum feedback_class) c,
+                callers_reached (plan, c));
+  if (dump_file)
+    fprintf (dump_file, "memprof-use: %s cloned as %s for %u %s caller%s\n",
+             plan->fn->dump_name (), clone->dump_name (), edges.length (),
+             feedback_class_name ((enum feedback_class) c),
+             edges.length () == 1 ? "" : "s");
+  return clone;
+}
+
 /* Clone W, whose allocation call CALL has the contexts grouped by caller
-   in GROUPS, for its cold callers and its hot callers.  */
+   in GROUPS, for its cold callers and its hot callers (PLAN), through
+   chains of callers where their contexts part further up.  */
 static void
 clone_wrapper (cgraph_node *w, gcall *call, const vec<caller_group> &groups,
-               uint64_t guid)
+               uint64_t guid, clone_plan *plan)
 {
-  auto_vec<cgraph_edge *> by_class[3];
-  for (cgraph_edge *e = w->callers; e != NULL; e = e->next_caller)
-    {
-      const caller_group *group = NULL;
-      int c = edge_class (e, groups, &group);
-      if (c >= 0)
-        by_class[c].safe_push (e);
-    }
   if (in_lto_p)
-    speculate_indirect_calls (w, guid, groups, by_class);
-  if (in_lto_p && by_class[FEEDBACK_COLD].is_empty ()
-      && by_class[FEEDBACK_HOT].is_empty () && feedback_options.remarks)
+    speculate_indirect_calls (w, guid, groups, plan->edges);
+  if (in_lto_p && !plan_reaches (plan, FEEDBACK_COLD)
+      && !plan_reaches (plan, FEEDBACK_HOT) && feedback_options.remarks)
     {
       unsigned wanted = 0;
       for (const caller_group &group : groups)
@@ -373,32 +687,9 @@ clone_wrapper (cgraph_node *w, gcall *call, const vec<caller_group> &groups,
               "one)",
               w->name (), wanted);
     }
-  static const char *const suffixes[3]
-      = { NULL, "memprof_cold", "memprof_hot" };
   for (int c = FEEDBACK_COLD; c <= FEEDBACK_HOT; c++)
-    {
-      if (by_class[c].is_empty ())
-        continue;
-      auto_vec<cgraph_edge *> edges;
-      for (cgraph_edge *e : by_class[c])
-        edges.safe_push (e);
-      cgraph_node *clone = w->create_version_clone_with_body (
-          edges.copy (), NULL, NULL, NULL, NULL, suffixes[c]);
-      if (clone == NULL)
-        continue;
-      for (cgraph_edge *e : edges)
-        cgraph_edge::redirect_call_stmt_to_callee (e);
-      clones_made++;
-      cloned_wrappers.safe_push (DECL_UID (w->decl));
-      if (in_lto_p)
-        remark_across_units (w, clone, edges, (enum feedback_class) c);
-      hint_clone (clone, call, (enum feedback_class) c, edges.length ());
-      if (dump_file)
-        fprintf (dump_file, "memprof-use: %s cloned as %s for %u %s caller%s\n",
-                 w->dump_name (), clone->dump_name (), edges.length (),
-                 feedback_class_name ((enum feedback_class) c),
-                 edges.length () == 1 ? "" : "s");
-    }
+    if (plan_reaches (plan, c))
+      clone_for_class (plan, c, call, 0);
 }
 
 static unsigned int
@@ -421,6 +712,7 @@ clone_wrappers (void)
     {
       gcall *found = NULL;
       uint64_t guid = 0;
+      clone_plan *plan = NULL;
       auto_vec<caller_group> groups;
       push_cfun (DECL_STRUCT_FUNCTION (w->decl));
       tree saved = current_function_decl;
@@ -431,65 +723,38 @@ clone_wrappers (void)
            !gsi_end_p (gsi) && found == NULL; gsi_next (&gsi))
         {
           gcall *call = dyn_cast<gcall *> (gsi_stmt (gsi));
+          /* The function that holds the call is cloned like a wrapper
+             when it returns the call's result, or is small.  */
           if (call == NULL || gimple_call_internal_p (call)
-              || allocation_function (call) < 0 || !returns_result (call))
+              || allocation_function (call) < 0
+              || (!returns_result (call) && !small_function (w)))
             continue;
           unsigned count = call_frames (call, chain);
-          groups.truncate (0);
-          for (size_t i = first_with_leaf (chain[0].guid);
-               i < feedback_profile.context_count
-               && leaf_index[i].guid == chain[0].guid;
-               i++)
-            {
-              const struct feedback_context *context
-                  = &feedback_profile.contexts[leaf_index[i].context];
-              if (!context_starts_with (context, chain, count)
-                  || context->frame_count <= count)
-                continue;
-              const struct feedback_frame *next
-                  = &feedback_profile.frames[context->first_frame + count];
-              caller_group *group = NULL;
-              for (caller_group &g : groups)
-                if (same_call (next, &g.frame))
-                  group = &g;
-              if (group == NULL)
-                {
-                  caller_group fresh;
-                  memset (&fresh, 0, sizeof fresh);
-                  fresh.frame.guid = next->guid;
-                  fresh.frame.line_offset = next->line_offset;
-                  fresh.frame.column = next->column;
-                  groups.safe_push (fresh);
-                  group = &groups.last ();
-                }
-              group->classes[feedback_classify (
-                  context, &feedback_options.thresholds)]++;
-            }
-          /* Worth a clone: every caller's contexts agree, and not all
-             callers are of one class.  */
-          bool consistent = groups.length () > 1;
-          int first = -1;
-          bool differ = false;
-          for (const caller_group &g : groups)
-            {
-              int c = group_class (&g);
-              if (c < 0)
-                consistent = false;
-              else if (first < 0)
-                first = c;
-              else if (c != first)
-                differ = true;
-            }
-          if (consistent && differ)
+          group_callers (chain, count, &groups);
+          /* Worth a clone: every caller's contexts agree, or part further
+             up where its callers can be cloned too, and not all callers
+             are of one class.  */
+          cgraph_node *ancestors[MAX_CHAIN_DEPTH] = { w };
+          plan = plan_clones (ancestors, 1, chain, count, groups);
+          if (plan != NULL
+              && plan->classes[0] + plan->classes[1] + plan->classes[2] > 1)
             {
               found = call;
               guid = chain[count - 1].guid;
+            }
+          else if (plan != NULL)
+            {
+              free_plan (plan);
+              plan = NULL;
             }
         }
       current_function_decl = saved;
       pop_cfun ();
       if (found != NULL)
-        clone_wrapper (w, found, groups, guid);
+        {
+          clone_wrapper (w, found, groups, guid, plan);
+          free_plan (plan);
+        }
     }
   return 0;
 }

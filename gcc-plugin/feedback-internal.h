@@ -134,6 +134,43 @@ bool wrapper_cloned (tree decl);
    indirect calls speculatively devirtualized.  */
 void clone_lto_counts (unsigned *across, unsigned *devirtualized);
 
+/* A caller of a wrapper, as the contexts see it: the frame after the
+   wrapper's frames, the classes of its contexts, and one of them.  */
+struct caller_group
+{
+  struct frame frame;
+  unsigned classes[3];
+  unsigned first_context;
+  bool chained; /* mixed, and told apart by a clone chain above it */
+};
+
+/* A clone chain's bounds: the functions of a chain (the wrapper, then
+   the callers cloned to call its clones; clone_depth, at most
+   MAX_CHAIN_DEPTH), and the size of a caller cloned so, in GIMPLE
+   statements.  */
+#define MAX_CHAIN_DEPTH 6
+#define MAX_CHAINED_STATEMENTS 200
+extern unsigned clone_depth;
+
+/* Handle -fplugin-arg-memprof-clone-depth=N as feedback_argument does
+   its own.  */
+bool clone_argument (const char *key, const char *value, bool *ok);
+
+/* The profile's contexts that start with the COUNT frames of PREFIX and
+   go on, grouped in GROUPS by their next frame (a caller's call) with
+   their classes.  */
+void group_callers (const struct frame *prefix, unsigned count,
+                    vec<caller_group> *groups);
+
+/* The one class of GROUP's contexts, or -1 when they disagree.  */
+int group_class (const struct caller_group *group);
+
+/* ---- Under -flto, in WPA (lto_partition.cc) ---- */
+
+/* The pass that keeps the wrappers to clone with their callers in one
+   link-time unit.  */
+opt_pass *make_lto_partition_pass (gcc::context *context);
+
 /* ---- Context hints (context_hints.cc) ---- */
 
 /* Handle -fplugin-arg-memprof-context-hints=0|1 as feedback_argument

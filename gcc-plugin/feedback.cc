@@ -50,7 +50,8 @@ extern "C" uint64_t profile_guid (const char *linkage_name);
 
 const char feedback_argument_names[]
     = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
-      "clone-wrappers=0|1, context-hints=0|1, context-min-share=PERCENT, "
+      "clone-wrappers=0|1, clone-depth=N, context-hints=0|1, "
+      "context-min-share=PERCENT, "
       "cold-density=X, "
       "cold-lifetime=SECONDS, "
       "hot-density=X, global-hot-density=X, global-cold-size=BYTES, "
@@ -69,6 +70,8 @@ const char feedback_help[]
       "tcmalloc's __hot_cold_t overloads (default 0)\n"
       "  -fplugin-arg-memprof-clone-wrappers=0|1  clone an allocation "
       "wrapper whose callers' contexts differ (default 1)\n"
+      "  -fplugin-arg-memprof-clone-depth=N       clone chains of at most N "
+      "functions: the wrapper and its callers up (1 to 6, default 3)\n"
       "  -fplugin-arg-memprof-context-hints=0|1   classify an ambiguous "
       "call's allocations by their calling context at run time (default "
       "1)\n"
@@ -282,7 +285,8 @@ feedback_argument (const char *key, const char *value, bool *ok)
                                   &feedback_options.thresholds.hot_density)
            && absolute_threshold (key);
   else if (globals_argument (key, value, ok)
-           || context_hints_argument (key, value, ok))
+           || context_hints_argument (key, value, ok)
+           || clone_argument (key, value, ok))
     ;
   else if (strcmp (key, "cold-lifetime") == 0)
     {
@@ -1015,5 +1019,7 @@ feedback_start (const char *plugin_name)
      IPA pass, before "simdclone" (and before memprof-stack-params, which
      reads the calls the clones change).  */
   register_pass_before (plugin_name, make_clone_pass (g, true), "simdclone", 1);
+  /* And in WPA, the last regular IPA pass: before the partitioning.  */
+  register_pass_before (plugin_name, make_lto_partition_pass (g), "comdats", 1);
   return true;
 }

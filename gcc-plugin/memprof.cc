@@ -61,6 +61,7 @@
                          and the start-up constructor
      feedback.cc         profile feedback (-fplugin-arg-memprof-use)
      clone.cc            feedback's cloning of allocation wrappers
+     lto_partition.cc    its wrappers kept with their callers in WPA
      globals.cc          feedback's hot and cold global variables
      default_options.cc  runtime options compiled into the program
      events.cc           events for profiling modules (memprof/module.h)

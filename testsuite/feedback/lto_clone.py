@@ -55,6 +55,33 @@ def program_lines(output):
     return [line for line in output.splitlines() if not line.startswith("arenas:")]
 
 
+def profile_lto(name, work, plugin, sources, profiled):
+    """Build SOURCES instrumented with -flto as PROFILED, run it and merge
+    its profile: (the .mprof, the raw profile), or (None, None)."""
+    built = run(["gcc", OPT, "-g", "-flto", plugin, *sources, "-o", profiled,
+                 *pkg_config("memprof", "--libs")])
+    if not results.check(built.returncode == 0, f"{name}: the profiled -flto build builds",
+                         built.stderr[-500:]):
+        return None, None
+    mprof, raw = profile("profile", profiled, work)
+    if not results.check(mprof is not None, f"{name}: profiled and merged", raw):
+        return None, None
+    return mprof, raw
+
+
+def check_placed(name, work, binary, expected):
+    """BINARY's blocks each in its path's class's arena, and the plain
+    build's output (EXPECTED)."""
+    ran = execute(os.path.join(work, binary))
+    results.check(ran.returncode == 0 and arenas(ran.stdout) == PLACED,
+                  f"{name}: {binary}: all {BLOCKS} cold-path blocks are in the cold arena "
+                  f"and all {BLOCKS} hot-path blocks in the hot arena",
+                  ran.stdout + ran.stderr[-500:])
+    results.check(expected is not None and program_lines(ran.stdout) ==
+                  expected.splitlines(), f"{name}: {binary}: prints what the plain "
+                  f"build prints", f"{ran.stdout!r} vs {expected!r}")
+
+
 def check_variant(name, defines):
     indirect = "-DINDIRECT" in defines
     work = os.path.join(WORK, name)
@@ -69,13 +96,8 @@ def check_variant(name, defines):
                     if built.returncode == 0 and indirect else None)
 
     profiled = os.path.join(work, "profiled")
-    built = run(["gcc", OPT, "-g", "-flto", plugin, *defines, MAIN, ALLOC, "-o", profiled,
-                 *pkg_config("memprof", "--libs")])
-    if not results.check(built.returncode == 0, f"{name}: the profiled -flto build builds",
-                         built.stderr[-500:]):
-        return
-    mprof, raw = profile("profile", profiled, work)
-    if not results.check(mprof is not None, f"{name}: profiled and merged", raw):
+    mprof, raw = profile_lto(name, work, plugin, [*defines, MAIN, ALLOC], profiled)
+    if mprof is None:
         return
     if "-DINLINE_CALLERS" in defines:
         shown = run([MEMPROF, "show", "--top=0", "--binary=" + profiled, raw]).stdout
@@ -129,14 +151,7 @@ def check_variant(name, defines):
         results.check(said.count("indirect call speculatively devirtualized: calls the") ==
                       speculated, f"{name}: {binary}: {speculated} remarks of indirect calls "
                       f"speculatively devirtualized", said[-2500:])
-        ran = execute(os.path.join(work, binary))
-        results.check(ran.returncode == 0 and arenas(ran.stdout) == PLACED,
-                      f"{name}: {binary}: all {BLOCKS} cold-path blocks are in the cold arena "
-                      f"and all {BLOCKS} hot-path blocks in the hot arena",
-                      ran.stdout + ran.stderr[-500:])
-        results.check(expected is not None and program_lines(ran.stdout) ==
-                      expected.splitlines(), f"{name}: {binary}: prints what the plain "
-                      f"build prints", f"{ran.stdout!r} vs {expected!r}")
+        check_placed(name, work, binary, expected)
         if indirect:
             other = run([os.path.join(work, binary), "malloc"])
             results.check(other.returncode == 0 and arenas(other.stdout) == DEFAULT
@@ -182,6 +197,93 @@ def check_again(name, work, plugin, defines, feedback, mprof, check, hint):
                   f"class's arena again", (ran.stdout if ran else built.stderr[-800:]))
 
 
+CHAIN = ["-DCHAIN", *(os.path.join(HERE, name) for name in
+                     ("lto_main.c", "lto_chain_cold.c", "lto_chain_record.c", "lto_alloc.c"))]
+THREE_PARTITIONS = ["-flto=2", "-flto-partition=balanced", "--param=lto-partitions=3",
+                    "--param=lto-min-partition=1"]
+
+
+def ltrans_units(said):
+    """The link-time units whose feedback summary the link step printed."""
+    return set(re.findall(r"memprof: (\S+\.ltrans\d+\.o): profile ", said))
+
+
+def check_chain():
+    """A clone chain across four units in three partitions: lto_alloc.c's
+    new_block is called only by lto_chain_record.c's new_record, whose
+    contexts part at its callers, the cold path (lto_chain_cold.c) and
+    the hot path (lto_main.c with -DCHAIN)."""
+    name = "chain"
+    work = os.path.join(WORK, name)
+    os.makedirs(work)
+    plugin = "-fplugin=" + pkg_config("memprof", "--variable=plugin")[0]
+    plain = os.path.join(work, "plain")
+    built = run(["gcc", OPT, "-g", *CHAIN, "-o", plain])
+    expected = execute(plain).stdout if built.returncode == 0 else None
+    mprof, _ = profile_lto(name, work, plugin, CHAIN, os.path.join(work, "profiled"))
+    if mprof is None:
+        return
+    feedback = [plugin, "-fplugin-arg-memprof-use=" + mprof, "-fplugin-arg-memprof-remarks",
+                "-fplugin-arg-memprof-context-hints=0", *THRESHOLDS]
+    objects = []
+    for source in CHAIN[1:]:
+        obj = os.path.join(work, os.path.basename(source)[:-2] + ".o")
+        built = run(["gcc", OPT, "-g", "-flto", "-fno-fat-lto-objects", *feedback, "-DCHAIN",
+                     "-c", source, "-o", obj])
+        if not results.check(built.returncode == 0, f"{name}: {os.path.basename(source)} "
+                             f"compiles with -flto", built.stderr[-500:]):
+            return
+        objects.append(obj)
+    check = os.path.join(work, "check.o")
+    run(["gcc", OPT, "-g", "-I" + os.path.join(TOP, "include"), "-c", CHECK, "-o", check])
+    objects.append(check)
+    hint = pkg_config("memprof-hint", "--libs")
+
+    def link(binary, extra):
+        built = run(["gcc", OPT, "-g", *feedback, *extra, *objects, "-o",
+                     os.path.join(work, binary), *hint])
+        results.check(built.returncode == 0, f"{name}: {binary}: links", built.stderr[-800:])
+        return built.stderr if built.returncode == 0 else None
+
+    said = link("not-cloned", [*THREE_PARTITIONS, "-fplugin-arg-memprof-clone-wrappers=0"])
+    if said is not None:
+        results.check(len(ltrans_units(said)) == 3 and "partitioning one" not in said,
+                      f"{name}: with clone-wrappers=0 the program is in three partitions",
+                      said[-1500:])
+        ran = execute(os.path.join(work, "not-cloned"))
+        results.check(arenas(ran.stdout) == DEFAULT, f"{name}: not-cloned: nothing placed",
+                      ran.stdout)
+    chained = "memprof: .new_record[^\n]* cloned as .new_record[^\n]*memprof_%s[^\n]* for its " \
+        "1 %s caller, to call .new_block[^\n]*memprof_%s[^\n]*: a clone chain \\(level 2"
+    for binary, extra, forced in (
+            ("balanced", THREE_PARTITIONS, "balanced"),
+            ("max", ["-flto=2", "-flto-partition=max"], "max"),
+            ("one", ["-flto", "-flto-partition=one"], None)):
+        said = link(binary, extra)
+        if said is None:
+            continue
+        note = re.search(r"memprof: -flto: partitioning one instead of (\w+): 1 wrapper to "
+                         r"clone per class \('new_block'\) and their callers, (\d+) functions "
+                         r"of (\d+) units, stay in one link-time unit", said)
+        if forced:
+            results.check(note is not None and note.group(1) == forced
+                          and note.groups()[1:] == ("4", "4"),
+                          f"{name}: {binary}: WPA keeps the wrapper and its callers (4 "
+                          f"functions of 4 units) in one link-time unit, and says so",
+                          said[-2500:])
+        else:
+            results.check(note is None and "partitioning one" not in said,
+                          f"{name}: {binary}: nothing to change, nothing said", said[-2500:])
+        results.check(len(ltrans_units(said)) == 1,
+                      f"{name}: {binary}: one link-time unit", said[-1500:])
+        results.check(all(re.search(chained % (c, c, c), said) for c in ("cold", "hot"))
+                      and "4 wrapper clones; rewritten: 1 cold, 1 hot" in said,
+                      f"{name}: {binary}: new_record cloned per class to call new_block's "
+                      f"clone of its class (a clone chain of two), across the units",
+                      said[-2500:])
+        check_placed(name, work, binary, expected)
+
+
 def main():
     if not os.path.exists(MEMPROF):
         sys.exit(f"lto-clone: build the tree first: {MEMPROF} is missing")
@@ -190,6 +292,7 @@ def main():
     check_variant("direct", [])
     check_variant("indirect", ["-DINDIRECT"])
     check_variant("inlined-callers", ["-DINDIRECT", "-DINLINE_CALLERS"])
+    check_chain()
     return results.finish()
 
 

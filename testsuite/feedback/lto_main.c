@@ -17,19 +17,28 @@ void *new_block (size_t size);
 #define CALLER __attribute__ ((noinline)) static
 #endif
 
-#ifdef INDIRECT
+#ifdef CHAIN
+/* The clone chain variant: through lto_chain_record.c's new_record; the
+   cold path is lto_chain_cold.c's, in a unit of its own.  */
+void *new_record (size_t size);
+void cold_path_in (void **blocks);
+#define ALLOCATE(size) new_record (size)
+#define cold_path() cold_path_in (cold_blocks)
+#elif defined INDIRECT
 static void *(*allocate_block) (size_t);
 #define ALLOCATE(size) allocate_block (size)
 #else
 #define ALLOCATE(size) new_block (size)
 #endif
 
+#ifndef CHAIN
 CALLER void
 cold_path (void)
 {
   for (int i = 0; i < BLOCKS; i++)
     cold_blocks[i] = ALLOCATE (SIZE);
 }
+#endif
 
 CALLER unsigned long
 hot_path (void)
