@@ -186,6 +186,8 @@ runtime_destructor (void)
       || runtime_options.stats)
     profile_dump (MEMPROF_EXTRA_AT_EXIT);
   stats_report (profile_heap_accesses, profile_live_heap_counters);
+  if (runtime_options.verbosity >= 2)
+    clock_ticker_report ();
   modes_check_at_exit ();
   atomic_store (&runtime_state, RUNTIME_FINISHED);
 }
