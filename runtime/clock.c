@@ -211,6 +211,14 @@ clock_now_ns (void)
     }
   if (!runtime_options.clock_ticker)
     return clock_exact_ns ();
+  /* The thread's 64th reading without a break, the word valid: what a
+     reading from the word would have been behind, sampled.  */
+  bool sample = (clock_ticker_reads & (TICKER_CHECK_EVERY - 1)) == 0
+                && atomic_load_explicit (&clock_ticker.valid,
+                                         memory_order_relaxed)
+                && atomic_load_explicit (thread_rseq_cs (),
+                                         memory_order_relaxed)
+                       != 0;
   /* Marked before the reading: a break after it clears the mark.  Not
      without rseq (the kernel would never clear it).  */
   if (__rseq_size != 0)
@@ -224,5 +232,5 @@ clock_now_ns (void)
                              (uint64_t) (uintptr_t) &empty_critical_section,
                              memory_order_relaxed);
     }
-  return clock_ticker_slow ();
+  return clock_ticker_slow (sample);
 }

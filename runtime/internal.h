@@ -111,9 +111,9 @@ extern __thread uint32_t clock_ticker_reads
     __attribute__ ((tls_model ("initial-exec")));
 /* CLOCK_MONOTONIC through the TSC or clock_gettime, never the ticker.  */
 int64_t clock_exact_ns (void);
-/* An exact reading that raises the ticker's word (and starts it).  */
-int64_t clock_ticker_slow (void);
-void clock_ticker_raise (int64_t ns, uint64_t tsc);
+/* An exact reading that raises the ticker's word (and starts it); with
+   SAMPLE, notes how far behind the word was.  */
+int64_t clock_ticker_slow (bool sample);
 void clock_ticker_fork_child (void);
 /* One line on the log: the helpers' ticks, late ticks, CPU time.  */
 void clock_ticker_report (void);

@@ -54,8 +54,13 @@
 
 #define TICKER_PERIOD_NS 1000000LL
 #define TICKER_DOZE_NS 16000000LL
+/* Ticks without a reading before the helper dozes: a thread of a loaded
+   machine is often off its CPU for a millisecond or two.  */
+#define TICKER_DOZE_AFTER 8
 #define TICKER_IDLE_DOZES 4
 #define TICKER_LATE_NS 2000000LL
+/* After a late tick, the time on time before the word is read again.  */
+#define TICKER_PUNCTUAL_NS 20000000LL
 #define TICKER_STACK_BYTES (64 * 1024)
 
 struct clock_ticker clock_ticker;
@@ -66,6 +71,9 @@ static _Atomic bool ticker_starting, ticker_given_up;
 /* Over the process's helpers: ticks, ticks later than TICKER_LATE_NS,
    the latest one's delay, helpers started.  */
 static _Atomic uint64_t ticks_count, late_count, late_max_ns, helpers_started;
+/* Readings from the word, sampled (each thread's 64th without a break):
+   how many, how many behind by more than TICKER_LATE_NS, the most.  */
+static _Atomic uint64_t lag_samples, lag_over, lag_max_ns;
 static void *ticker_stack;
 static pid_t ticker_pid;
 
@@ -92,11 +100,22 @@ raise_to (_Atomic uint64_t *word, uint64_t value)
     ;
 }
 
-void
-clock_ticker_raise (int64_t ns, uint64_t tsc)
+static void
+ticker_raise (int64_t ns, uint64_t tsc)
 {
   raise_to (&clock_ticker.now_ns, (uint64_t) ns);
   raise_to (&clock_ticker.tsc, tsc);
+}
+
+/* A reader's raise: a plain load and store, no locked instruction.  Two
+   raising at once may leave the lower of their readings, a few hundred
+   nanoseconds apart: a later reading from the word may then be that much
+   before an exact one (depot_fold_block takes a negative lifetime as 0).  */
+static inline void
+raise_plainly (_Atomic uint64_t *word, uint64_t value)
+{
+  if (atomic_load_explicit (word, memory_order_relaxed) < value)
+    atomic_store_explicit (word, value, memory_order_relaxed);
 }
 
 /* The helper's whole life.  Compiled without the stack protector: its
@@ -105,7 +124,7 @@ static __attribute__ ((no_stack_protector)) int
 ticker_main (void *unused)
 {
   int idle = 0;
-  int64_t due = 0;
+  int64_t due = 0, punctual_since = 0;
   (void) unused;
 
   raw_syscall4 (SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
@@ -126,21 +145,29 @@ ticker_main (void *unused)
                                                         memory_order_relaxed))
         atomic_store_explicit (&late_max_ns, (uint64_t) (ns - due),
                                memory_order_relaxed);
-      if (valid && due != 0 && ns - due > TICKER_LATE_NS)
-        atomic_fetch_add_explicit (&late_count, 1, memory_order_relaxed);
-      clock_ticker_raise (ns, tsc);
+      /* Late: the machine is too loaded to run the helper on time, so
+         exact readings until it has been on time for a while.  */
+      if (due != 0 && ns - due > TICKER_LATE_NS)
+        {
+          atomic_fetch_add_explicit (&late_count, 1, memory_order_relaxed);
+          punctual_since = ns;
+        }
+      ticker_raise (ns, tsc);
       if (used)
         {
           idle = 0;
           due = ns + TICKER_PERIOD_NS;
-          atomic_store_explicit (&clock_ticker.valid, true,
+          atomic_store_explicit (&clock_ticker.valid,
+                                 ns - punctual_since >= TICKER_PUNCTUAL_NS,
                                  memory_order_release);
         }
+      else if (++idle < TICKER_DOZE_AFTER)
+        due = ns + TICKER_PERIOD_NS;
       else
         {
           atomic_store_explicit (&clock_ticker.valid, false,
                                  memory_order_relaxed);
-          if (++idle > TICKER_IDLE_DOZES)
+          if (idle >= TICKER_DOZE_AFTER + TICKER_IDLE_DOZES)
             return 0;
           due = ns + TICKER_DOZE_NS;
         }
@@ -193,11 +220,26 @@ ticker_start (void)
 }
 
 int64_t
-clock_ticker_slow (void)
+clock_ticker_slow (bool sample)
 {
   int64_t ns = clock_exact_ns ();
+  if (sample)
+    {
+      int64_t behind
+          = ns
+            - (int64_t) atomic_load_explicit (&clock_ticker.now_ns,
+                                              memory_order_relaxed);
+      atomic_fetch_add_explicit (&lag_samples, 1, memory_order_relaxed);
+      if (behind > TICKER_LATE_NS)
+        atomic_fetch_add_explicit (&lag_over, 1, memory_order_relaxed);
+      if (behind > (int64_t) atomic_load_explicit (&lag_max_ns,
+                                                   memory_order_relaxed))
+        atomic_store_explicit (&lag_max_ns, (uint64_t) behind,
+                               memory_order_relaxed);
+    }
   clock_ticker_reads = 0;
-  clock_ticker_raise (ns, clock_last_tsc);
+  raise_plainly (&clock_ticker.now_ns, (uint64_t) ns);
+  raise_plainly (&clock_ticker.tsc, clock_last_tsc);
   if (!atomic_load_explicit (&clock_ticker.used, memory_order_relaxed))
     atomic_store_explicit (&clock_ticker.used, true, memory_order_relaxed);
   if (runtime_options.clock_ticker
@@ -234,10 +276,13 @@ clock_ticker_report (void)
     return;
   log_printf ("clock: %lu helper(s) started, %lu ticks, %lu later than "
               "%lld us (the latest %lu us)%s; the current helper used %lu us "
-              "of CPU",
+              "of CPU; %lu readings from the word sampled, %lu behind by "
+              "more than %lld us, the most %lu us",
               (unsigned long) helpers_started, (unsigned long) ticks_count,
               (unsigned long) late_count, TICKER_LATE_NS / 1000,
               (unsigned long) (late_max_ns / 1000),
               ticker_given_up ? ", given up: exact readings" : "",
-              (unsigned long) (helper_cpu_ns () / 1000));
+              (unsigned long) (helper_cpu_ns () / 1000),
+              (unsigned long) lag_samples, (unsigned long) lag_over,
+              TICKER_LATE_NS / 1000, (unsigned long) (lag_max_ns / 1000));
 }
