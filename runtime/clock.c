@@ -193,13 +193,12 @@ thread_rseq_cs (void)
 int64_t
 clock_now_ns (void)
 {
-  if (LIKELY (atomic_load_explicit (&clock_ticker.valid, memory_order_acquire)
-              && (++clock_ticker_reads & (TICKER_CHECK_EVERY - 1)) != 0
-              && atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed)
-                     != 0
-              && atomic_load_explicit (&clock_ticker.alive,
-                                       memory_order_relaxed)
-                     != 0))
+  if (LIKELY (
+          atomic_load_explicit (&clock_ticker.valid, memory_order_acquire)
+          && (++clock_ticker_reads & (TICKER_CHECK_EVERY - 1)) != 0
+          && atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed) != 0
+          && atomic_load_explicit (&clock_ticker.alive, memory_order_relaxed)
+                 != 0))
     {
       if (UNLIKELY (
               !atomic_load_explicit (&clock_ticker.used, memory_order_relaxed)))
@@ -213,12 +212,10 @@ clock_now_ns (void)
     return clock_exact_ns ();
   /* The thread's 64th reading without a break, the word valid: what a
      reading from the word would have been behind, sampled.  */
-  bool sample = (clock_ticker_reads & (TICKER_CHECK_EVERY - 1)) == 0
-                && atomic_load_explicit (&clock_ticker.valid,
-                                         memory_order_relaxed)
-                && atomic_load_explicit (thread_rseq_cs (),
-                                         memory_order_relaxed)
-                       != 0;
+  bool sample
+      = (clock_ticker_reads & (TICKER_CHECK_EVERY - 1)) == 0
+        && atomic_load_explicit (&clock_ticker.valid, memory_order_relaxed)
+        && atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed) != 0;
   /* Marked before the reading: a break after it clears the mark.  Not
      without rseq (the kernel would never clear it).  */
   if (__rseq_size != 0)

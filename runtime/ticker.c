@@ -82,11 +82,11 @@ static inline long
 raw_syscall4 (long number, long a, long b, long c, long d)
 {
   long result;
-  register long r10 __asm__ ("r10") = d;
-  __asm__ volatile ("syscall"
-                    : "=a"(result)
-                    : "0"(number), "D"(a), "S"(b), "d"(c), "r"(r10)
-                    : "rcx", "r11", "memory");
+  register long r10 __asm__("r10") = d;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "0"(number), "D"(a), "S"(b), "d"(c), "r"(r10)
+                   : "rcx", "r11", "memory");
   return result;
 }
 
@@ -135,8 +135,8 @@ ticker_main (void *unused)
       raw_syscall4 (SYS_clock_gettime, CLOCK_MONOTONIC, (long) &now, 0, 0);
       int64_t ns = (int64_t) now.tv_sec * 1000000000LL + now.tv_nsec;
       uint64_t tsc = __rdtsc ();
-      bool valid = atomic_load_explicit (&clock_ticker.valid,
-                                         memory_order_relaxed);
+      bool valid
+          = atomic_load_explicit (&clock_ticker.valid, memory_order_relaxed);
       bool used = atomic_exchange_explicit (&clock_ticker.used, false,
                                             memory_order_relaxed);
       atomic_fetch_add_explicit (&ticks_count, 1, memory_order_relaxed);
@@ -225,15 +225,14 @@ clock_ticker_slow (bool sample)
   int64_t ns = clock_exact_ns ();
   if (sample)
     {
-      int64_t behind
-          = ns
-            - (int64_t) atomic_load_explicit (&clock_ticker.now_ns,
-                                              memory_order_relaxed);
+      int64_t behind = ns
+                       - (int64_t) atomic_load_explicit (&clock_ticker.now_ns,
+                                                         memory_order_relaxed);
       atomic_fetch_add_explicit (&lag_samples, 1, memory_order_relaxed);
       if (behind > TICKER_LATE_NS)
         atomic_fetch_add_explicit (&lag_over, 1, memory_order_relaxed);
-      if (behind > (int64_t) atomic_load_explicit (&lag_max_ns,
-                                                   memory_order_relaxed))
+      if (behind
+          > (int64_t) atomic_load_explicit (&lag_max_ns, memory_order_relaxed))
         atomic_store_explicit (&lag_max_ns, (uint64_t) behind,
                                memory_order_relaxed);
     }

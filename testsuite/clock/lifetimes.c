@@ -64,12 +64,12 @@ sparse_allocating (long us)
       }
 }
 
-#define HELD(name, size)                                                      \
-  __attribute__ ((noinline)) static char *held_##name (void)                  \
-  {                                                                           \
-    char *block = malloc (size);                                              \
-    memset (block, 0, size);                                                  \
-    return block;                                                             \
+#define HELD(name, size)                                                       \
+  __attribute__ ((noinline)) static char *held_##name (void)                   \
+  {                                                                            \
+    char *block = malloc (size);                                               \
+    memset (block, 0, size);                                                   \
+    return block;                                                              \
   }
 HELD (asleep, 1000)
 HELD (busy, 1100)
