@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
 #include <time.h>
 
 _Atomic int runtime_state = RUNTIME_UNINITIALIZED;
@@ -143,6 +144,18 @@ runtime_now_ms (void)
 uint32_t
 runtime_current_cpu (void)
 {
+  /* What glibc's sched_getcpu reads, without the call: the cpu_id the
+     kernel keeps in the thread's rseq area (negative when there is none).  */
+  if (__rseq_size != 0)
+    {
+      int32_t cpu
+          = ((const volatile struct rseq *) ((char *)
+                                                 __builtin_thread_pointer ()
+                                             + __rseq_offset))
+                ->cpu_id;
+      if (cpu >= 0)
+        return (uint32_t) cpu;
+    }
   return (uint32_t) sched_getcpu ();
 }
 
