@@ -210,6 +210,18 @@ clock_now_ns (void)
     }
   if (!runtime_options.clock_ticker)
     return clock_exact_ns ();
+  /* The helper rests (ticker.c): the plain exact reading, until the
+     rest is over.  */
+  uint64_t rest_until = atomic_load_explicit (&clock_ticker.rest_until_ns,
+                                              memory_order_relaxed);
+  if (UNLIKELY (rest_until != 0))
+    {
+      int64_t ns = clock_exact_ns ();
+      if ((uint64_t) ns < rest_until)
+        return ns;
+      atomic_store_explicit (&clock_ticker.rest_until_ns, 0,
+                             memory_order_relaxed);
+    }
   /* The thread's 64th reading without a break, the word valid: what a
      reading from the word would have been behind, sampled.  */
   bool sample

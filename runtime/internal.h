@@ -104,7 +104,8 @@ struct clock_ticker
   _Atomic bool valid;    /* the helper runs on time, readings are seen */
   _Atomic bool used;     /* a reading since the helper's last tick */
   _Atomic int32_t alive; /* the helper's id; 0 (by the kernel) when gone */
-  _Atomic uint64_t now_ns, tsc; /* only grow */
+  _Atomic uint64_t now_ns, tsc;   /* only grow */
+  _Atomic uint64_t rest_until_ns; /* the helper rests: readings exact */
 } __attribute__ ((aligned (64)));
 extern struct clock_ticker clock_ticker;
 extern __thread uint32_t clock_ticker_reads

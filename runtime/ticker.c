@@ -1,4 +1,4 @@
-/* The ticker (clock_ticker=1, the default): a time word that a helper
+/* The ticker (clock_ticker=1; off by default): a time word that a helper
    keeps current, so that the allocator's two timestamps per block are
    two loads instead of two readings of the time stamp counter (an rdtsc
    costs 10-19 ns on the virtual machines measured, 40 % of a full
@@ -13,13 +13,15 @@
    it (in any thread), and behind by at most the time since the last
    tick or exact reading.
 
-   The bound.  Every TICKER_CHECK_EVERY-th reading of a thread is exact
-   (and raises the word for everyone); while the helper is scheduled on
-   time the word is at most one period plus its wake-up delay behind.
-   The helper measures that delay at every tick: once TICKER_LATE_LIMIT
-   ticks have come more than TICKER_LATE_NS late (a machine too loaded
-   to run it on time), it stops for good and every reading is exact, as
-   with clock_ticker=0.  docs/benchmarks.md has the figures.
+   The bound.  A reading is exact when the thread has been off its CPU
+   since its last exact reading (the kernel clears the thread's rseq_cs,
+   clock.c), at every TICKER_CHECK_EVERY-th reading of a thread, and for
+   TICKER_PUNCTUAL_NS after a tick of the helper came more than
+   TICKER_LATE_NS late; so a reading from the word is behind by at most
+   the period plus the helper's current wake-up delay.  When more than
+   TICKER_REST_PERCENT % of a window of ticks are late (a machine too
+   loaded to run the helper on time), the helper stops for TICKER_REST_NS
+   and readings are exact.  docs/internals.md, "The clock", has the rest.
 
    The helper is not a thread of the program: a thread would show in the
    program's thread count (/proc/self/status, which some programs read
@@ -45,6 +47,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -61,6 +64,11 @@
 #define TICKER_LATE_NS 2000000LL
 /* After a late tick, the time on time before the word is read again.  */
 #define TICKER_PUNCTUAL_NS 20000000LL
+/* More than TICKER_REST_PERCENT % of TICKER_WINDOW ticks late: the helper
+   stops for TICKER_REST_NS.  */
+#define TICKER_WINDOW 256
+#define TICKER_REST_PERCENT 10
+#define TICKER_REST_NS 10000000000LL
 #define TICKER_STACK_BYTES (64 * 1024)
 
 struct clock_ticker clock_ticker;
@@ -70,12 +78,15 @@ __thread uint32_t clock_ticker_reads
 static _Atomic bool ticker_starting, ticker_given_up;
 /* Over the process's helpers: ticks, ticks later than TICKER_LATE_NS,
    the latest one's delay, helpers started.  */
-static _Atomic uint64_t ticks_count, late_count, late_max_ns, helpers_started;
+static _Atomic uint64_t ticks_count, late_count, late_max_ns, helpers_started,
+    rests;
 /* Readings from the word, sampled (each thread's 64th without a break):
    how many, how many behind by more than TICKER_LATE_NS, the most.  */
 static _Atomic uint64_t lag_samples, lag_over, lag_max_ns;
 static void *ticker_stack;
 static pid_t ticker_pid;
+/* The CPU time of the helpers reaped so far.  */
+static uint64_t past_helpers_cpu_us;
 
 /* A system call without the C library (no errno, no thread pointer).  */
 static inline long
@@ -125,6 +136,7 @@ ticker_main (void *unused)
 {
   int idle = 0;
   int64_t due = 0, punctual_since = 0;
+  unsigned ticks_in_window = 0, late_in_window = 0;
   (void) unused;
 
   raw_syscall4 (SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0);
@@ -135,12 +147,10 @@ ticker_main (void *unused)
       raw_syscall4 (SYS_clock_gettime, CLOCK_MONOTONIC, (long) &now, 0, 0);
       int64_t ns = (int64_t) now.tv_sec * 1000000000LL + now.tv_nsec;
       uint64_t tsc = __rdtsc ();
-      bool valid
-          = atomic_load_explicit (&clock_ticker.valid, memory_order_relaxed);
       bool used = atomic_exchange_explicit (&clock_ticker.used, false,
                                             memory_order_relaxed);
       atomic_fetch_add_explicit (&ticks_count, 1, memory_order_relaxed);
-      if (valid && due != 0
+      if (due != 0
           && ns - due > (int64_t) atomic_load_explicit (&late_max_ns,
                                                         memory_order_relaxed))
         atomic_store_explicit (&late_max_ns, (uint64_t) (ns - due),
@@ -151,6 +161,21 @@ ticker_main (void *unused)
         {
           atomic_fetch_add_explicit (&late_count, 1, memory_order_relaxed);
           punctual_since = ns;
+          late_in_window++;
+        }
+      /* Late too often: the word is seldom read, the helper only costs.
+         It rests; readings are exact until TICKER_REST_NS from now.  */
+      if (++ticks_in_window == TICKER_WINDOW)
+        {
+          if (late_in_window * 100 > TICKER_WINDOW * TICKER_REST_PERCENT)
+            {
+              atomic_store (&clock_ticker.valid, false);
+              atomic_store (&clock_ticker.rest_until_ns,
+                            (uint64_t) (ns + TICKER_REST_NS));
+              atomic_fetch_add_explicit (&rests, 1, memory_order_relaxed);
+              return 0;
+            }
+          ticks_in_window = late_in_window = 0;
         }
       ticker_raise (ns, tsc);
       if (used)
@@ -189,9 +214,12 @@ ticker_start (void)
     return;
   int saved_errno = errno;
   sigset_t all, old;
-  /* The last helper, gone: its zombie.  */
-  if (ticker_pid > 0)
-    waitpid (ticker_pid, NULL, __WCLONE | WNOHANG);
+  /* The last helper, gone: its zombie, and the CPU time it used.  */
+  struct rusage used;
+  if (ticker_pid > 0 && wait4 (ticker_pid, NULL, __WCLONE | WNOHANG, &used) > 0)
+    past_helpers_cpu_us
+        += (uint64_t) (used.ru_utime.tv_sec + used.ru_stime.tv_sec) * 1000000u
+           + (uint64_t) (used.ru_utime.tv_usec + used.ru_stime.tv_usec);
   if (ticker_stack == NULL)
     ticker_stack = runtime_map (TICKER_STACK_BYTES);
   if (ticker_stack == NULL)
@@ -274,14 +302,15 @@ clock_ticker_report (void)
   if (!runtime_options.clock_ticker)
     return;
   log_printf ("clock: %lu helper(s) started, %lu ticks, %lu later than "
-              "%lld us (the latest %lu us)%s; the current helper used %lu us "
-              "of CPU; %lu readings from the word sampled, %lu behind by "
+              "%lld us (the latest %lu us), %lu rests%s; the helpers used %lu "
+              "us of CPU; "
+              "%lu readings from the word sampled, %lu behind by "
               "more than %lld us, the most %lu us",
               (unsigned long) helpers_started, (unsigned long) ticks_count,
               (unsigned long) late_count, TICKER_LATE_NS / 1000,
-              (unsigned long) (late_max_ns / 1000),
+              (unsigned long) (late_max_ns / 1000), (unsigned long) rests,
               ticker_given_up ? ", given up: exact readings" : "",
-              (unsigned long) (helper_cpu_ns () / 1000),
+              (unsigned long) (past_helpers_cpu_us + helper_cpu_ns () / 1000),
               (unsigned long) lag_samples, (unsigned long) lag_over,
               TICKER_LATE_NS / 1000, (unsigned long) (lag_max_ns / 1000));
 }

@@ -4,8 +4,8 @@ clock"), checked on a real program run as users run it: blocks held for
 known times -- across a sleep, while the thread allocates without a
 break, while it allocates once a millisecond, in a second thread -- have
 the lifetimes llvm-profdata-19 reads from the profile, within the
-documented bound, with clock_ticker=1 (the default), with other busy
-processes on the machine, and with clock_ticker=0.  And the helper
+documented bound, with clock_ticker=1, with other busy processes on the
+machine, and with clock_ticker=0 (the default).  And the helper
 process changes nothing the program can see: its output and exit status,
 its thread count and __libc_single_threaded; it is gone once the program
 is idle and once it has exited.
@@ -164,18 +164,18 @@ def main():
         status, native_lines, _ = run(binary, work, dict(os.environ))
         results.check(status == 7 and "threads 1 single 1" in native_lines,
                       "without the runtime: exit status 7, one thread", str(native_lines))
-        check_configuration("clock_ticker=1", binary, work, "", native_lines)
+        check_configuration("clock_ticker=1", binary, work, "clock_ticker=1", native_lines)
         # Two processes that never sleep, on this 2-core machine's cores.
         spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                     for _ in range(2)]
         try:
-            check_configuration("clock_ticker=1 beside 2 busy processes", binary, work, "",
-                                native_lines)
+            check_configuration("clock_ticker=1 beside 2 busy processes", binary, work,
+                                "clock_ticker=1", native_lines)
         finally:
             for spinner in spinners:
                 spinner.kill()
                 spinner.wait()
-        check_configuration("clock_ticker=0", binary, work, "clock_ticker=0", native_lines)
+        check_configuration("clock_ticker=0 (the default)", binary, work, "", native_lines)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return results.finish()
