@@ -36,23 +36,8 @@ BOUND_MS = 2 + 1
 HELD = ("asleep", "busy", "sparse", "in_thread")
 
 
-def children_of(pid):
-    """Live processes whose parent is PID (zombies left out)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(entry))
-    return found
-
-
-def processes_named(name):
+def live_processes():
+    """(pid, name, parent pid) of every process not a zombie."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -62,11 +47,19 @@ def processes_named(name):
                 text = stat.read()
         except OSError:
             continue
-        comm = text[text.index("(") + 1:text.rindex(")")]
-        state = text.rsplit(")", 1)[1].split()[0]
-        if comm == name and state != "Z":
-            found.append(int(entry))
+        fields = text.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":
+            found.append((int(entry), text[text.index("(") + 1:text.rindex(")")],
+                          int(fields[1])))
     return found
+
+
+def children_of(pid):
+    return [child for child, _, parent in live_processes() if parent == pid]
+
+
+def processes_named(name):
+    return [pid for pid, comm, _ in live_processes() if comm == name]
 
 
 def run(binary, directory, env):
