@@ -17,7 +17,11 @@ mib_init_one (struct memprof_mib *mib, uint64_t size, uint64_t access_count,
 {
   /* LLVM passes the size as a u32: sizes of 4 GiB and more wrap.  */
   uint32_t size32 = (uint32_t) size;
-  uint32_t lifetime = dealloc_timestamp - alloc_timestamp;
+  /* Readings of the runtime's clock in two threads may be a little out
+     of order (runtime/ticker.c): never a negative lifetime.  */
+  uint32_t lifetime = (int32_t) (dealloc_timestamp - alloc_timestamp) > 0
+                          ? dealloc_timestamp - alloc_timestamp
+                          : 0;
   uint64_t density;
 
   if (size32 == 0)

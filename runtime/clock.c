@@ -18,6 +18,8 @@
 #define _GNU_SOURCE
 #include <cpuid.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <sys/rseq.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,7 +116,7 @@ clock_reading_tsc (void)
 }
 
 int64_t
-clock_now_ns (void)
+clock_exact_ns (void)
 {
   int state = atomic_load_explicit (&tsc_state, memory_order_relaxed);
   if (UNLIKELY (state == 0))
@@ -123,7 +125,10 @@ clock_now_ns (void)
       atomic_store_explicit (&tsc_state, state, memory_order_relaxed);
     }
   if (state != 1)
-    return monotonic_ns ();
+    {
+      clock_last_tsc = __rdtsc ();
+      return monotonic_ns ();
+    }
 
   uint64_t tsc = __rdtsc ();
   clock_last_tsc = tsc;
@@ -163,4 +168,78 @@ clock_now_ns (void)
       return ns;
     }
   return monotonic_ns ();
+}
+
+/* The reading thread's rseq area (glibc registers one per thread): its
+   rseq_cs word is cleared by the kernel whenever the thread is
+   descheduled, migrated or signalled, as it is outside the empty
+   critical section described below.  Set at each exact reading, it says
+   at the next one whether the thread has run without a break since.  */
+static const uint32_t rseq_signature[2] = { RSEQ_SIG, 0 };
+static struct rseq_cs empty_critical_section __attribute__ ((aligned (32)));
+
+static inline _Atomic uint64_t *
+thread_rseq_cs (void)
+{
+  return (_Atomic uint64_t *) ((char *) __builtin_thread_pointer ()
+                               + __rseq_offset
+                               + offsetof (struct rseq, rseq_cs));
+}
+
+/* See internal.h.  The ticker's word (ticker.c) while it is valid and
+   the thread has not been off its CPU since its last exact reading, but
+   for one reading in TICKER_CHECK_EVERY of each thread; the exact clock
+   otherwise.  */
+int64_t
+clock_now_ns (void)
+{
+  if (LIKELY (
+          atomic_load_explicit (&clock_ticker.valid, memory_order_acquire)
+          && (++clock_ticker_reads & (TICKER_CHECK_EVERY - 1)) != 0
+          && atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed) != 0
+          && atomic_load_explicit (&clock_ticker.alive, memory_order_relaxed)
+                 != 0))
+    {
+      if (UNLIKELY (
+              !atomic_load_explicit (&clock_ticker.used, memory_order_relaxed)))
+        atomic_store_explicit (&clock_ticker.used, true, memory_order_relaxed);
+      clock_last_tsc
+          = atomic_load_explicit (&clock_ticker.tsc, memory_order_relaxed);
+      return (int64_t) atomic_load_explicit (&clock_ticker.now_ns,
+                                             memory_order_relaxed);
+    }
+  if (!runtime_options.clock_ticker)
+    return clock_exact_ns ();
+  /* The helper rests (ticker.c): the plain exact reading, until the
+     rest is over.  */
+  uint64_t rest_until = atomic_load_explicit (&clock_ticker.rest_until_ns,
+                                              memory_order_relaxed);
+  if (UNLIKELY (rest_until != 0))
+    {
+      int64_t ns = clock_exact_ns ();
+      if ((uint64_t) ns < rest_until)
+        return ns;
+      atomic_store_explicit (&clock_ticker.rest_until_ns, 0,
+                             memory_order_relaxed);
+    }
+  /* The thread's 64th reading without a break, the word valid: what a
+     reading from the word would have been behind, sampled.  */
+  bool sample
+      = (clock_ticker_reads & (TICKER_CHECK_EVERY - 1)) == 0
+        && atomic_load_explicit (&clock_ticker.valid, memory_order_relaxed)
+        && atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed) != 0;
+  /* Marked before the reading: a break after it clears the mark.  Not
+     without rseq (the kernel would never clear it).  */
+  if (__rseq_size != 0)
+    {
+      if (UNLIKELY (empty_critical_section.abort_ip == 0))
+        {
+          empty_critical_section.start_ip = (uintptr_t) &rseq_signature[1];
+          empty_critical_section.abort_ip = (uintptr_t) &rseq_signature[1];
+        }
+      atomic_store_explicit (thread_rseq_cs (),
+                             (uint64_t) (uintptr_t) &empty_critical_section,
+                             memory_order_relaxed);
+    }
+  return clock_ticker_slow (sample);
 }

@@ -163,6 +163,7 @@ fork_child (void)
   trace_fork_child ();
   profile_fork_child ();
   depot_fork_child ();
+  clock_ticker_fork_child ();
   /* The child's profile holds what the child does.  */
   depot_reset_records ();
   globals_reset ();

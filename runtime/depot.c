@@ -218,7 +218,11 @@ depot_fold_block (const struct live_block *block, uint64_t accesses,
 {
   /* mib_init_one's values, as mib_scale weighs them.  */
   uint32_t size32 = (uint32_t) block->size ? (uint32_t) block->size : 1;
-  uint32_t lifetime = now - block->alloc_timestamp;
+  /* A clock reading from the ticker's word may be a little before an
+     exact one of another thread (ticker.c): never a negative lifetime.  */
+  uint32_t lifetime = (int32_t) (now - block->alloc_timestamp) > 0
+                          ? now - block->alloc_timestamp
+                          : 0;
   uint64_t weight = block->weight > 1 ? block->weight : 1;
   uint64_t density = 0, lifetime_density = 0;
   if (accesses != 0) /* two divisions saved when nothing was counted */

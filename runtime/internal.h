@@ -97,6 +97,28 @@ extern __thread uint64_t clock_last_tsc
 uint64_t clock_reading_tsc (void);
 uint32_t runtime_current_cpu (void);
 
+/* The ticker's time word (ticker.c), read by clock_now_ns.  */
+#define TICKER_CHECK_EVERY 64 /* a power of two */
+struct clock_ticker
+{
+  _Atomic bool valid;    /* the helper runs on time, readings are seen */
+  _Atomic bool used;     /* a reading since the helper's last tick */
+  _Atomic int32_t alive; /* the helper's id; 0 (by the kernel) when gone */
+  _Atomic uint64_t now_ns, tsc;   /* only grow */
+  _Atomic uint64_t rest_until_ns; /* the helper rests: readings exact */
+} __attribute__ ((aligned (64)));
+extern struct clock_ticker clock_ticker;
+extern __thread uint32_t clock_ticker_reads
+    __attribute__ ((tls_model ("initial-exec")));
+/* CLOCK_MONOTONIC through the TSC or clock_gettime, never the ticker.  */
+int64_t clock_exact_ns (void);
+/* An exact reading that raises the ticker's word (and starts it); with
+   SAMPLE, notes how far behind the word was.  */
+int64_t clock_ticker_slow (bool sample);
+void clock_ticker_fork_child (void);
+/* One line on the log: the helpers' ticks, late ticks, CPU time.  */
+void clock_ticker_report (void);
+
 /* ---- Spin locks (short critical sections only) ---- */
 
 typedef struct

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/rseq.h>
 #include <time.h>
 
 _Atomic int runtime_state = RUNTIME_UNINITIALIZED;
@@ -144,6 +145,18 @@ runtime_now_ms (void)
 uint32_t
 runtime_current_cpu (void)
 {
+  /* What glibc's sched_getcpu reads, without the call: the cpu_id the
+     kernel keeps in the thread's rseq area (negative when there is none).  */
+  if (__rseq_size != 0)
+    {
+      int32_t cpu
+          = ((const volatile struct rseq *) ((char *)
+                                                 __builtin_thread_pointer ()
+                                             + __rseq_offset))
+                ->cpu_id;
+      if (cpu >= 0)
+        return (uint32_t) cpu;
+    }
   return (uint32_t) sched_getcpu ();
 }
 
@@ -187,6 +200,8 @@ runtime_destructor (void)
       || runtime_options.stats)
     profile_dump (MEMPROF_EXTRA_AT_EXIT);
   stats_report (profile_heap_accesses, profile_live_heap_counters);
+  if (runtime_options.verbosity >= 2)
+    clock_ticker_report ();
   modes_check_at_exit ();
   atomic_store (&runtime_state, RUNTIME_FINISHED);
   allocator_observers_changed ();

@@ -67,12 +67,32 @@ clear_shadow_bytes (uintptr_t start, size_t length)
   memset ((void *) start, 0, length);
 }
 
+/* The most counters cleared by plain stores rather than memset: the
+   runtime's own memset is the interceptor (interceptors.c), a call and
+   its checks before the C library's.  */
+#define CLEAR_INLINE_COUNTERS 8
+
+/* Zero COUNT counters at COUNTERS by stores (the empty asm keeps GCC
+   from turning the loop back into a memset call).  */
+static inline void
+clear_counters (uint64_t *counters, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    {
+      counters[i] = 0;
+      __asm__("" : : "r"(counters) : "memory");
+    }
+}
+
 void
 shadow_clear (uintptr_t block, size_t granules)
 {
   if (__memprof_shadow_base == 0)
     return;
-  if (runtime_histogram)
+  if (!runtime_histogram && granules <= CLEAR_INLINE_COUNTERS)
+    clear_counters (memprof_shadow_for (__memprof_shadow_base, block),
+                    granules);
+  else if (runtime_histogram)
     clear_shadow_bytes (
         (uintptr_t) memprof_histogram_shadow_for (__memprof_shadow_base, block),
         granules * (MEMPROF_GRANULE_SIZE / MEMPROF_HISTOGRAM_GRANULE_SIZE));
@@ -108,12 +128,18 @@ shadow_collect (uintptr_t block, size_t granules, bool clear,
     }
   else
     {
-      const uint64_t *counters
-          = memprof_shadow_for (__memprof_shadow_base, block);
+      uint64_t *counters = memprof_shadow_for (__memprof_shadow_base, block);
       for (size_t i = 0; i < granules; i++)
         {
           total += counters[i];
           touched += counters[i] != 0;
+        }
+      /* A small block's counters are zeroed here, in the lines just
+         read.  */
+      if (clear && granules <= CLEAR_INLINE_COUNTERS)
+        {
+          clear_counters (counters, granules);
+          clear = false;
         }
     }
   if (clear)
