@@ -438,6 +438,14 @@ refill (unsigned class, struct slot_cache *cache)
   cache->count
       = take_slots (class, cache->slots, cache_closed ? 1 : SLAB_CACHE_BATCH);
   spin_unlock (&classes[class].lock);
+  /* Taken in ascending addresses; handed out (from the top) in the same
+     order, as a program allocating a run of blocks reads them after.  */
+  for (uint32_t low = 0, high = cache->count; low + 1 < high; low++, high--)
+    {
+      uintptr_t slot = cache->slots[low];
+      cache->slots[low] = cache->slots[high - 1];
+      cache->slots[high - 1] = slot;
+    }
   if (!cache_registered && cache_key_made && !cache_closed)
     {
       /* The value only has to be non-null for the destructor to run.

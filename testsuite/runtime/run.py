@@ -583,6 +583,33 @@ def test_low_heap_without_slots(work):
                       "the program's output", result.stdout[-200:] + result.stderr[-400:])
 
 
+def test_slab_pages_given_back(work):
+    """slab_pages.c: a million small blocks written, then freed: the pages
+    of the emptied spans go back to the kernel (the resident set drops),
+    and blocks of another size class then reuse the emptied spans."""
+    directory, binary = prepare(work, "slab-pages", "slab_pages.c")
+    if binary is None:
+        return
+    pattern = (r"grown (\d+) KiB at the peak, (\d+) KiB after the frees; (\d+) of (\d+) "
+               r"later blocks where the freed ones were; checksum (\d+)\n")
+    result = execute(binary, directory, "write_profile=0")
+    match = re.fullmatch(pattern, result.stdout)
+    if not results.check(result.returncode == 0 and match is not None,
+                         "slab pages: runs", result.stdout + result.stderr):
+        return
+    peak, after, inside, later = (int(match.group(i)) for i in range(1, 5))
+    results.check(peak > 64 * 1024 and after < peak / 4,
+                  "slab pages: the resident set drops when the small blocks are freed "
+                  f"(grown {peak} KiB at the peak, {after} KiB after the frees)", result.stdout)
+    results.check(inside >= later * 9 // 10,
+                  "slab pages: another size class reuses the emptied spans "
+                  f"({inside} of {later} blocks)", result.stdout)
+    plain = execute(binary, directory, "write_profile=0:small_slots=0")
+    plain_match = re.fullmatch(pattern, plain.stdout)
+    results.check(plain_match is not None and plain_match.group(5) == match.group(5),
+                  "slab pages: the same output with small_slots=0", plain.stdout + plain.stderr)
+
+
 def test_side_file_sampling(work):
     """With sample_interval, the side file is weighted as the MIB's Totals,
     for freed blocks and for blocks live at the dump."""
@@ -1184,6 +1211,7 @@ def main():
     test_small_neighbors(work)
     test_slab_blocks(work)
     test_low_heap_without_slots(work)
+    test_slab_pages_given_back(work)
     test_side_file_sampling(work)
     test_always_on(work)
     test_census_many_sites(work)
