@@ -610,6 +610,35 @@ def test_slab_pages_given_back(work):
                   "slab pages: the same output with small_slots=0", plain.stdout + plain.stderr)
 
 
+def test_slab_threads(work):
+    """slab_threads.c: small blocks of every class made by producer threads
+    and freed by consumers (slots moving between the threads' caches),
+    threads exiting in waves: no slot given to two live blocks, every
+    block counted, the same figures as with small_slots=0."""
+    directory, binary = prepare(work, "slab-threads", "slab_threads.c",
+                                extra=[*plugin_flags(), "-pthread"])
+    if binary is None:
+        return
+    sizes = [1 + (i * 37) % 512 for i in range(4000)]
+    figures = {}
+    for options in ("small_slots=1", "small_slots=0"):
+        result = execute(binary, directory, f"profile_file={options}.prof:{options}")
+        results.check(result.returncode == 0 and result.stdout == "slab threads: ok\n",
+                      f"slab threads, {options}: no block overwritten",
+                      result.stdout + result.stderr[-1000:])
+        found = sites_by_function(os.path.join(directory, f"{options}.prof"), binary)
+        if found is None:
+            return
+        got = found.get("make_block", {})
+        results.check(got.get("AllocCount") == 12 * len(sizes)
+                      and got.get("TotalSize") == 12 * sum(sizes),
+                      f"slab threads, {options}: make_block's {12 * len(sizes)} blocks, "
+                      f"{12 * sum(sizes)} bytes", str(got))
+        figures[options] = got
+    results.check(figures.get("small_slots=1") == figures.get("small_slots=0"),
+                  "slab threads: the same figures with and without slots", str(figures))
+
+
 def test_side_file_sampling(work):
     """With sample_interval, the side file is weighted as the MIB's Totals,
     for freed blocks and for blocks live at the dump."""
@@ -1212,6 +1241,7 @@ def main():
     test_slab_blocks(work)
     test_low_heap_without_slots(work)
     test_slab_pages_given_back(work)
+    test_slab_threads(work)
     test_side_file_sampling(work)
     test_always_on(work)
     test_census_many_sites(work)
