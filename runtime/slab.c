@@ -151,10 +151,19 @@ slot_bytes (unsigned class)
   return (size_t) (class + 1) * MEMPROF_GRANULE_SIZE;
 }
 
+#define SLOTS_IN_SPAN(class)                                                   \
+  (SLAB_SPAN_BYTES / (((class) + 1) * MEMPROF_GRANULE_SIZE))
+static const uint16_t slots_in_span[SLAB_CLASSES] = {
+  SLOTS_IN_SPAN (0), SLOTS_IN_SPAN (1), SLOTS_IN_SPAN (2), SLOTS_IN_SPAN (3),
+  SLOTS_IN_SPAN (4), SLOTS_IN_SPAN (5), SLOTS_IN_SPAN (6), SLOTS_IN_SPAN (7),
+};
+_Static_assert(SLAB_CLASSES == 8, "one entry per class");
+
+/* A table, not a division: this is on the path of every free.  */
 static inline size_t
 slots_per_span (unsigned class)
 {
-  return SLAB_SPAN_BYTES / slot_bytes (class);
+  return slots_in_span[class];
 }
 
 static inline struct slab_meta *
@@ -434,6 +443,8 @@ return_slots (unsigned class, const uintptr_t *slots, uint32_t count)
 static __attribute__ ((noinline)) bool
 refill (unsigned class, struct slot_cache *cache)
 {
+  if (UNLIKELY (__memprof_slab_base == SLAB_UNRESERVED) && !reserve ())
+    return false;
   spin_lock_hot (&classes[class].lock);
   cache->count
       = take_slots (class, cache->slots, cache_closed ? 1 : SLAB_CACHE_BATCH);
@@ -499,8 +510,7 @@ slab_allocate (size_t size, uintptr_t caller_return)
   struct depot_context *context;
   uint32_t weight;
 
-  if (UNLIKELY (__memprof_slab_base == SLAB_UNRESERVED) && !reserve ())
-    return NULL;
+  /* Every cache is empty until the range is reserved: refill reserves.  */
   if (UNLIKELY (cache->count == 0) && !refill (class, cache))
     return NULL;
   slot = cache->slots[--cache->count];
