@@ -35,11 +35,17 @@
 
    Pages given back: a span whose slots are all free leaves its class for
    the pool of empty spans, where any class takes it again (newest first).
-   The pool keeps up to SLAB_EMPTY_SPANS_KEPT spans as they are (a program
-   that frees and allocates again in a loop pays no system call); beyond
-   that the oldest empty span's pages, its metadata's and its shadow's go
-   back to the kernel (madvise MADV_DONTNEED; they read as zeros when used
-   again), outside the locks.
+   The pool keeps some empty spans as they are; beyond that the oldest
+   empty span's pages, its metadata's and its shadow's go back to the
+   kernel (madvise MADV_DONTNEED; they read as zeros when used again),
+   outside the locks.  How many it keeps adapts (hysteresis): at first
+   SLAB_EMPTY_SPANS_KEPT; one more each time a class takes a span whose
+   pages were given back (the program wanted them again: a loop that frees
+   and allocates again pays the system calls of its first rounds only);
+   back to SLAB_EMPTY_SPANS_KEPT when the pool held more than that for
+   slab_pool_decay_ms (SLAB_KEPT_DECAY_MS): the spans kept beyond the
+   first ones were not needed for that long.  A program that frees its small blocks once gives
+   all but SLAB_EMPTY_SPANS_KEPT spans' pages back at once.
 
    Locks: one per class guards its spans' bits, free counts and list of
    spans with free slots; spans_lock guards the pool.  An allocation
@@ -114,6 +120,11 @@ static uint32_t pool_newest, pool_oldest; /* empty spans, committed */
 static uint32_t pool_given_back;          /* empty spans, pages given back */
 static size_t pool_committed_count, pool_given_back_count;
 static uint64_t spans_given_back_total;
+/* Empty spans the pool keeps committed now, and when it last held no
+   more than SLAB_EMPTY_SPANS_KEPT of them (runtime_now_ms).  */
+static size_t pool_keep = SLAB_EMPTY_SPANS_KEPT;
+static uint32_t pool_last_low_ms;
+uint32_t slab_pool_decay_ms = SLAB_KEPT_DECAY_MS;
 
 static struct
 {
@@ -289,12 +300,16 @@ span_acquire (unsigned class)
       span = pool_newest - 1;
       list_remove (&pool_newest, &pool_oldest, span);
       pool_committed_count--;
+      if (pool_committed_count <= SLAB_EMPTY_SPANS_KEPT)
+        pool_last_low_ms = runtime_now_ms ();
     }
   else if (pool_given_back != 0)
     {
       span = pool_given_back - 1;
       pool_given_back = spans[span].next;
       pool_given_back_count--;
+      if (pool_keep < SLAB_EMPTY_SPANS_KEPT_MAX)
+        pool_keep++;
     }
   else if (spans_used < SLAB_SPANS)
     span = spans_used++;
@@ -319,28 +334,39 @@ span_acquire (unsigned class)
 }
 
 /* SPAN of CLASS has all its slots free: it goes to the pool.  Called
-   with the class's lock held.  Returns a span whose pages the caller
-   gives back (span_give_back, without the locks), or -1.  */
-static long
-span_empty (unsigned class, size_t span)
+   with the class's lock held.  The spans the pool no longer keeps are
+   added to GIVE_BACK (*COUNT of them, at most CAPACITY; the rest goes at
+   a later call): the caller gives their pages back (span_give_back,
+   without the locks).  */
+static void
+span_empty (unsigned class, size_t span, long *give_back, unsigned *count,
+            unsigned capacity)
 {
-  long oldest = -1;
+  uint32_t now;
 
   if (spans[span].listed)
     list_remove (&classes[class].partial, NULL, span);
   spans[span].listed = false;
   classes[class].spans_held--;
   __atomic_store_n (&span_class[span], 0, __ATOMIC_RELEASE);
+  now = runtime_now_ms ();
   spin_lock (&spans_lock);
   list_push (&pool_newest, &pool_oldest, span);
-  if (++pool_committed_count > SLAB_EMPTY_SPANS_KEPT)
+  pool_committed_count++;
+  if (pool_committed_count <= SLAB_EMPTY_SPANS_KEPT)
+    pool_last_low_ms = now;
+  else if (pool_keep > SLAB_EMPTY_SPANS_KEPT
+           && now - pool_last_low_ms > slab_pool_decay_ms)
+    /* The spans kept beyond the first ones were not needed for a while.  */
+    pool_keep = SLAB_EMPTY_SPANS_KEPT;
+  while (pool_committed_count > pool_keep && *count < capacity)
     {
-      oldest = pool_oldest - 1;
-      list_remove (&pool_newest, &pool_oldest, (size_t) oldest);
+      size_t oldest = pool_oldest - 1;
+      list_remove (&pool_newest, &pool_oldest, oldest);
       pool_committed_count--;
+      give_back[(*count)++] = (long) oldest;
     }
   spin_unlock (&spans_lock);
-  return oldest;
 }
 
 /* Give back the pages of SPAN (off every list; its slots are all free,
@@ -422,11 +448,8 @@ return_slots (unsigned class, const uintptr_t *slots, uint32_t count)
       if ((unsigned) (number / 64) < info->cursor)
         info->cursor = (uint16_t) (number / 64);
       if (++info->free_slots == slots_in_span)
-        {
-          long given = span_empty (class, span);
-          if (given >= 0 && give_back_count < SLAB_CACHE_BATCH)
-            to_give_back[give_back_count++] = given;
-        }
+        span_empty (class, span, to_give_back, &give_back_count,
+                    SLAB_CACHE_BATCH);
       else if (!info->listed)
         {
           list_push (&classes[class].partial, NULL, span);
@@ -678,6 +701,7 @@ slab_usage (struct slab_usage *usage)
   usage->spans_empty_kept = pool_committed_count;
   usage->spans_empty_given_back = pool_given_back_count;
   usage->spans_given_back_total = spans_given_back_total;
+  usage->spans_kept_now = pool_keep;
   spin_unlock (&spans_lock);
 }
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "unit.h"
@@ -143,6 +144,59 @@ START_TEST (test_loop_keeps_its_spans)
 }
 END_TEST
 
+/* A loop larger than the spans kept at first: once the program has taken
+   given-back spans again, the pool keeps as many as a round frees; a
+   while after the loop, spans emptied find the pool back at its first
+   size, and the pages beyond it go back.  */
+START_TEST (test_pool_adapts_to_a_loop)
+{
+  const size_t size = 64;
+  const size_t spans = 3 * SLAB_EMPTY_SPANS_KEPT;
+  size_t count = spans * (SLAB_SPAN_BYTES / 64);
+  uintptr_t *blocks = pointer_array (count);
+  struct slab_usage before, after, later;
+
+  for (int round = 0; round < 3; round++)
+    {
+      allocate_slots (blocks, count, size);
+      free_slots (blocks, count);
+    }
+  slab_usage (&before);
+  for (int round = 0; round < 5; round++)
+    {
+      allocate_slots (blocks, count, size);
+      free_slots (blocks, count);
+    }
+  slab_usage (&after);
+  ck_assert_msg (after.spans_given_back_total == before.spans_given_back_total,
+                 "rounds 4 to 8 of %zu spans' worth of blocks gave back %lu "
+                 "spans' pages (%lu kept)",
+                 spans,
+                 (unsigned long) (after.spans_given_back_total
+                                  - before.spans_given_back_total),
+                 (unsigned long) after.spans_kept_now);
+  ck_assert_msg (after.spans_empty_kept >= spans - 2,
+                 "%lu empty spans kept after the loop of %zu",
+                 (unsigned long) after.spans_empty_kept, spans);
+
+  /* The test's own decay: SLAB_KEPT_DECAY_MS is seconds.  */
+  slab_pool_decay_ms = 300;
+  usleep ((slab_pool_decay_ms + 200) * 1000);
+  /* Spans emptied again (more than the one holding this thread's
+     cached slots).  */
+  allocate_slots (blocks, 4 * (SLAB_SPAN_BYTES / 64), size);
+  free_slots (blocks, 4 * (SLAB_SPAN_BYTES / 64));
+  slab_usage (&later);
+  ck_assert_msg (later.spans_kept_now == SLAB_EMPTY_SPANS_KEPT
+                     && later.spans_empty_kept <= SLAB_EMPTY_SPANS_KEPT,
+                 "%u ms after the loop: the pool keeps %lu spans (%lu "
+                 "empty ones now), not %d",
+                 slab_pool_decay_ms + 200, (unsigned long) later.spans_kept_now,
+                 (unsigned long) later.spans_empty_kept, SLAB_EMPTY_SPANS_KEPT);
+  munmap (blocks, count * sizeof (uintptr_t));
+}
+END_TEST
+
 START_TEST (test_empty_span_serves_another_class)
 {
   const size_t spans = 12;
@@ -179,6 +233,7 @@ slab_suite (void)
   tcase_add_test (slots, test_exiting_threads_give_back_cached_slots);
   tcase_add_test (slots, test_empty_spans_given_back);
   tcase_add_test (slots, test_loop_keeps_its_spans);
+  tcase_add_test (slots, test_pool_adapts_to_a_loop);
   tcase_add_test (slots, test_empty_span_serves_another_class);
   suite_add_tcase (suite, slots);
   return suite;
