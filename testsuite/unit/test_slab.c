@@ -22,6 +22,14 @@ class_for (size_t size)
   return (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
 }
 
+/* Slots of the class of SIZE in one span.  */
+static size_t
+slots_in_span_of (size_t size)
+{
+  return SLAB_SPAN_BYTES
+         / (((size - 1) / MEMPROF_GRANULE_SIZE + 1) * MEMPROF_GRANULE_SIZE);
+}
+
 static uintptr_t *
 pointer_array (size_t count)
 {
@@ -87,8 +95,8 @@ END_TEST
 
 START_TEST (test_empty_spans_given_back)
 {
-  const size_t size = 100, spans = 40;
-  size_t count = spans * (SLAB_SPAN_BYTES / 128);
+  const size_t size = 500, spans = 40;
+  size_t count = spans * slots_in_span_of (size);
   uintptr_t *blocks = pointer_array (count);
   struct slab_usage before, full, after;
 
@@ -119,8 +127,8 @@ END_TEST
 
 START_TEST (test_loop_keeps_its_spans)
 {
-  const size_t size = 64;
-  size_t count = (SLAB_EMPTY_SPANS_KEPT / 2) * (SLAB_SPAN_BYTES / 64);
+  const size_t size = 500;
+  size_t count = (SLAB_EMPTY_SPANS_KEPT / 2) * slots_in_span_of (size);
   uintptr_t *blocks = pointer_array (count);
   struct slab_usage before, after;
 
@@ -150,9 +158,9 @@ END_TEST
    size, and the pages beyond it go back.  */
 START_TEST (test_pool_adapts_to_a_loop)
 {
-  const size_t size = 64;
+  const size_t size = 500;
   const size_t spans = 3 * SLAB_EMPTY_SPANS_KEPT;
-  size_t count = spans * (SLAB_SPAN_BYTES / 64);
+  size_t count = spans * slots_in_span_of (size);
   uintptr_t *blocks = pointer_array (count);
   struct slab_usage before, after, later;
 
@@ -184,8 +192,8 @@ START_TEST (test_pool_adapts_to_a_loop)
   usleep ((slab_pool_decay_ms + 200) * 1000);
   /* Spans emptied again (more than the one holding this thread's
      cached slots).  */
-  allocate_slots (blocks, 4 * (SLAB_SPAN_BYTES / 64), size);
-  free_slots (blocks, 4 * (SLAB_SPAN_BYTES / 64));
+  allocate_slots (blocks, 4 * slots_in_span_of (size), size);
+  free_slots (blocks, 4 * slots_in_span_of (size));
   slab_usage (&later);
   ck_assert_msg (later.spans_kept_now == SLAB_EMPTY_SPANS_KEPT
                      && later.spans_empty_kept <= SLAB_EMPTY_SPANS_KEPT,
@@ -200,21 +208,21 @@ END_TEST
 START_TEST (test_empty_span_serves_another_class)
 {
   const size_t spans = 12;
-  size_t small_count = spans * (SLAB_SPAN_BYTES / 64);
-  size_t large_count = (spans / 2) * (SLAB_SPAN_BYTES / 320);
+  size_t small_count = spans * slots_in_span_of (250);
+  size_t large_count = (spans / 2) * slots_in_span_of (500);
   uintptr_t *blocks = pointer_array (small_count);
   struct slab_usage freed, after;
 
-  allocate_slots (blocks, small_count, 64);
+  allocate_slots (blocks, small_count, 250);
   free_slots (blocks, small_count);
   slab_usage (&freed);
   ck_assert (freed.spans_empty_kept + freed.spans_empty_given_back
              >= spans / 2);
-  allocate_slots (blocks, large_count, 300);
+  allocate_slots (blocks, large_count, 500);
   slab_usage (&after);
   ck_assert_msg (
       after.spans_carved == freed.spans_carved,
-      "%zu blocks of 300 bytes carved %lu new spans with %lu empty "
+      "%zu blocks of 500 bytes carved %lu new spans with %lu empty "
       "ones in the pool",
       large_count, (unsigned long) (after.spans_carved - freed.spans_carved),
       (unsigned long) (freed.spans_empty_kept + freed.spans_empty_given_back));
