@@ -60,6 +60,23 @@ free_slots (const uintptr_t *blocks, size_t count)
     slab_free (blocks[i]);
 }
 
+/* ROUNDS rounds of COUNT blocks of SIZE allocated, then all freed; how
+   many times a span's pages were given back meanwhile.  */
+static unsigned long
+loop_giving_back (uintptr_t *blocks, size_t count, size_t size, int rounds)
+{
+  struct slab_usage before, after;
+  slab_usage (&before);
+  for (int round = 0; round < rounds; round++)
+    {
+      allocate_slots (blocks, count, size);
+      free_slots (blocks, count);
+    }
+  slab_usage (&after);
+  return (unsigned long) (after.spans_given_back_total
+                          - before.spans_given_back_total);
+}
+
 static void *
 allocate_and_free (void *size)
 {
@@ -130,24 +147,15 @@ START_TEST (test_loop_keeps_its_spans)
   const size_t size = 500;
   size_t count = (SLAB_EMPTY_SPANS_KEPT / 2) * slots_in_span_of (size);
   uintptr_t *blocks = pointer_array (count);
-  struct slab_usage before, after;
+  unsigned long given_back;
 
   /* The first round may find spans given back.  */
-  allocate_slots (blocks, count, size);
-  free_slots (blocks, count);
-  slab_usage (&before);
-  for (int round = 0; round < 10; round++)
-    {
-      allocate_slots (blocks, count, size);
-      free_slots (blocks, count);
-    }
-  slab_usage (&after);
-  ck_assert_msg (after.spans_given_back_total == before.spans_given_back_total,
+  loop_giving_back (blocks, count, size, 1);
+  given_back = loop_giving_back (blocks, count, size, 10);
+  ck_assert_msg (given_back == 0,
                  "10 rounds of %zu blocks allocated and freed gave back %lu "
                  "spans' pages",
-                 count,
-                 (unsigned long) (after.spans_given_back_total
-                                  - before.spans_given_back_total));
+                 count, given_back);
   munmap (blocks, count * sizeof (uintptr_t));
 }
 END_TEST
@@ -162,27 +170,16 @@ START_TEST (test_pool_adapts_to_a_loop)
   const size_t spans = 3 * SLAB_EMPTY_SPANS_KEPT;
   size_t count = spans * slots_in_span_of (size);
   uintptr_t *blocks = pointer_array (count);
-  struct slab_usage before, after, later;
+  struct slab_usage after, later;
+  unsigned long given_back;
 
-  for (int round = 0; round < 3; round++)
-    {
-      allocate_slots (blocks, count, size);
-      free_slots (blocks, count);
-    }
-  slab_usage (&before);
-  for (int round = 0; round < 5; round++)
-    {
-      allocate_slots (blocks, count, size);
-      free_slots (blocks, count);
-    }
+  loop_giving_back (blocks, count, size, 3);
+  given_back = loop_giving_back (blocks, count, size, 5);
   slab_usage (&after);
-  ck_assert_msg (after.spans_given_back_total == before.spans_given_back_total,
+  ck_assert_msg (given_back == 0,
                  "rounds 4 to 8 of %zu spans' worth of blocks gave back %lu "
                  "spans' pages (%lu kept)",
-                 spans,
-                 (unsigned long) (after.spans_given_back_total
-                                  - before.spans_given_back_total),
-                 (unsigned long) after.spans_kept_now);
+                 spans, given_back, (unsigned long) after.spans_kept_now);
   ck_assert_msg (after.spans_empty_kept >= spans - 2,
                  "%lu empty spans kept after the loop of %zu",
                  (unsigned long) after.spans_empty_kept, spans);
@@ -192,8 +189,7 @@ START_TEST (test_pool_adapts_to_a_loop)
   usleep ((slab_pool_decay_ms + 200) * 1000);
   /* Spans emptied again (more than the one holding this thread's
      cached slots).  */
-  allocate_slots (blocks, 4 * slots_in_span_of (size), size);
-  free_slots (blocks, 4 * slots_in_span_of (size));
+  loop_giving_back (blocks, 4 * slots_in_span_of (size), size, 1);
   slab_usage (&later);
   ck_assert_msg (later.spans_kept_now == SLAB_EMPTY_SPANS_KEPT
                      && later.spans_empty_kept <= SLAB_EMPTY_SPANS_KEPT,
