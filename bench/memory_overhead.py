@@ -48,6 +48,55 @@ def peak_rss(command, env, cwd, report_path):
         return int(report.read().split()[-1])
 
 
+def after_frees(args, work, plugin, runtime, base_env, compared, optioned):
+    """The resident set at the peak and after every block is freed, of
+    bench/free_small_blocks.c (three million 16-48 byte blocks) built
+    native and with full profiling, each run ARGS.runs times interleaved
+    (medians); the lines of its table."""
+    source = os.path.join(HERE, "free_small_blocks.c")
+    builds = {}
+    for label, extra in (("native", []), ("full profiling", [*plugin, *runtime])):
+        binary = os.path.join(work, f"free_small_blocks.{label.split()[0]}")
+        command = [args.cc, "-O2", "-g", source, "-o", binary, *extra]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"bench-memory: cannot build free_small_blocks ({label}):\n"
+                             f"  {' '.join(command)}\n{result.stderr[-2000:]}")
+        builds[label] = binary
+    labels = ["native", "full profiling"]
+    if args.compare_runtime:
+        labels.append(compared)
+    if args.compare_options:
+        labels.append(optioned)
+    figures = {label: ([], []) for label in labels}
+    for _ in range(args.runs):
+        for label in labels:
+            env = dict(base_env, MEMPROF_OPTIONS="write_profile=0")
+            if label == optioned:
+                env["MEMPROF_OPTIONS"] += ":" + args.compare_options
+            if label == compared:
+                env["LD_LIBRARY_PATH"] = os.path.abspath(args.compare_runtime)
+            binary = builds["native" if label == "native" else "full profiling"]
+            result = subprocess.run([binary], env=env, cwd=work, capture_output=True,
+                                    text=True)
+            words = result.stdout.split()
+            if result.returncode != 0 or len(words) != 4:
+                raise SystemExit(f"bench-memory: free_small_blocks ({label}) failed: "
+                                 f"{result.stdout[-500:]}{result.stderr[-2000:]}")
+            figures[label][0].append(int(words[1]))
+            figures[label][1].append(int(words[3]))
+    cells = [f"{statistics.median(figures[label][0]) / 1024:.1f} MiB, "
+             f"{statistics.median(figures[label][1]) / 1024:.1f} MiB"
+             for label in labels]
+    return ["", "## After the frees", "",
+            "bench/free_small_blocks.c: three million 16-48 byte blocks written, "
+            "then all freed; its resident set (/proc/self/statm) at the peak and "
+            f"after the frees, median of {args.runs} interleaved runs.", "",
+            "| program | " + " | ".join(f"{label}: peak, after" for label in labels) + " |",
+            "|---|" + "---|" * len(labels),
+            "| free_small_blocks | " + " | ".join(cells) + " |"]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cc", default="gcc")
@@ -158,6 +207,7 @@ def main():
                                if wanted))
     lines += ["", f"{len(programs) - failures} of {len(programs)} workloads within "
               "the limit."]
+    lines += after_frees(args, work, plugin, runtime, base_env, compared, optioned)
     publish("\n".join(lines) + "\n", args.output)
 
 

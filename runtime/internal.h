@@ -451,6 +451,16 @@ granules_for (uint64_t size)
 /* The largest block a slot holds, and the reserved range of slots.  */
 #define SLAB_MAX_SIZE 512
 #define SLAB_REGION_BYTES (64UL << 30)
+/* Spans of one class at a time, and the empty ones kept committed.  */
+#define SLAB_SPAN_SHIFT 20
+#define SLAB_SPAN_BYTES (1UL << SLAB_SPAN_SHIFT)
+#define SLAB_EMPTY_SPANS_KEPT 8
+/* At most this many when the program takes given-back spans again, for
+   this long after it last took a span from the pool (slab_pool_decay_ms,
+   which tests may lower).  */
+#define SLAB_EMPTY_SPANS_KEPT_MAX 1024
+#define SLAB_KEPT_DECAY_MS 5000
+extern uint32_t slab_pool_decay_ms;
 /* The range's start; until it is reserved, a value no user pointer minus
    it falls below SLAB_REGION_BYTES (the range would be the top of the
    address space, the kernel's): slab_owns must be false for every block
@@ -487,6 +497,19 @@ bool slab_for_each_live (live_block_visitor visit, void *cookie,
                          unsigned long lock_attempts);
 void slab_fork_prepare (void);
 void slab_fork_release (void);
+/* What the slots hold now (for tests and stats).  */
+struct slab_usage
+{
+  uint64_t cached_slots[SLAB_MAX_SIZE / MEMPROF_GRANULE_SIZE]; /* in the
+                                 threads' caches, per class */
+  uint64_t spans_in_use;           /* spans of a class */
+  uint64_t spans_carved;           /* spans of the range ever used */
+  uint64_t spans_empty_kept;       /* empty, pages kept */
+  uint64_t spans_empty_given_back; /* empty, pages given back */
+  uint64_t spans_given_back_total; /* times a span's pages went back */
+  uint64_t spans_kept_now;         /* empty spans the pool keeps now */
+};
+void slab_usage (struct slab_usage *usage);
 
 /* ---- stats=1 (stats.c) ---- */
 

@@ -583,6 +583,81 @@ def test_low_heap_without_slots(work):
                       "the program's output", result.stdout[-200:] + result.stderr[-400:])
 
 
+def test_slab_pages_given_back(work):
+    """bench/free_small_blocks.c: a million small blocks written, then
+    freed: the pages of the emptied spans go back to the kernel (the
+    resident set drops); slab_reuse.c: blocks of another size class then
+    reuse the emptied spans."""
+    directory = os.path.join(work, "slab-pages")
+    os.makedirs(directory)
+    binary = os.path.join(directory, "free_small_blocks")
+    cflags, libs = flags()
+    built = subprocess.run([args.cc, "-O2", "-g", *cflags,
+                            os.path.join(TOP, "bench", "free_small_blocks.c"), "-o", binary,
+                            *libs], capture_output=True, text=True)
+    if not results.check(built.returncode == 0, "bench/free_small_blocks.c: builds",
+                         built.stderr):
+        return
+    outputs = {}
+    for options in ("small_slots=1", "small_slots=0"):
+        result = subprocess.run([binary, "0.34"], cwd=directory, capture_output=True,
+                                text=True, env=dict(os.environ,
+                                                    MEMPROF_OPTIONS=f"write_profile=0:{options}"))
+        match = re.fullmatch(r"peak (\d+) after (\d+)\n", result.stdout)
+        results.check(result.returncode == 0 and match is not None,
+                      f"slab pages, {options}: runs", result.stdout + result.stderr)
+        outputs[options] = match
+    if outputs["small_slots=1"] is not None:
+        peak, after = (int(outputs["small_slots=1"].group(i)) for i in (1, 2))
+        results.check(peak > 64 * 1024 and after < peak / 4,
+                      "slab pages: the resident set drops when the small blocks are freed "
+                      f"(peak {peak} KiB, {after} KiB after the frees)", str((peak, after)))
+    directory, binary = prepare(work, "slab-reuse", "slab_reuse.c")
+    if binary is None:
+        return
+    pattern = r"(\d+) of (\d+) later blocks where the freed ones were; checksum (\d+)\n"
+    result = execute(binary, directory, "write_profile=0")
+    match = re.fullmatch(pattern, result.stdout)
+    results.check(result.returncode == 0 and match is not None
+                  and int(match.group(1)) >= int(match.group(2)) * 9 // 10,
+                  "slab reuse: another size class reuses the emptied spans",
+                  result.stdout + result.stderr)
+    plain = execute(binary, directory, "write_profile=0:small_slots=0")
+    plain_match = re.fullmatch(pattern, plain.stdout)
+    results.check(match is not None and plain_match is not None
+                  and plain_match.group(3) == match.group(3),
+                  "slab reuse: the same output with small_slots=0", plain.stdout + plain.stderr)
+
+
+def test_slab_threads(work):
+    """slab_threads.c: small blocks of every class made by producer threads
+    and freed by consumers (slots moving between the threads' caches),
+    threads exiting in waves: no slot given to two live blocks, every
+    block counted, the same figures as with small_slots=0."""
+    directory, binary = prepare(work, "slab-threads", "slab_threads.c",
+                                extra=[*plugin_flags(), "-pthread"])
+    if binary is None:
+        return
+    sizes = [1 + (i * 37) % 512 for i in range(4000)]
+    figures = {}
+    for options in ("small_slots=1", "small_slots=0"):
+        result = execute(binary, directory, f"profile_file={options}.prof:{options}")
+        results.check(result.returncode == 0 and result.stdout == "slab threads: ok\n",
+                      f"slab threads, {options}: no block overwritten",
+                      result.stdout + result.stderr[-1000:])
+        found = sites_by_function(os.path.join(directory, f"{options}.prof"), binary)
+        if found is None:
+            return
+        got = found.get("make_block", {})
+        results.check(got.get("AllocCount") == 12 * len(sizes)
+                      and got.get("TotalSize") == 12 * sum(sizes),
+                      f"slab threads, {options}: make_block's {12 * len(sizes)} blocks, "
+                      f"{12 * sum(sizes)} bytes", str(got))
+        figures[options] = got
+    results.check(figures.get("small_slots=1") == figures.get("small_slots=0"),
+                  "slab threads: the same figures with and without slots", str(figures))
+
+
 def test_side_file_sampling(work):
     """With sample_interval, the side file is weighted as the MIB's Totals,
     for freed blocks and for blocks live at the dump."""
@@ -1213,6 +1288,8 @@ def main():
     test_small_neighbors(work)
     test_slab_blocks(work)
     test_low_heap_without_slots(work)
+    test_slab_pages_given_back(work)
+    test_slab_threads(work)
     test_side_file_sampling(work)
     test_always_on(work)
     test_always_on_new(work)

@@ -19,5 +19,6 @@ Suite *globals_suite (void);
 Suite *trace_suite (void);
 Suite *thresholds_suite (void);
 Suite *fold_memo_suite (void);
+Suite *slab_suite (void);
 
 #endif /* MEMPROF_UNIT_H */
