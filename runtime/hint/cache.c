@@ -39,6 +39,7 @@
 #include "hint-internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -349,6 +350,162 @@ free (void *pointer)
   if (UNLIKELY (next == NULL))
     next = find_next_free ();
   next (pointer);
+}
+
+/* ---- Realloc ----
+
+   The library defines realloc too, for the same reason as free: a
+   hinted block reallocated by jemalloc's realloc would, when it moves,
+   be freed into the thread's automatic jemalloc cache, where the next
+   plain malloc of its size takes it (a plain block in a hinted range,
+   later freed into a hinted bin and handed out as hinted).  A hinted
+   block stays in its class: resized by rallocx in its class's arena
+   (through this thread's explicit tcache), as __memprof_hint_realloc
+   does for a block of its class; a block outside the ranges goes on to
+   the next realloc (jemalloc's).  */
+
+typedef void *realloc_function (void *, size_t);
+static realloc_function *next_realloc;
+static __thread bool finding_next_realloc
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* Only while dlsym looks the next realloc up, should it reallocate:
+   jemalloc's own functions (the program's malloc is jemalloc's whenever
+   a block can be hinted).  */
+static void *
+realloc_by_jemalloc (void *pointer, size_t size)
+{
+  if (pointer == NULL)
+    return mallocx (size == 0 ? 1 : size, 0);
+  if (size == 0)
+    {
+      dallocx (pointer, 0);
+      return NULL;
+    }
+  return rallocx (pointer, size, 0);
+}
+
+static realloc_function *
+find_next_realloc (void)
+{
+  realloc_function *found;
+
+  if (finding_next_realloc)
+    return realloc_by_jemalloc;
+  finding_next_realloc = true;
+  found = (realloc_function *) dlsym (RTLD_NEXT, "realloc");
+  finding_next_realloc = false;
+  if (found == NULL)
+    return realloc_by_jemalloc;
+  next_realloc = found;
+  return found;
+}
+
+__attribute__ ((constructor (101))) static void
+realloc_initialize (void)
+{
+  find_next_realloc ();
+}
+
+/* What realloc (P, 0) does, by jemalloc's opt.zero_realloc: "free" (the
+   default of jemalloc 5.3: P freed, NULL returned), "alloc" (P resized to
+   the least size) or "abort" (left to jemalloc's realloc).  */
+enum zero_realloc
+{
+  ZERO_REALLOC_UNKNOWN,
+  ZERO_REALLOC_FREE,
+  ZERO_REALLOC_ALLOC,
+  ZERO_REALLOC_JEMALLOC,
+};
+
+static enum zero_realloc
+zero_realloc_action (void)
+{
+  static _Atomic int action = ZERO_REALLOC_UNKNOWN;
+  int known = atomic_load_explicit (&action, memory_order_relaxed);
+  const char *name = NULL;
+  size_t length = sizeof name;
+
+  if (known != ZERO_REALLOC_UNKNOWN)
+    return (enum zero_realloc) known;
+  if (mallctl ("opt.zero_realloc", &name, &length, NULL, 0) != 0 || name == NULL
+      || strcmp (name, "free") == 0)
+    known = ZERO_REALLOC_FREE;
+  else if (strcmp (name, "alloc") == 0)
+    known = ZERO_REALLOC_ALLOC;
+  else
+    known = ZERO_REALLOC_JEMALLOC;
+  atomic_store_explicit (&action, known, memory_order_relaxed);
+  return (enum zero_realloc) known;
+}
+
+/* A hinted BLOCK of class CLASS_INDEX resized to SIZE bytes by a
+   realloc the profile did not classify: in its class.  */
+static void *
+realloc_hinted (void *block, size_t size, unsigned class_index)
+{
+  if (size == 0)
+    switch (zero_realloc_action ())
+      {
+      case ZERO_REALLOC_FREE:
+        free_hinted (block, class_index);
+        return NULL;
+      case ZERO_REALLOC_ALLOC:
+        size = 1;
+        break;
+      default:
+        return next_realloc (block, 0);
+      }
+  return hint_internal_realloc (
+      block, size, class_index ? MEMPROF_HINT_HOT : MEMPROF_HINT_COLD);
+}
+
+/* The next realloc (jemalloc's), for a block outside the ranges.  */
+static inline void *
+plain_realloc (void *pointer, size_t size)
+{
+  realloc_function *next = next_realloc;
+
+  if (UNLIKELY (next == NULL))
+    next = find_next_realloc ();
+  return next (pointer, size);
+}
+
+HINT_EXPORT void *
+realloc (void *pointer, size_t size)
+{
+  uintptr_t offset = (uintptr_t) pointer - hint_range_base;
+
+  if (UNLIKELY (offset < hint_range_bytes))
+    return realloc_hinted (pointer, size, offset >= HINT_RANGE_BYTES);
+  return plain_realloc (pointer, size);
+}
+
+/* A hinted BLOCK reallocated by a context the profile leaves to the
+   default class (a context-classified realloc that decided 0): moved to
+   jemalloc's default arenas, as a new allocation of that context would
+   be, and freed into this thread's cache of its class (jemalloc's
+   realloc would free it into the automatic cache; it keeps it in place
+   when SIZE fits its size class).  A block outside the ranges is
+   jemalloc's realloc's.  */
+void *
+hint_realloc_default (void *block, size_t size)
+{
+  uintptr_t offset = (uintptr_t) block - hint_range_base;
+  void *fresh;
+  size_t usable;
+
+  if (LIKELY (offset >= hint_range_bytes))
+    return plain_realloc (block, size);
+  if (size == 0)
+    return realloc_hinted (block, 0, offset >= HINT_RANGE_BYTES);
+  fresh = malloc (size);
+  if (UNLIKELY (fresh == NULL))
+    return NULL;
+  usable = sallocx (block, 0);
+  memcpy (fresh, block, usable < size ? usable : size);
+  free_hinted (block, offset >= HINT_RANGE_BYTES);
+  return fresh;
 }
 
 /* The thread exits: its cached blocks go back to their arenas.  */

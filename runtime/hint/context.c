@@ -80,8 +80,7 @@ static uint64_t *used_tables;
 static __thread uintptr_t walk_limit
     __attribute__ ((tls_model ("initial-exec")));
 
-static uintptr_t __attribute__ ((noinline, cold))
-learn_walk_limit (void)
+static uintptr_t __attribute__ ((noinline, cold)) learn_walk_limit (void)
 {
   pthread_attr_t attributes;
   void *low;
@@ -491,9 +490,9 @@ context_hint_slow (const uint64_t *table, const void *frame, unsigned depth,
       caller_returns (frame, depth, returns);
       hint = decide (table, depth, returns);
     }
-  atomic_store_explicit (&decisions[free_slot != DECISION_SLOTS ? free_slot
-                                                                 : slot],
-                         tag | hint, memory_order_relaxed);
+  atomic_store_explicit (
+      &decisions[free_slot != DECISION_SLOTS ? free_slot : slot], tag | hint,
+      memory_order_relaxed);
   return hint;
 }
 
@@ -626,7 +625,7 @@ __memprof_hint_context_realloc (void *pointer, size_t size, uint64_t *table)
     return realloc (pointer, size);
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
-    return realloc (pointer, size);
+    return hint_realloc_default (pointer, size);
   if (pointer == NULL)
     {
       /* A new block (an interpreter's allocator reallocates NULL): as
