@@ -315,9 +315,30 @@ static const struct ggc_root_tab context_roots[]
    functions are on no such walk (a program whose calls all decline, m4's
    xmalloc) keeps the build's frame pointers and their cost.  */
 static vec<uint64_t> walk_functions;
+/* The functions a walk reads whose frame pointer the simulation left
+   out (sorted): a small one keeps it all the same.  */
+static vec<uint64_t> walk_omitted;
 static bool user_keeps_frame_pointers;
 
+/* Below this many instructions before register allocation, a function
+   a walk reads keeps its frame pointer even where the simulation left it
+   out: it costs little there, and a function with registers to spare may
+   never touch %rbp, which would pass its caller's frame pointer on and
+   make the walk skip its frame (the return addresses above one position
+   early) instead of ending there, as the simulation assumes.  */
+#define SMALL_FUNCTION_INSNS 200
+
 static void find_walk_functions (void);
+
+/* The current function's instructions (debug ones not counted).  */
+static unsigned
+instruction_count (void)
+{
+  unsigned count = 0;
+  for (rtx_insn *insn = get_insns (); insn != NULL; insn = NEXT_INSN (insn))
+    count += NONDEBUG_INSN_P (insn);
+  return count;
+}
 
 /* Before "ira": the current function keeps its frame pointer when a walk
    may read its frame, else it gets the build's choice (the value the
@@ -328,9 +349,11 @@ set_frame_pointer (void)
   static int build_choice = -1;
   if (build_choice < 0)
     build_choice = global_options.x_flag_omit_frame_pointer;
+  uint64_t guid = function_guid (current_function_decl);
   bool keep = user_keeps_frame_pointers
-              || sorted_contains (walk_functions,
-                                  function_guid (current_function_decl));
+              || sorted_contains (walk_functions, guid)
+              || (sorted_contains (walk_omitted, guid)
+                  && instruction_count () < SMALL_FUNCTION_INSNS);
   global_options.x_flag_omit_frame_pointer = keep ? 0 : build_choice;
   return 0;
 }
@@ -793,6 +816,8 @@ find_walk_functions (void)
     if (!sorted_contains (omitted, candidate.guid))
       walk_functions.safe_push (candidate.guid);
   sort_unique (&walk_functions);
+  for (uint64_t guid : omitted)
+    walk_omitted.safe_push (guid);
   for (walk_group &group : groups)
     {
       group.rows.release ();
