@@ -255,10 +255,25 @@ hint_range_hooks (unsigned class_index)
 typedef void free_function (void *);
 static free_function *next_free;
 
-/* Set while this thread looks the next free up: dlsym frees the message
-   of an earlier failed lookup, with free, which is this one.  */
-static __thread bool finding_next_free
-    __attribute__ ((tls_model ("initial-exec")));
+/* Set while this thread looks up the next definition of one of ours:
+   dlsym frees the message of an earlier failed lookup, with free, which
+   is this library's.  */
+static __thread bool finding_next __attribute__ ((tls_model ("initial-exec")));
+
+/* The definition of NAME that follows this library's (jemalloc's), or
+   FALLBACK when there is none or this thread is looking one up already.  */
+static void *
+find_next (const char *name, void *fallback)
+{
+  void *found;
+
+  if (finding_next)
+    return fallback;
+  finding_next = true;
+  found = dlsym (RTLD_NEXT, name);
+  finding_next = false;
+  return found != NULL ? found : fallback;
+}
 
 static void
 ignore_free (void *pointer)
@@ -269,16 +284,10 @@ ignore_free (void *pointer)
 static free_function *
 find_next_free (void)
 {
-  free_function *found;
+  free_function *found = (free_function *) find_next ("free", ignore_free);
 
-  if (finding_next_free)
-    return ignore_free;
-  finding_next_free = true;
-  found = (free_function *) dlsym (RTLD_NEXT, "free");
-  finding_next_free = false;
-  if (found == NULL)
-    return ignore_free;
-  next_free = found;
+  if (found != ignore_free)
+    next_free = found;
   return found;
 }
 
@@ -366,9 +375,6 @@ free (void *pointer)
 
 typedef void *realloc_function (void *, size_t);
 static realloc_function *next_realloc;
-static __thread bool finding_next_realloc
-    __attribute__ ((tls_model ("initial-exec")));
-
 /* Only while dlsym looks the next realloc up, should it reallocate:
    jemalloc's own functions (the program's malloc is jemalloc's whenever
    a block can be hinted).  */
@@ -388,16 +394,11 @@ realloc_by_jemalloc (void *pointer, size_t size)
 static realloc_function *
 find_next_realloc (void)
 {
-  realloc_function *found;
+  realloc_function *found
+      = (realloc_function *) find_next ("realloc", realloc_by_jemalloc);
 
-  if (finding_next_realloc)
-    return realloc_by_jemalloc;
-  finding_next_realloc = true;
-  found = (realloc_function *) dlsym (RTLD_NEXT, "realloc");
-  finding_next_realloc = false;
-  if (found == NULL)
-    return realloc_by_jemalloc;
-  next_realloc = found;
+  if (found != realloc_by_jemalloc)
+    next_realloc = found;
   return found;
 }
 
