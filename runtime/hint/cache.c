@@ -310,18 +310,26 @@ hint_cache_create (void)
                                  MALLOCX_ZERO | MALLOCX_TCACHE_NONE);
 }
 
+/* The mallocx flags of this thread's explicit tcache of class
+   CLASS_INDEX (none when not made: the block goes to its arena).  */
+static inline int
+tcache_flags (unsigned class_index)
+{
+  int tcache = hint_thread_tcache[class_index];
+
+  return tcache > 0 ? tcache : MALLOCX_TCACHE_NONE;
+}
+
 /* Give BLOCK, hinted of class CLASS_INDEX, to its class's explicit tcache
    (or to its arena, the tcache not made).  */
 static void
 give_back (void *block, unsigned class_index)
 {
-  int tcache = hint_thread_tcache[class_index];
-
-  dallocx (block, tcache > 0 ? tcache : MALLOCX_TCACHE_NONE);
+  dallocx (block, tcache_flags (class_index));
 }
 
 /* A hinted block is freed: into this thread's bin of its size.  */
-static void
+static void __attribute__ ((noinline))
 free_hinted (void *block, unsigned class_index)
 {
   struct hint_cache *cache = hint_thread_cache;
@@ -340,25 +348,33 @@ free_hinted (void *block, unsigned class_index)
           cache->count[class_index][bin]++;
           return;
         }
+      /* Its size known, jemalloc need not look it up again.  */
+      sdallocx (block, size, tcache_flags (class_index));
+      return;
     }
   give_back (block, class_index);
 }
 
+/* The first free of a plain block: the next free looked up.  */
+static void __attribute__ ((noinline)) first_plain_free (void *pointer)
+{
+  find_next_free () (pointer);
+}
+
+/* Out of line: the common case, a plain block, is then a range test and
+   a jump to jemalloc's free.  */
 HINT_EXPORT void
 free (void *pointer)
 {
   uintptr_t offset = (uintptr_t) pointer - hint_range_base;
-  free_function *next;
+  free_function *next = next_free;
 
   if (UNLIKELY (offset < hint_range_bytes))
-    {
-      free_hinted (pointer, offset >= HINT_RANGE_BYTES);
-      return;
-    }
-  next = next_free;
-  if (UNLIKELY (next == NULL))
-    next = find_next_free ();
-  next (pointer);
+    free_hinted (pointer, offset >= HINT_RANGE_BYTES);
+  else if (UNLIKELY (next == NULL))
+    first_plain_free (pointer);
+  else
+    next (pointer);
 }
 
 /* ---- Realloc ----
@@ -442,7 +458,7 @@ zero_realloc_action (void)
 
 /* A hinted BLOCK of class CLASS_INDEX resized to SIZE bytes by a
    realloc the profile did not classify: in its class.  */
-static void *
+static void *__attribute__ ((noinline))
 realloc_hinted (void *block, size_t size, unsigned class_index)
 {
   if (size == 0)
@@ -461,6 +477,13 @@ realloc_hinted (void *block, size_t size, unsigned class_index)
       block, size, class_index ? MEMPROF_HINT_HOT : MEMPROF_HINT_COLD);
 }
 
+/* The first call of plain_realloc: the next realloc looked up.  */
+static void *__attribute__ ((noinline))
+first_plain_realloc (void *pointer, size_t size)
+{
+  return find_next_realloc () (pointer, size);
+}
+
 /* The next realloc (jemalloc's), for a block outside the ranges.  */
 static inline void *
 plain_realloc (void *pointer, size_t size)
@@ -468,7 +491,7 @@ plain_realloc (void *pointer, size_t size)
   realloc_function *next = next_realloc;
 
   if (UNLIKELY (next == NULL))
-    next = find_next_realloc ();
+    return first_plain_realloc (pointer, size);
   return next (pointer, size);
 }
 
@@ -489,24 +512,31 @@ realloc (void *pointer, size_t size)
    realloc would free it into the automatic cache; it keeps it in place
    when SIZE fits its size class).  A block outside the ranges is
    jemalloc's realloc's.  */
-void *
-hint_realloc_default (void *block, size_t size)
+static void *__attribute__ ((noinline))
+realloc_to_default (void *block, size_t size, unsigned class_index)
 {
-  uintptr_t offset = (uintptr_t) block - hint_range_base;
   void *fresh;
   size_t usable;
 
-  if (LIKELY (offset >= hint_range_bytes))
-    return plain_realloc (block, size);
   if (size == 0)
-    return realloc_hinted (block, 0, offset >= HINT_RANGE_BYTES);
+    return realloc_hinted (block, 0, class_index);
   fresh = malloc (size);
   if (UNLIKELY (fresh == NULL))
     return NULL;
   usable = sallocx (block, 0);
   memcpy (fresh, block, usable < size ? usable : size);
-  free_hinted (block, offset >= HINT_RANGE_BYTES);
+  free_hinted (block, class_index);
   return fresh;
+}
+
+void *
+hint_realloc_default (void *block, size_t size)
+{
+  uintptr_t offset = (uintptr_t) block - hint_range_base;
+
+  if (UNLIKELY (offset < hint_range_bytes))
+    return realloc_to_default (block, size, offset >= HINT_RANGE_BYTES);
+  return plain_realloc (block, size);
 }
 
 /* The thread exits: its cached blocks go back to their arenas.  */
