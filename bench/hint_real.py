@@ -235,13 +235,19 @@ def bench_program(name, spec, args, tree):
                          f"exit status ({status})")
             samples[variant].append((cpu, rss))
         print(f"  {name}: round {round_number + 1}/{args.runs}", flush=True)
+    # Each round ran the variants one after another: the feedback build's
+    # CPU time over jemalloc alone's, round by round, follows the machine's
+    # drift less than the two medians do.
+    ratios = sorted(feedback[0] / jemalloc[0]
+                    for feedback, jemalloc in zip(samples["feedback"], samples["jemalloc"])
+                    if jemalloc[0] > 0)
     rows = {variant: (statistics.median(cpu for cpu, _ in samples[variant]),
                       statistics.median(rss for _, rss in samples[variant]),
                       min(cpu for cpu, _ in samples[variant]),
                       max(cpu for cpu, _ in samples[variant]))
             for variant in VARIANTS}
     return dict(summary=summary, ambiguous=ambiguous, counts=counts, contexts=contexts, profile_bytes=profile_bytes,
-                rows=rows, status=expected[1])
+                rows=rows, status=expected[1], ratios=ratios)
 
 
 def percent(part, whole):
@@ -267,6 +273,11 @@ def report(name, spec, result):
         cpu, rss, fastest, slowest = rows[variant]
         lines.append(f"| {LABELS[variant]} | {cpu:.3f} | {fastest:.2f}..{slowest:.2f} | "
                      f"{cpu / glibc_cpu:.2f} | {rss / 1024:.1f} | {rss / glibc_rss:.2f} |")
+    ratios = result["ratios"]
+    if ratios:
+        lines += ["", f"Feedback build / jemalloc alone, CPU time round by round ({len(ratios)} "
+                  f"rounds): median {statistics.median(ratios):.3f}, "
+                  f"{ratios[0]:.2f}..{ratios[-1]:.2f}."]
     lines += ["",
               f"Feedback: {summary['matched']} of {summary['calls']} allocation calls matched, "
               f"{summary['ambiguous']} ambiguous, {summary['clones']} wrapper clones; rewritten: "

@@ -27,8 +27,10 @@
      to name return addresses: across translation units, without LTO.
 
    The library walks frame pointers: with a profile, the plugin keeps
-   them in the whole unit (as -fno-omit-frame-pointer), and keeps as
-   calls the tail calls that may allocate, as the profiled build did
+   them in the functions whose frames the walks read and where they
+   change where the bytes go ("Which functions keep a frame pointer"
+   below), and keeps as calls the tail calls that may allocate, as the
+   profiled build did
    (sibcalls.cc), and the tail calls whose frames the profile has (the
    profiled build made them calls), so that the frames on the stack are
    the profile's.  */
@@ -308,75 +310,34 @@ static const struct ggc_root_tab context_roots[]
 
 /* ---- Frame pointers where the walk goes ---- */
 
-/* The functions (GUIDs, sorted) whose frames a context-classified call's
-   walk may read: every physical frame of the contexts of each call the
-   profile shows ambiguous with at least context-min-share of its bytes
-   cold or hot.  A superset of what context_hints_rewrite will classify
-   (it decides per call, with the same classes, and may still decline),
-   so a walk never meets a frame without its frame pointer; a unit whose
-   functions are on no such context (a program whose calls all decline,
-   m4's xmalloc) keeps the build's frame pointers and their cost.  */
+/* The functions (GUIDs, sorted) that keep their frame pointer for the
+   walks of context-classified calls (find_walk_functions); a unit whose
+   functions are on no such walk (a program whose calls all decline, m4's
+   xmalloc) keeps the build's frame pointers and their cost.  */
 static vec<uint64_t> walk_functions;
+/* The functions a walk reads whose frame pointer the simulation left
+   out (sorted): a small one keeps it all the same.  */
+static vec<uint64_t> walk_omitted;
 static bool user_keeps_frame_pointers;
 
-struct keyed_context
-{
-  uint64_t key;
-  unsigned context;
-};
+/* Below this many instructions before register allocation, a function
+   a walk reads keeps its frame pointer even where the simulation left it
+   out: it costs little there, and a function with registers to spare may
+   never touch %rbp, which would pass its caller's frame pointer on and
+   make the walk skip its frame (the return addresses above one position
+   early) instead of ending there, as the simulation assumes.  */
+#define SMALL_FUNCTION_INSNS 200
 
-static int
-compare_keyed_contexts (const void *a, const void *b)
-{
-  const keyed_context *x = (const keyed_context *) a;
-  const keyed_context *y = (const keyed_context *) b;
-  return x->key < y->key ? -1 : x->key > y->key;
-}
+static void find_walk_functions (void);
 
-static void
-find_walk_functions (void)
+/* The current function's instructions (debug ones not counted).  */
+static unsigned
+instruction_count (void)
 {
-  size_t count = feedback_profile.context_count;
-  keyed_context *contexts = XNEWVEC (keyed_context, count + 1);
-  unsigned next;
-  for (size_t c = 0; c < count; c++)
-    {
-      contexts[c].key
-          = profile_frame_key (&feedback_profile.contexts[c], 0, &next);
-      contexts[c].context = (unsigned) c;
-    }
-  qsort (contexts, count, sizeof *contexts, compare_keyed_contexts);
-  for (size_t first = 0, last; first < count; first = last)
-    {
-      /* The contexts of one call: the same frames up to its function.  */
-      double bytes[3] = { 0, 0, 0 };
-      for (last = first;
-           last < count && contexts[last].key == contexts[first].key; last++)
-        {
-          const struct feedback_context *context
-              = &feedback_profile.contexts[contexts[last].context];
-          bytes[feedback_classify (context, &feedback_options.thresholds)]
-              += context->mib.total_size > 0 ? (double) context->mib.total_size
-                                             : 1.0;
-        }
-      unsigned kinds = (bytes[0] > 0) + (bytes[1] > 0) + (bytes[2] > 0);
-      double total = bytes[0] + bytes[1] + bytes[2];
-      if (kinds < 2
-          || bytes[FEEDBACK_COLD] + bytes[FEEDBACK_HOT]
-                 < context_min_share / 100 * total)
-        continue;
-      for (size_t i = first; i < last; i++)
-        {
-          const struct feedback_context *context
-              = &feedback_profile.contexts[contexts[i].context];
-          for (unsigned f = 0; f < context->frame_count; f++)
-            if (!feedback_profile.frames[context->first_frame + f].inlined)
-              walk_functions.safe_push (
-                  feedback_profile.frames[context->first_frame + f].guid);
-        }
-    }
-  XDELETEVEC (contexts);
-  sort_unique (&walk_functions);
+  unsigned count = 0;
+  for (rtx_insn *insn = get_insns (); insn != NULL; insn = NEXT_INSN (insn))
+    count += NONDEBUG_INSN_P (insn);
+  return count;
 }
 
 /* Before "ira": the current function keeps its frame pointer when a walk
@@ -388,9 +349,11 @@ set_frame_pointer (void)
   static int build_choice = -1;
   if (build_choice < 0)
     build_choice = global_options.x_flag_omit_frame_pointer;
+  uint64_t guid = function_guid (current_function_decl);
   bool keep = user_keeps_frame_pointers
-              || sorted_contains (walk_functions,
-                                  function_guid (current_function_decl));
+              || sorted_contains (walk_functions, guid)
+              || (sorted_contains (walk_omitted, guid)
+                  && instruction_count () < SMALL_FUNCTION_INSNS);
   global_options.x_flag_omit_frame_pointer = keep ? 0 : build_choice;
   return 0;
 }
@@ -556,6 +519,313 @@ merge_rows (const vec<context_row> &rows, unsigned depth,
   return placed;
 }
 
+/* The table for ROWS (each of the class the profile gives it, in HINT):
+   its depth (returned; *FULL_DEPTH the one that tells all classes
+   apart), its cold and hot ENTRIES (hints HINT_COLD and HINT_HOT, in the
+   order the library tries them), the rows' bytes *TOTAL and the bytes
+   the entries place in the class the profile gives them, *PLACED.  */
+static unsigned
+choose_table (const vec<context_row> &rows, vec<context_row> *entries,
+              double *total, double *placed, unsigned *full_depth)
+{
+  /* The depth that tells the classes apart: the deepest first
+     difference of two contexts of different classes.  Two that agree on
+     all MEMPROF_CONTEXT_MAX_DEPTH frames are one entry at any depth,
+     of the class with more bytes.  */
+  unsigned depth = 0;
+  for (unsigned i = 0; i < rows.length (); i++)
+    for (unsigned j = 0; j < i; j++)
+      if (rows[i].hint != rows[j].hint)
+        depth = MAX (depth, first_difference (&rows[i], &rows[j]));
+  if (depth == 0)
+    depth = 1;
+
+  /* The shortest depth that still places nearly all bytes where the
+     full depth does: each frame more costs every allocation of the call
+     a step of the walk.  */
+  *total = 0;
+  for (const context_row &row : rows)
+    *total += row.bytes[0] + row.bytes[1] + row.bytes[2];
+  double full = merge_rows (rows, depth, entries);
+  *full_depth = depth;
+  for (unsigned d = 1; d < *full_depth; d++)
+    if (merge_rows (rows, d, entries)
+        >= full - CONTEXT_BYTES_TOLERANCE * *total)
+      {
+        depth = d;
+        break;
+      }
+  merge_rows (rows, depth, entries);
+
+  /* Only cold and hot entries: everything else is the default.  */
+  unsigned kept = 0;
+  *placed = 0;
+  for (context_row &entry : *entries)
+    {
+      if (entry.hint == FEEDBACK_NOT_COLD)
+        continue;
+      *placed += entry.bytes[entry.hint];
+      entry.hint = entry.hint == FEEDBACK_COLD ? HINT_COLD : HINT_HOT;
+      entry.wildcards = 0;
+      for (unsigned d = 0; d < depth; d++)
+        entry.wildcards += entry.keys[d] == 0;
+      (*entries)[kept++] = entry;
+    }
+  entries->truncate (kept);
+  entries->qsort (compare_rows);
+  return depth;
+}
+
+/* ---- Which functions keep a frame pointer ----
+
+   The library reads the return address of caller frame D (0-based) in
+   the frame of the function at position D (position 0: the allocating
+   function, position D + 1: the function of caller frame D), reached by
+   the frame-pointer chain: a table of depth DEPTH reads the frames of
+   the functions at positions 0 to DEPTH - 1, and no other.  A function
+   there without a frame pointer ends what the walk can name: its own
+   frame and all above are unknown (key 0 at run time, which matches any
+   key of an entry).  Each unit decides the same from the same profile:
+   for each call the rewrite will classify (its contexts, grouped by
+   their first physical frame, tables chosen as the rewrite chooses
+   them), the functions at the positions its walk reads, less those whose
+   frame pointer changes where the call's bytes go by less than
+   CONTEXT_BYTES_TOLERANCE of them: the functions on the most walks are
+   tried first (an interpreter's loop, luaV_execute in Lua, is on nearly
+   every context, and a frame pointer in it costs the whole program),
+   each kept out when the walks of every call still place their bytes
+   as with all frame pointers, less the tolerance.  */
+
+struct walk_group
+{
+  vec<context_row> rows;    /* hint: the profile's class */
+  vec<context_row> entries; /* the table */
+  vec<uint64_t> functions;  /* rows x depth: the function at each position */
+  unsigned depth;
+  double full, total;
+};
+
+struct keyed_context
+{
+  uint64_t key;
+  unsigned context;
+};
+
+static int
+compare_keyed_contexts (const void *a, const void *b)
+{
+  const keyed_context *x = (const keyed_context *) a;
+  const keyed_context *y = (const keyed_context *) b;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* As the library's entry_matches: a 0 on either side matches any key,
+   and an entry with keys must match one.  */
+static bool
+walk_entry_matches (const context_row &entry, unsigned depth,
+                    const uint64_t *keys)
+{
+  bool named = false, equal = false;
+  for (unsigned d = 0; d < depth; d++)
+    {
+      if (entry.keys[d] != 0 && keys[d] != 0 && entry.keys[d] != keys[d])
+        return false;
+      named |= entry.keys[d] != 0;
+      equal |= entry.keys[d] != 0 && entry.keys[d] == keys[d];
+    }
+  return equal || !named;
+}
+
+/* The bytes of GROUP placed in the class the profile gives them when the
+   functions of OMITTED (sorted) have no frame pointer.  */
+static double
+walk_placed (const walk_group &group, const vec<uint64_t> &omitted)
+{
+  double placed = 0;
+  for (unsigned r = 0; r < group.rows.length (); r++)
+    {
+      const context_row &row = group.rows[r];
+      uint64_t keys[MEMPROF_CONTEXT_MAX_DEPTH];
+      bool known = true;
+      for (unsigned d = 0; d < group.depth; d++)
+        {
+          known = known
+                  && !sorted_contains (omitted,
+                                       group.functions[r * group.depth + d]);
+          keys[d] = known ? row.keys[d] : 0;
+        }
+      unsigned klass = FEEDBACK_NOT_COLD;
+      for (const context_row &entry : group.entries)
+        if (walk_entry_matches (entry, group.depth, keys))
+          {
+            klass = entry.hint == HINT_COLD ? FEEDBACK_COLD : FEEDBACK_HOT;
+            break;
+          }
+      placed += row.bytes[klass];
+    }
+  return placed;
+}
+
+/* The groups of contexts (one per allocation call) the rewrite will
+   classify, with their tables.  */
+static void
+find_walk_groups (vec<walk_group> *groups)
+{
+  size_t count = feedback_profile.context_count;
+  keyed_context *contexts = XNEWVEC (keyed_context, count + 1);
+  unsigned next;
+  for (size_t c = 0; c < count; c++)
+    {
+      contexts[c].key
+          = profile_frame_key (&feedback_profile.contexts[c], 0, &next);
+      contexts[c].context = (unsigned) c;
+    }
+  qsort (contexts, count, sizeof *contexts, compare_keyed_contexts);
+  for (size_t first = 0, last; first < count; first = last)
+    {
+      walk_group group;
+      memset (&group, 0, sizeof group);
+      for (last = first;
+           last < count && contexts[last].key == contexts[first].key; last++)
+        {
+          const struct feedback_context *context
+              = &feedback_profile.contexts[contexts[last].context];
+          context_row row;
+          memset (&row, 0, sizeof row);
+          row.hint = feedback_classify (context, &feedback_options.thresholds);
+          row.bytes[row.hint] = context->mib.total_size > 0
+                                    ? (double) context->mib.total_size
+                                    : 1.0;
+          unsigned at;
+          profile_frame_key (context, 0, &at);
+          for (unsigned d = 0;
+               d < MEMPROF_CONTEXT_MAX_DEPTH && at < context->frame_count; d++)
+            row.keys[d] = profile_frame_key (context, at, &at);
+          group.rows.safe_push (row);
+        }
+      double placed;
+      unsigned full_depth;
+      unsigned kinds = 0;
+      for (unsigned k = 0; k < 3; k++)
+        for (const context_row &row : group.rows)
+          if (row.bytes[k] > 0)
+            {
+              kinds++;
+              break;
+            }
+      if (kinds >= 2)
+        group.depth = choose_table (group.rows, &group.entries, &group.total,
+                                    &placed, &full_depth);
+      if (kinds < 2 || group.entries.is_empty ()
+          || placed < context_min_share / 100 * group.total)
+        {
+          group.rows.release ();
+          group.entries.release ();
+          continue;
+        }
+      /* The function at each position of each row: the outermost
+         (not inlined) frame of each physical frame.  */
+      for (size_t i = first; i < last; i++)
+        {
+          const struct feedback_context *context
+              = &feedback_profile.contexts[contexts[i].context];
+          unsigned at = 0;
+          for (unsigned d = 0; d < group.depth; d++)
+            {
+              uint64_t guid = 0;
+              if (at < context->frame_count)
+                {
+                  profile_frame_key (context, at, &at);
+                  guid = feedback_profile.frames[context->first_frame + at - 1]
+                             .guid;
+                }
+              group.functions.safe_push (guid);
+            }
+        }
+      auto_vec<uint64_t> none;
+      group.full = walk_placed (group, none);
+      groups->safe_push (group);
+    }
+  XDELETEVEC (contexts);
+}
+
+struct function_count
+{
+  uint64_t guid;
+  unsigned walks;
+};
+
+static int
+compare_function_counts (const void *a, const void *b)
+{
+  const function_count *x = (const function_count *) a;
+  const function_count *y = (const function_count *) b;
+  if (x->walks != y->walks)
+    return x->walks > y->walks ? -1 : 1;
+  return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static void
+find_walk_functions (void)
+{
+  auto_vec<walk_group> groups;
+  find_walk_groups (&groups);
+
+  /* Every function a walk reads, with the number of rows it is on.  */
+  auto_vec<uint64_t> read;
+  for (const walk_group &group : groups)
+    for (uint64_t guid : group.functions)
+      if (guid != 0)
+        read.safe_push (guid);
+  read.qsort (compare_keys);
+  auto_vec<function_count> candidates;
+  for (unsigned i = 0; i < read.length (); i++)
+    if (candidates.is_empty () || candidates.last ().guid != read[i])
+      {
+        function_count candidate = { read[i], 1 };
+        candidates.safe_push (candidate);
+      }
+    else
+      candidates.last ().walks++;
+  candidates.qsort (compare_function_counts);
+
+  auto_vec<uint64_t> omitted;
+  for (const function_count &candidate : candidates)
+    {
+      omitted.safe_push (candidate.guid);
+      omitted.qsort (compare_keys);
+      bool fine = true;
+      for (const walk_group &group : groups)
+        if (walk_placed (group, omitted)
+            < group.full - CONTEXT_BYTES_TOLERANCE * group.total)
+          {
+            fine = false;
+            break;
+          }
+      if (!fine)
+        {
+          for (unsigned i = 0; i < omitted.length (); i++)
+            if (omitted[i] == candidate.guid)
+              {
+                omitted.ordered_remove (i);
+                break;
+              }
+        }
+    }
+  for (const function_count &candidate : candidates)
+    if (!sorted_contains (omitted, candidate.guid))
+      walk_functions.safe_push (candidate.guid);
+  sort_unique (&walk_functions);
+  for (uint64_t guid : omitted)
+    walk_omitted.safe_push (guid);
+  for (walk_group &group : groups)
+    {
+      group.rows.release ();
+      group.entries.release ();
+      group.functions.release ();
+    }
+}
+
 /* The static table of the rows, DEPTH keys each, named for the call at
    LOC.  */
 static tree
@@ -648,51 +918,10 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
       rows.safe_push (row);
     }
 
-  /* The depth that tells the classes apart: the deepest first
-     difference of two contexts of different classes.  Two that agree on
-     all MEMPROF_CONTEXT_MAX_DEPTH frames are one entry at any depth,
-     of the class with more bytes.  */
-  unsigned depth = 0;
-  for (unsigned i = 0; i < rows.length (); i++)
-    for (unsigned j = 0; j < i; j++)
-      if (rows[i].hint != rows[j].hint)
-        depth = MAX (depth, first_difference (&rows[i], &rows[j]));
-  if (depth == 0)
-    depth = 1;
-
-  /* The shortest depth that still places nearly all bytes where the
-     full depth does: each frame more costs every allocation of the call
-     a step of the walk.  */
   auto_vec<context_row> entries;
-  double total = 0;
-  for (const context_row &row : rows)
-    total += row.bytes[0] + row.bytes[1] + row.bytes[2];
-  double full = merge_rows (rows, depth, &entries);
-  unsigned full_depth = depth;
-  for (unsigned d = 1; d < full_depth; d++)
-    if (merge_rows (rows, d, &entries)
-        >= full - CONTEXT_BYTES_TOLERANCE * total)
-      {
-        depth = d;
-        break;
-      }
-  merge_rows (rows, depth, &entries);
-
-  /* Only cold and hot entries: everything else is the default.  */
-  unsigned kept = 0;
-  double placed = 0;
-  for (context_row &entry : entries)
-    {
-      if (entry.hint == FEEDBACK_NOT_COLD)
-        continue;
-      placed += entry.bytes[entry.hint];
-      entry.hint = entry.hint == FEEDBACK_COLD ? HINT_COLD : HINT_HOT;
-      entry.wildcards = 0;
-      for (unsigned d = 0; d < depth; d++)
-        entry.wildcards += entry.keys[d] == 0;
-      entries[kept++] = entry;
-    }
-  entries.truncate (kept);
+  double total, placed;
+  unsigned full_depth;
+  unsigned depth = choose_table (rows, &entries, &total, &placed, &full_depth);
   if (entries.is_empty ())
     return false;
   if (placed < context_min_share / 100 * total)
@@ -705,7 +934,6 @@ context_hints_rewrite (gimple_stmt_iterator *gsi, unsigned index,
                 depth);
       return false;
     }
-  entries.qsort (compare_rows);
 
   gcall *call = as_a<gcall *> (gsi_stmt (*gsi));
   tree fndecl = gimple_call_fndecl (call);

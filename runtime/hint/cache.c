@@ -39,6 +39,7 @@
 #include "hint-internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -254,10 +255,25 @@ hint_range_hooks (unsigned class_index)
 typedef void free_function (void *);
 static free_function *next_free;
 
-/* Set while this thread looks the next free up: dlsym frees the message
-   of an earlier failed lookup, with free, which is this one.  */
-static __thread bool finding_next_free
-    __attribute__ ((tls_model ("initial-exec")));
+/* Set while this thread looks up the next definition of one of ours:
+   dlsym frees the message of an earlier failed lookup, with free, which
+   is this library's.  */
+static __thread bool finding_next __attribute__ ((tls_model ("initial-exec")));
+
+/* The definition of NAME that follows this library's (jemalloc's), or
+   FALLBACK when there is none or this thread is looking one up already.  */
+static void *
+find_next (const char *name, void *fallback)
+{
+  void *found;
+
+  if (finding_next)
+    return fallback;
+  finding_next = true;
+  found = dlsym (RTLD_NEXT, name);
+  finding_next = false;
+  return found != NULL ? found : fallback;
+}
 
 static void
 ignore_free (void *pointer)
@@ -268,16 +284,10 @@ ignore_free (void *pointer)
 static free_function *
 find_next_free (void)
 {
-  free_function *found;
+  free_function *found = (free_function *) find_next ("free", ignore_free);
 
-  if (finding_next_free)
-    return ignore_free;
-  finding_next_free = true;
-  found = (free_function *) dlsym (RTLD_NEXT, "free");
-  finding_next_free = false;
-  if (found == NULL)
-    return ignore_free;
-  next_free = found;
+  if (found != ignore_free)
+    next_free = found;
   return found;
 }
 
@@ -300,18 +310,26 @@ hint_cache_create (void)
                                  MALLOCX_ZERO | MALLOCX_TCACHE_NONE);
 }
 
+/* The mallocx flags of this thread's explicit tcache of class
+   CLASS_INDEX (none when not made: the block goes to its arena).  */
+static inline int
+tcache_flags (unsigned class_index)
+{
+  int tcache = hint_thread_tcache[class_index];
+
+  return tcache > 0 ? tcache : MALLOCX_TCACHE_NONE;
+}
+
 /* Give BLOCK, hinted of class CLASS_INDEX, to its class's explicit tcache
    (or to its arena, the tcache not made).  */
 static void
 give_back (void *block, unsigned class_index)
 {
-  int tcache = hint_thread_tcache[class_index];
-
-  dallocx (block, tcache > 0 ? tcache : MALLOCX_TCACHE_NONE);
+  dallocx (block, tcache_flags (class_index));
 }
 
 /* A hinted block is freed: into this thread's bin of its size.  */
-static void
+static void __attribute__ ((noinline))
 free_hinted (void *block, unsigned class_index)
 {
   struct hint_cache *cache = hint_thread_cache;
@@ -330,25 +348,195 @@ free_hinted (void *block, unsigned class_index)
           cache->count[class_index][bin]++;
           return;
         }
+      /* Its size known, jemalloc need not look it up again.  */
+      sdallocx (block, size, tcache_flags (class_index));
+      return;
     }
   give_back (block, class_index);
 }
 
+/* The first free of a plain block: the next free looked up.  */
+static void __attribute__ ((noinline)) first_plain_free (void *pointer)
+{
+  find_next_free () (pointer);
+}
+
+/* Out of line: the common case, a plain block, is then a range test and
+   a jump to jemalloc's free.  */
 HINT_EXPORT void
 free (void *pointer)
 {
   uintptr_t offset = (uintptr_t) pointer - hint_range_base;
-  free_function *next;
+  free_function *next = next_free;
 
   if (UNLIKELY (offset < hint_range_bytes))
+    free_hinted (pointer, offset >= HINT_RANGE_BYTES);
+  else if (UNLIKELY (next == NULL))
+    first_plain_free (pointer);
+  else
+    next (pointer);
+}
+
+/* ---- Realloc ----
+
+   The library defines realloc too, for the same reason as free: a
+   hinted block reallocated by jemalloc's realloc would, when it moves,
+   be freed into the thread's automatic jemalloc cache, where the next
+   plain malloc of its size takes it (a plain block in a hinted range,
+   later freed into a hinted bin and handed out as hinted).  A hinted
+   block stays in its class: resized by rallocx in its class's arena
+   (through this thread's explicit tcache), as __memprof_hint_realloc
+   does for a block of its class; a block outside the ranges goes on to
+   the next realloc (jemalloc's).  */
+
+typedef void *realloc_function (void *, size_t);
+static realloc_function *next_realloc;
+/* Only while dlsym looks the next realloc up, should it reallocate:
+   jemalloc's own functions (the program's malloc is jemalloc's whenever
+   a block can be hinted).  */
+static void *
+realloc_by_jemalloc (void *pointer, size_t size)
+{
+  if (pointer == NULL)
+    return mallocx (size == 0 ? 1 : size, 0);
+  if (size == 0)
     {
-      free_hinted (pointer, offset >= HINT_RANGE_BYTES);
-      return;
+      dallocx (pointer, 0);
+      return NULL;
     }
-  next = next_free;
+  return rallocx (pointer, size, 0);
+}
+
+static realloc_function *
+find_next_realloc (void)
+{
+  realloc_function *found
+      = (realloc_function *) find_next ("realloc", realloc_by_jemalloc);
+
+  if (found != realloc_by_jemalloc)
+    next_realloc = found;
+  return found;
+}
+
+__attribute__ ((constructor (101))) static void
+realloc_initialize (void)
+{
+  find_next_realloc ();
+}
+
+/* What realloc (P, 0) does, by jemalloc's opt.zero_realloc: "free" (the
+   default of jemalloc 5.3: P freed, NULL returned), "alloc" (P resized to
+   the least size) or "abort" (left to jemalloc's realloc).  */
+enum zero_realloc
+{
+  ZERO_REALLOC_UNKNOWN,
+  ZERO_REALLOC_FREE,
+  ZERO_REALLOC_ALLOC,
+  ZERO_REALLOC_JEMALLOC,
+};
+
+static enum zero_realloc
+zero_realloc_action (void)
+{
+  static _Atomic int action = ZERO_REALLOC_UNKNOWN;
+  int known = atomic_load_explicit (&action, memory_order_relaxed);
+  const char *name = NULL;
+  size_t length = sizeof name;
+
+  if (known != ZERO_REALLOC_UNKNOWN)
+    return (enum zero_realloc) known;
+  if (mallctl ("opt.zero_realloc", &name, &length, NULL, 0) != 0 || name == NULL
+      || strcmp (name, "free") == 0)
+    known = ZERO_REALLOC_FREE;
+  else if (strcmp (name, "alloc") == 0)
+    known = ZERO_REALLOC_ALLOC;
+  else
+    known = ZERO_REALLOC_JEMALLOC;
+  atomic_store_explicit (&action, known, memory_order_relaxed);
+  return (enum zero_realloc) known;
+}
+
+/* A hinted BLOCK of class CLASS_INDEX resized to SIZE bytes by a
+   realloc the profile did not classify: in its class.  */
+static void *__attribute__ ((noinline))
+realloc_hinted (void *block, size_t size, unsigned class_index)
+{
+  if (size == 0)
+    switch (zero_realloc_action ())
+      {
+      case ZERO_REALLOC_FREE:
+        free_hinted (block, class_index);
+        return NULL;
+      case ZERO_REALLOC_ALLOC:
+        size = 1;
+        break;
+      default:
+        return next_realloc (block, 0);
+      }
+  return hint_internal_realloc (
+      block, size, class_index ? MEMPROF_HINT_HOT : MEMPROF_HINT_COLD);
+}
+
+/* The first call of plain_realloc: the next realloc looked up.  */
+static void *__attribute__ ((noinline))
+first_plain_realloc (void *pointer, size_t size)
+{
+  return find_next_realloc () (pointer, size);
+}
+
+/* The next realloc (jemalloc's), for a block outside the ranges.  */
+static inline void *
+plain_realloc (void *pointer, size_t size)
+{
+  realloc_function *next = next_realloc;
+
   if (UNLIKELY (next == NULL))
-    next = find_next_free ();
-  next (pointer);
+    return first_plain_realloc (pointer, size);
+  return next (pointer, size);
+}
+
+HINT_EXPORT void *
+realloc (void *pointer, size_t size)
+{
+  uintptr_t offset = (uintptr_t) pointer - hint_range_base;
+
+  if (UNLIKELY (offset < hint_range_bytes))
+    return realloc_hinted (pointer, size, offset >= HINT_RANGE_BYTES);
+  return plain_realloc (pointer, size);
+}
+
+/* A hinted BLOCK reallocated by a context the profile leaves to the
+   default class (a context-classified realloc that decided 0): moved to
+   jemalloc's default arenas, as a new allocation of that context would
+   be, and freed into this thread's cache of its class (jemalloc's
+   realloc would free it into the automatic cache; it keeps it in place
+   when SIZE fits its size class).  A block outside the ranges is
+   jemalloc's realloc's.  */
+static void *__attribute__ ((noinline))
+realloc_to_default (void *block, size_t size, unsigned class_index)
+{
+  void *fresh;
+  size_t usable;
+
+  if (size == 0)
+    return realloc_hinted (block, 0, class_index);
+  fresh = malloc (size);
+  if (UNLIKELY (fresh == NULL))
+    return NULL;
+  usable = sallocx (block, 0);
+  memcpy (fresh, block, usable < size ? usable : size);
+  free_hinted (block, class_index);
+  return fresh;
+}
+
+void *
+hint_realloc_default (void *block, size_t size)
+{
+  uintptr_t offset = (uintptr_t) block - hint_range_base;
+
+  if (UNLIKELY (offset < hint_range_bytes))
+    return realloc_to_default (block, size, offset >= HINT_RANGE_BYTES);
+  return plain_realloc (block, size);
 }
 
 /* The thread exits: its cached blocks go back to their arenas.  */

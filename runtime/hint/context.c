@@ -74,55 +74,90 @@ static bool debugging;
 static int statistics_fd = STDERR_FILENO;
 static uint64_t *used_tables;
 
-static __thread uintptr_t stack_top
+/* The highest frame a walk may read in this thread: its stack's top
+   less a frame's two words; 0 until learnt, 1 when unknown (no frame
+   lies at or below it: no walk).  */
+static __thread uintptr_t walk_limit
     __attribute__ ((tls_model ("initial-exec")));
 
-/* The top of this thread's stack, learnt once (1: unknown, no walk).  */
-static uintptr_t
-thread_stack_top (void)
+static uintptr_t __attribute__ ((noinline, cold)) learn_walk_limit (void)
 {
   pthread_attr_t attributes;
   void *low;
   size_t size;
 
-  if (LIKELY (stack_top != 0))
-    return stack_top;
-  stack_top = 1;
+  walk_limit = 1;
   if (pthread_getattr_np (pthread_self (), &attributes) == 0)
     {
-      if (pthread_attr_getstack (&attributes, &low, &size) == 0)
-        stack_top = (uintptr_t) low + size;
+      if (pthread_attr_getstack (&attributes, &low, &size) == 0
+          && size >= 2 * sizeof (uintptr_t))
+        walk_limit = (uintptr_t) low + size - 2 * sizeof (uintptr_t);
       pthread_attr_destroy (&attributes);
     }
-  return stack_top;
+  return walk_limit;
 }
 
-/* The return addresses of the DEPTH frames above the allocating
-   function, whose callee's frame is FRAME, into RETURNS (0 past the
-   walk's end); returns HASH with each of them added by one multiply.  */
-static uint64_t
-caller_returns (const uintptr_t *frame, unsigned depth, uintptr_t *returns,
-                uint64_t hash)
+static inline uintptr_t
+thread_walk_limit (void)
 {
-  uintptr_t top = thread_stack_top ();
-  unsigned count = 0;
-  uintptr_t next = frame[0];
+  uintptr_t limit = walk_limit;
 
-  while (count < depth && next > (uintptr_t) frame
-         && next + 2 * sizeof (uintptr_t) <= top
-         && (next & (sizeof (uintptr_t) - 1)) == 0)
+  return LIKELY (limit != 0) ? limit : learn_walk_limit ();
+}
+
+/* One step of the walk up the frame-pointer chain: the frame FRAME
+   links to must lie above it and leave room for its two words below
+   LIMIT (the stack's top less 16 bytes), or the walk ends.  No test of
+   alignment: x86-64 reads an unaligned word, and a word inside the
+   stack that is no frame pointer only yields a return address no note
+   names (an unknown frame) or ends the walk.  */
+#define WALK_STEP_OK(next, frame, limit)                                       \
+  ((next) > (uintptr_t) (frame) && (next) <= (limit))
+
+/* The hash of the return addresses of the DEPTH frames above the
+   allocating function, whose callee's frame is FRAME, with HASH, one
+   multiply each (a walk that ends early adds a multiply for each frame
+   missing).  Nothing is stored: the cache of decisions' hit, the common
+   case, needs the hash alone; a miss walks again (caller_returns).  */
+static inline uint64_t
+caller_hash (const uintptr_t *frame, unsigned depth, uint64_t hash)
+{
+  uintptr_t limit = thread_walk_limit ();
+  unsigned count = 0;
+
+  for (; count < depth; count++)
     {
+      uintptr_t next = frame[0];
+
+      if (UNLIKELY (!WALK_STEP_OK (next, frame, limit)))
+        break;
       frame = (const uintptr_t *) next;
-      returns[count++] = frame[1];
       hash = (hash ^ frame[1]) * 0x9e3779b97f4a7c15ULL;
-      next = frame[0];
     }
-  while (count < depth)
-    {
-      returns[count++] = 0;
-      hash *= 0x9e3779b97f4a7c15ULL;
-    }
+  for (; count < depth; count++)
+    hash *= 0x9e3779b97f4a7c15ULL;
   return hash;
+}
+
+/* The same walk, storing the return addresses into RETURNS (0 past the
+   walk's end), for a decision.  */
+static void
+caller_returns (const uintptr_t *frame, unsigned depth, uintptr_t *returns)
+{
+  uintptr_t limit = thread_walk_limit ();
+  unsigned count = 0;
+
+  for (; count < depth; count++)
+    {
+      uintptr_t next = frame[0];
+
+      if (!WALK_STEP_OK (next, frame, limit))
+        break;
+      frame = (const uintptr_t *) next;
+      returns[count] = frame[1];
+    }
+  for (; count < depth; count++)
+    returns[count] = 0;
 }
 
 /* ---- The notes: return address -> frame key ---- */
@@ -392,7 +427,7 @@ decide (const uint64_t *table, unsigned depth, const uintptr_t *returns)
   return 0;
 }
 
-static void
+static void __attribute__ ((noinline))
 count_call (uint64_t *table, unsigned char hint, size_t bytes)
 {
   unsigned class_index = hint == 0 ? 0 : hint < MEMPROF_HINT_HOT_MIN ? 1 : 2;
@@ -419,44 +454,68 @@ count_call (uint64_t *table, unsigned char hint, size_t bytes)
                              bytes, memory_order_relaxed);
 }
 
-/* The hint for an allocation of BYTES by TABLE's call, whose entry
-   point's frame is FRAME: 0 (the default class), or the hint byte.  */
-static unsigned char
-context_hint (uint64_t *table, const void *frame, size_t bytes)
-{
-  uint64_t shape = table[MEMPROF_CONTEXT_WORD_SHAPE];
-  unsigned depth = (unsigned) (shape & 0xff);
-  uintptr_t returns[MEMPROF_CONTEXT_MAX_DEPTH];
-  uint64_t hash = (uintptr_t) table, tag;
-  unsigned slot, free_slot = DECISION_SLOTS;
-  unsigned char hint;
+/* The tag of a decision in the cache (its hint byte cleared; the top
+   bit set, so that no filled slot is 0) and its first slot, from the
+   walk's HASH.  */
+#define DECISION_TAG(hash) (((hash) | 1ULL << 63) & ~(uint64_t) 0xff)
+#define DECISION_SLOT(hash) ((unsigned) ((hash) >> 8) % DECISION_SLOTS)
 
-  if (UNLIKELY (table[MEMPROF_CONTEXT_WORD_HEADER]
-                    != (MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION)
-                || depth == 0 || depth > MEMPROF_CONTEXT_MAX_DEPTH))
-    return 0;
-  hash = memprof_context_mix (caller_returns (frame, depth, returns, hash));
-  tag = (hash | 1ULL << 63) & ~(uint64_t) 0xff;
-  slot = (unsigned) (hash >> 8);
+/* The hint of the context whose walk hashed to HASH, when its first
+   slot did not hold it: the other slots probed, or else decided (the
+   first allocation of a calling context: walks again, names the return
+   addresses) and recorded in the first free slot probed, or the first.
+   A table whose header is not this library's decides 0.  */
+static unsigned char __attribute__ ((noinline, cold))
+context_hint_slow (const uint64_t *table, const void *frame, unsigned depth,
+                   uint64_t hash)
+{
+  uintptr_t returns[MEMPROF_CONTEXT_MAX_DEPTH];
+  uint64_t tag = DECISION_TAG (hash);
+  unsigned slot = DECISION_SLOT (hash), free_slot = DECISION_SLOTS;
+  unsigned char hint = 0;
+
   for (unsigned probe = 0; probe < DECISION_PROBES; probe++)
     {
       unsigned index = (slot + probe) % DECISION_SLOTS;
       uint64_t word
           = atomic_load_explicit (&decisions[index], memory_order_relaxed);
       if ((word & ~(uint64_t) 0xff) == tag)
-        {
-          hint = (unsigned char) word;
-          goto decided;
-        }
+        return (unsigned char) word;
       if (word == 0 && free_slot == DECISION_SLOTS)
         free_slot = index;
     }
-  hint = decide (table, depth, returns);
+  if (table[MEMPROF_CONTEXT_WORD_HEADER]
+      == (MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION))
+    {
+      caller_returns (frame, depth, returns);
+      hint = decide (table, depth, returns);
+    }
   atomic_store_explicit (
-      &decisions[free_slot != DECISION_SLOTS ? free_slot
-                                             : slot % DECISION_SLOTS],
-      tag | hint, memory_order_relaxed);
-decided:
+      &decisions[free_slot != DECISION_SLOTS ? free_slot : slot], tag | hint,
+      memory_order_relaxed);
+  return hint;
+}
+
+/* The hint for an allocation of BYTES by TABLE's call, whose entry
+   point's frame is FRAME: 0 (the default class), or the hint byte.  The
+   common case, a context decided before and found in its first slot, is
+   the walk, a hash and one load, with no call.  */
+static inline __attribute__ ((always_inline)) unsigned char
+context_hint (uint64_t *table, const void *frame, size_t bytes)
+{
+  unsigned depth = (unsigned) (table[MEMPROF_CONTEXT_WORD_SHAPE] & 0xff);
+  uint64_t hash, word;
+  unsigned char hint;
+
+  if (UNLIKELY (depth - 1 >= MEMPROF_CONTEXT_MAX_DEPTH))
+    return 0;
+  hash = memprof_context_mix (caller_hash (frame, depth, (uintptr_t) table));
+  word = atomic_load_explicit (&decisions[DECISION_SLOT (hash)],
+                               memory_order_relaxed);
+  if (LIKELY ((word & ~(uint64_t) 0xff) == DECISION_TAG (hash)))
+    hint = (unsigned char) word;
+  else
+    hint = context_hint_slow (table, frame, depth, hash);
   if (UNLIKELY (statistics))
     count_call (table, hint, bytes);
   return hint;
@@ -566,7 +625,16 @@ __memprof_hint_context_realloc (void *pointer, size_t size, uint64_t *table)
     return realloc (pointer, size);
   hint = context_hint (table, __builtin_frame_address (0), size);
   if (hint == 0)
-    return realloc (pointer, size);
+    return hint_realloc_default (pointer, size);
+  if (pointer == NULL)
+    {
+      /* A new block (an interpreter's allocator reallocates NULL): as
+         the context-classified malloc.  */
+      pointer = hint_allocate_cached (size, hint);
+      if (UNLIKELY (pointer == NULL))
+        errno = ENOMEM;
+      return pointer;
+    }
   return hint_internal_realloc (pointer, size, hint);
 }
 

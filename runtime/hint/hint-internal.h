@@ -124,6 +124,7 @@ struct hint_cache
 extern __thread struct hint_cache *hint_thread_cache
     __attribute__ ((tls_model ("initial-exec")));
 void hint_cache_create (void);
+void *hint_realloc_default (void *block, size_t size);
 void hint_cache_destroy (void);
 
 /* The bin of SIZE bytes, 1 to HINT_CACHE_MAX_SIZE: 16-byte steps up to

@@ -23,7 +23,11 @@ frame, in another translation unit, tells them apart.  At -O0 and -O2:
   build made without it (context_tail.c): the contexts part at functions
   that end in a tail call of a function returning nothing, whose frames
   the hinted build keeps as the profile has them, so each path's blocks
-  are in its class's arena.
+  are in its class's arena;
+- frame pointers where the walk reads them and they matter
+  (context_hub.c): kept in make and mid, left out of hub, a big function
+  whose own call sites tell cold from hot (as Lua's luaV_execute), and
+  every block still in its class's arena.
 
 Prints one line per check and ends with `context-hints: N passed, N
 failed`."""
@@ -42,9 +46,9 @@ from report import Report  # noqa: E402
 
 WORK = os.path.join(HERE, "work", "context")
 MEMPROF = os.path.join(TOP, "analysis", "memprof")
-MAIN, ALLOC, CHECK, CLOSE, TAIL = (os.path.join(HERE, name) for name in
-                                   ("context_main.c", "context_alloc.c", "context_check.c",
-                                    "context_close.c", "context_tail.c"))
+MAIN, ALLOC, CHECK, CLOSE, TAIL, HUB = (os.path.join(HERE, name) for name in
+                                        ("context_main.c", "context_alloc.c", "context_check.c",
+                                         "context_close.c", "context_tail.c", "context_hub.c"))
 BLOCKS, SIZE = 512, 96
 # Small thresholds: this short run's untouched blocks are cold, the
 # blocks read many times hot.
@@ -173,16 +177,21 @@ def check_level(opt):
                       f"{opt}: MEMPROF_HINT_STATS=1 counts {BLOCKS * SIZE} bytes classified "
                       f"cold and as many hot", ran.stderr)
 
-    # Frame pointers only where the walk goes: cold_path (on the
-    # classified call's contexts) keeps one, report_arenas (on none; its
-    # unit has the profile too) is built as -O2 builds it, without.
+    # Frame pointers only where the walk reads: the table's depth is 2
+    # (the caller frames make < cold_path), read from the frames of
+    # wrapper and make, which keep one; cold_path (on the contexts, but
+    # beyond the depth: its return address is read in make's frame) and
+    # report_arenas (on none; its unit has the profile too) are built as
+    # -O2 builds them, without.
     if opt == "-O2" and ran is not None:
         binary = os.path.join(work, "hinted")
-        results.check(has_frame_pointer(binary, "cold_path")
-                      and not has_frame_pointer(binary, "report_arenas"),
-                      f"{opt}: frame pointers kept in the functions the walk reads "
-                      "(cold_path), not elsewhere (report_arenas)",
-                      run(["gdb", "-batch", "-ex", "disassemble report_arenas", binary]).stdout[:600])
+        kept = {name: has_frame_pointer(binary, name)
+                for name in ("wrapper", "make", "cold_path", "report_arenas")}
+        results.check(kept == {"wrapper": True, "make": True, "cold_path": False,
+                               "report_arenas": False},
+                      f"{opt}: frame pointers kept in the functions whose frames the walk "
+                      "reads (wrapper, make), not elsewhere (cold_path, report_arenas)",
+                      str(kept))
 
     # A program that closes stderr at exit (gnulib's close_stdout).
     ran, _ = hinted("closes-stderr", mprof, [CLOSE])
@@ -221,33 +230,61 @@ def check_level(opt):
                       f"the cold arena again", ran.stdout)
 
 
-def check_tail_calls():
-    """The profiled build's calls kept as calls, its tail calls not."""
-    work = os.path.join(WORK, "tail")
+def profiled_and_hinted(label, name, source):
+    """SOURCE (with the allocator) profiled at -O2 with
+    -fno-optimize-sibling-calls, then built with its profile without it,
+    and run: (the hinted binary, the run), or None when a step failed
+    (reported)."""
+    work = os.path.join(WORK, name)
     os.makedirs(work)
     profiled = os.path.join(work, "profiled")
-    built = build(profiled, "-O2", [TAIL, ALLOC], ["-fno-optimize-sibling-calls"],
+    built = build(profiled, "-O2", [source, ALLOC], ["-fno-optimize-sibling-calls"],
                   pkg_config("memprof", "--libs"))
-    if not results.check(built.returncode == 0, "tail calls: the profiled build builds",
+    if not results.check(built.returncode == 0, f"{label}: the profiled build builds",
                          built.stderr[-500:]):
-        return
-    mprof, raw = profile("tail", profiled, work)
-    if not results.check(mprof is not None, "tail calls: profiled and merged", raw):
-        return
+        return None
+    mprof, raw = profile(name, profiled, work)
+    if not results.check(mprof is not None, f"{label}: profiled and merged", raw):
+        return None
     binary = os.path.join(work, "hinted")
-    built = build(binary, "-O2", [TAIL, ALLOC, CHECK],
+    built = build(binary, "-O2", [source, ALLOC, CHECK],
                   ["-fplugin-arg-memprof-use=" + mprof, *THRESHOLDS],
                   pkg_config("memprof-hint", "--libs"))
     if not results.check(built.returncode == 0 and "context-classified: 1" in built.stderr,
-                         "tail calls: the hinted build (without -fno-optimize-sibling-calls) "
+                         f"{label}: the hinted build (without -fno-optimize-sibling-calls) "
                          "builds and classifies the allocator's call by context",
                          built.stderr[-800:]):
+        return None
+    return binary, execute(binary)
+
+
+def check_tail_calls():
+    """The profiled build's calls kept as calls, its tail calls not."""
+    done = profiled_and_hinted("tail calls", "tail", TAIL)
+    if done is None:
         return
-    ran = execute(binary)
+    _, ran = done
     results.check(ran.returncode == 0 and arenas(ran.stdout) == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
                   f"tail calls: the frames the profile has are on the hinted build's stack: "
                   f"all {BLOCKS} cold blocks in the cold arena, all {BLOCKS} hot ones in the "
                   f"hot arena", ran.stdout + ran.stderr[-500:])
+
+
+def check_hub():
+    """A big function whose frame tells nothing is left without a frame
+    pointer; the blocks still go where the profile says."""
+    done = profiled_and_hinted("hub", "hub", HUB)
+    if done is None:
+        return
+    binary, ran = done
+    kept = {name: has_frame_pointer(binary, name) for name in ("make", "mid", "hub")}
+    results.check(kept == {"make": True, "mid": True, "hub": False},
+                  "hub: frame pointers kept where the walk needs them (make, mid), left out "
+                  "where the frame tells the classes nothing apart (hub, big, on every "
+                  "context of its kind, as Lua's luaV_execute)", str(kept))
+    results.check(ran.returncode == 0 and arenas(ran.stdout) == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
+                  f"hub: without hub's frame pointer, all {BLOCKS} cold blocks go to the cold "
+                  f"arena, all {BLOCKS} hot ones to the hot arena", ran.stdout + ran.stderr[-500:])
 
 
 def main():
@@ -258,6 +295,7 @@ def main():
     for opt in ("-O0", "-O2"):
         check_level(opt)
     check_tail_calls()
+    check_hub()
     return results.finish()
 
 

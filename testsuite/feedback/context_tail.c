@@ -37,11 +37,7 @@ main (void)
   for (int i = 0; i < BLOCKS; i++)
     {
       fill_hot (i);
-      volatile unsigned char *block = hot_blocks[i];
-      memset ((void *) block, i, SIZE);
-      for (int round = 0; round < 200; round++)
-        for (int k = 0; k < SIZE; k += 8)
-          sum += block[k];
+      sum += use_hot (i);
     }
   return finish (sum);
 }

@@ -22,6 +22,21 @@ void report_arenas (void **cold, int cold_count, void **hot, int hot_count)
 static void *cold_blocks[BLOCKS];
 static void *hot_blocks[BLOCKS];
 
+/* Make hot block I hot: written, then read 200 times; returns the sum
+   of what was read.  */
+static inline unsigned long
+use_hot (int i)
+{
+  volatile unsigned char *block = hot_blocks[i];
+  unsigned long sum = 0;
+
+  memset ((void *) block, i, SIZE);
+  for (int round = 0; round < 200; round++)
+    for (int k = 0; k < SIZE; k += 8)
+      sum += block[k];
+  return sum;
+}
+
 static int
 finish (unsigned long sum)
 {

@@ -111,10 +111,11 @@ def run_checks(label, binary, arguments=(), env=None, done=None):
 def test_exports():
     result = run(["nm", "-D", "--defined-only", LIBRARY])
     names = sorted(line.split()[-1] for line in result.stdout.splitlines())
-    results.check(names == sorted(C_NAMES + CONTEXT_NAMES + list(CXX_NAMES) + ["free"]),
+    results.check(names == sorted(C_NAMES + CONTEXT_NAMES + list(CXX_NAMES) + ["free", "realloc"]),
                   "libmemprof_hint.so exports the 8 C entry points, their 8 "
-                  "context-classified forms, tcmalloc's 8 operator new overloads and "
-                  "free (which gives hinted blocks to the thread's cache), nothing else",
+                  "context-classified forms, tcmalloc's 8 operator new overloads, "
+                  "free (which gives hinted blocks to the thread's cache) and realloc "
+                  "(which keeps them in their class), nothing else",
                   str(names))
     demangled = run(["c++filt", *CXX_NAMES]).stdout.splitlines()
     for (name, wanted), got in zip(CXX_NAMES.items(), demangled):
@@ -240,6 +241,7 @@ def test_programs(work):
         run_checks(f"entry_points (hint {hint})", binary, [hint], done="entry_points")
     run_checks("arenas", build(work, "arenas.c", "arenas", libs), done="arenas")
     run_checks("threads", build(work, "threads.c", "threads", libs), done="threads")
+    run_checks("realloc", build(work, "realloc.c", "realloc", libs), done="realloc")
     run_checks("thread_caches", build(work, "thread_caches.c", "thread_caches", libs),
                done="thread_caches")
     binary = build(work, "new_tcmalloc.cc", "new_tcmalloc", libs)

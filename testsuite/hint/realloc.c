@@ -1,0 +1,162 @@
+/* realloc of hinted blocks (docs/hint.md, "Realloc"): the library's own
+   realloc keeps a hinted block in its class and never lets it reach
+   jemalloc's automatic thread cache, where plain mallocs would take it;
+   a context-classified realloc whose context is of the default class
+   moves a hinted block to the default arenas, its old block given back
+   to its class.  Every check counts blocks by the arena jemalloc says
+   holds them, so each fails when a hinted block leaks out of its class
+   (as it did when jemalloc's realloc served the program).  */
+
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memprof/hint.h"
+#include "memprof/hint_context.h"
+
+#include "check.h"
+
+#define BLOCKS 100
+
+/* Plain malloc (SIZE) BLOCKS times: how many land in ARENA (all kept
+   until the end, so no block comes back through a cache).  */
+static int
+plain_in_arena (size_t size, unsigned arena)
+{
+  void *blocks[BLOCKS];
+  int count = 0;
+
+  for (int i = 0; i < BLOCKS; i++)
+    {
+      blocks[i] = malloc (size);
+      count += arena_of (blocks[i]) == arena;
+    }
+  for (int i = 0; i < BLOCKS; i++)
+    free (blocks[i]);
+  return count;
+}
+
+static int
+filled (const unsigned char *block, size_t size, unsigned char value)
+{
+  for (size_t i = 0; i < size; i++)
+    if (block[i] != value)
+      return 0;
+  return 1;
+}
+
+/* A table no stack matches (its one entry's frames are no return
+   address's): every context of it is of the default class.  */
+static uint64_t default_table[MEMPROF_CONTEXT_HEADER_WORDS + 2] = {
+  MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION,
+  (uint64_t) 1 << 32 | 1,
+};
+
+int
+main (void)
+{
+  unsigned cold, hot;
+  void *block, *blocks[BLOCKS];
+  int placed, kept;
+
+  block = __memprof_hint_malloc (64, MEMPROF_HINT_COLD);
+  cold = arena_of (block);
+  free (block);
+  block = __memprof_hint_malloc (64, MEMPROF_HINT_HOT);
+  hot = arena_of (block);
+  free (block);
+
+  /* A plain realloc grows a hinted block in its class, its bytes kept.  */
+  block = __memprof_hint_malloc (48, MEMPROF_HINT_COLD);
+  memset (block, 0x5a, 48);
+  block = realloc (block, 4000);
+  CHECK (block != NULL && arena_of (block) == cold && filled (block, 48, 0x5a),
+         "a cold block grown by realloc (48 to 4000 bytes) stays in the cold "
+         "arena, its bytes kept");
+  block = realloc (block, 24);
+  CHECK (block != NULL && arena_of (block) == cold && filled (block, 24, 0x5a),
+         "shrunk by realloc (to 24 bytes), it stays in the cold arena");
+  free (block);
+
+  /* The old blocks of hinted blocks moved by realloc: not reused by plain
+     mallocs of their size.  */
+  placed = 1;
+  for (int i = 0; i < BLOCKS; i++)
+    {
+      blocks[i] = __memprof_hint_malloc (80, MEMPROF_HINT_HOT);
+      memset (blocks[i], i, 80);
+      blocks[i] = realloc (blocks[i], 200);
+      placed &= blocks[i] != NULL && arena_of (blocks[i]) == hot
+                && filled (blocks[i], 80, (unsigned char) i);
+    }
+  CHECK (placed,
+         "%d hot 80-byte blocks grown to 200 bytes by realloc stay "
+         "in the hot arena, their bytes kept",
+         BLOCKS);
+  kept = plain_in_arena (80, hot);
+  CHECK (kept == 0,
+         "none of the next %d plain malloc (80) reuses their old blocks (%d "
+         "did)",
+         BLOCKS, kept);
+  for (int i = 0; i < BLOCKS; i++)
+    free (blocks[i]);
+
+  /* realloc (p, 0) of a hinted block frees it into its class (jemalloc's
+     default opt.zero_realloc: free).  */
+  for (int i = 0; i < BLOCKS; i++)
+    blocks[i] = __memprof_hint_malloc (96, MEMPROF_HINT_COLD);
+  placed = 1;
+  for (int i = 0; i < BLOCKS; i++)
+    placed &= realloc (blocks[i], 0) == NULL;
+  kept = plain_in_arena (96, cold);
+  CHECK (placed && kept == 0,
+         "realloc (p, 0) of %d cold blocks returns NULL, and none of the next "
+         "%d plain malloc (96) reuses them (%d did)",
+         BLOCKS, BLOCKS, kept);
+  block = __memprof_hint_malloc (96, MEMPROF_HINT_COLD);
+  kept = 0;
+  for (int i = 0; i < BLOCKS; i++)
+    kept |= block == blocks[i];
+  CHECK (kept, "the next cold malloc (96) takes one of them back (from the "
+               "thread's cold cache)");
+  free (block);
+
+  /* A context-classified realloc that decides the default class moves a
+     hinted block out of its arena, and gives the old one back to it.  */
+  placed = 1;
+  for (int i = 0; i < BLOCKS; i++)
+    {
+      blocks[i] = __memprof_hint_malloc (112, MEMPROF_HINT_HOT);
+      memset (blocks[i], i, 112);
+      blocks[i]
+          = __memprof_hint_context_realloc (blocks[i], 300, default_table);
+      placed &= blocks[i] != NULL && arena_of (blocks[i]) != hot
+                && arena_of (blocks[i]) != cold
+                && filled (blocks[i], 112, (unsigned char) i);
+    }
+  kept = plain_in_arena (112, hot);
+  CHECK (placed && kept == 0,
+         "%d hot blocks reallocated by a context of the default class move to "
+         "the default arenas, their bytes kept; none of the next %d plain "
+         "malloc (112) reuses their old blocks (%d did)",
+         BLOCKS, BLOCKS, kept);
+  for (int i = 0; i < BLOCKS; i++)
+    free (blocks[i]);
+
+  /* Plain blocks: jemalloc's realloc, as without the library.  */
+  block = malloc (40);
+  memset (block, 0x33, 40);
+  block = realloc (block, 5000);
+  CHECK (block != NULL && arena_of (block) != cold && arena_of (block) != hot
+             && filled (block, 40, 0x33),
+         "a plain block grown by realloc stays plain, its bytes kept");
+  free (block);
+  block = realloc (NULL, 70);
+  CHECK (block != NULL && arena_of (block) != cold && arena_of (block) != hot,
+         "realloc (NULL, 70) is a plain malloc");
+  free (block);
+
+  puts ("realloc done");
+  return check_failures != 0;
+}
