@@ -527,9 +527,202 @@ runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
   return NULL;
 }
 
+/* ---- The thread's last chain ----
+
+   A thread's consecutive allocations have most of their stacks in
+   common: the frames from the root to the last caller they share.  The
+   walk above is a chain of dependent loads (each frame's address is read
+   from the frame before it), about 2 ns a frame, so a deep stack costs
+   tens of nanoseconds even when nearly all of it is the last one's.
+
+   The thread keeps the last chain it walked: each step's state (return
+   address, stack pointer, frame pointer), its function, and the two words
+   its step out read, with the values they held.  A step depends on
+   nothing but its state, its return address's verdict (and rule) and the
+   words it reads; verdicts and rules change only with facts_epoch, and
+   the chain is dropped when it changes.  So when a new walk reaches a
+   state equal to one of the chain's, and every word the chain's steps
+   from there out read still holds its value, the walk from there would
+   step through exactly the chain's states: its frames are the chain's.
+   The check reads one known address a word, independent loads that the
+   processor overlaps, instead of a dependent chain.  Equal frame
+   addresses and return addresses alone would prove nothing (a function
+   returned and called again from another caller at the same depth leaves
+   both); the words read above them do, as the walk itself reads them.
+
+   The chain is kept leaf first, one array a field, at the end of the
+   arrays: positions [CHAIN_FRAMES - chain_length, CHAIN_FRAMES).  A walk
+   writes its own steps from position 0 up, so the old chain's positions
+   at and above the walk's count are intact while it searches them for a
+   join.  A chain cut at MAX or ended in a full unwind is not kept.  */
+
+#define CHAIN_FRAMES 256 /* PROGRAM_FRAMES_MAX */
+
+/* Each position's state (its return address is the frame captured) and
+   its function as captured (0: not looked up yet).  A frame-pointer step
+   out from position I read the frame at chain_rbp[I]: chain_rbp[I + 1]
+   and chain_return[I + 1].  A step by a frame rule (chain_by_rule[I])
+   read chain_return[I + 1] at chain_read_return[I], and the word at
+   chain_read_rbp[I] was chain_rbp_read[I]: the saved frame pointer
+   chain_rbp[I + 1], or when the rule keeps the frame pointer, the return
+   address read again.  */
+static __thread uintptr_t chain_return[CHAIN_FRAMES], chain_sp[CHAIN_FRAMES],
+    chain_rbp[CHAIN_FRAMES],
+    chain_function[CHAIN_FRAMES] __attribute__ ((tls_model ("initial-exec")));
+static __thread bool chain_by_rule[CHAIN_FRAMES]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread const uintptr_t *chain_read_return[CHAIN_FRAMES],
+    *chain_read_rbp[CHAIN_FRAMES] __attribute__ ((tls_model ("initial-exec")));
+static __thread uintptr_t chain_rbp_read[CHAIN_FRAMES]
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* How the chain's outermost step ended the walk.  */
+enum chain_end
+{
+  CHAIN_END_OF_STACK, /* its rule says the return address is undefined */
+  CHAIN_HAND_OVER     /* to the tail cache */
+};
+
+static __thread uint32_t chain_length,
+    chain_epoch __attribute__ ((tls_model ("initial-exec")));
+static __thread uint8_t chain_end __attribute__ ((tls_model ("initial-exec")));
+/* For verbosity=1: walks joined to the last chain, and the frames the
+   joins gave (added at each verification, so at least).  */
+static _Atomic uint64_t chain_join_count, chain_frame_count;
+static __thread uint64_t chain_joins,
+    chain_frames __attribute__ ((tls_model ("initial-exec")));
+
+/* The runtime's frames from the capture's own frame to the one whose
+   return address is the caller's, as byte offsets from the own frame
+   (the first is 0): the same functions call each other at every
+   allocation, so the frames lie at the same distances.  */
+static __thread int32_t runtime_offsets[RUNTIME_FRAMES_MAX + 1]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread uint32_t runtime_frame_count
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* The frame of the runtime's own above OWN whose return address is
+   CALLER_RETURN, as runtime_frame_under finds it, if it is where it was
+   last time: every frame on the way holds the next one's address and a
+   return address other than CALLER_RETURN, the last one CALLER_RETURN.
+   NULL when not.  */
+static inline const uintptr_t *
+runtime_frame_again (const uintptr_t *own, uintptr_t caller_return,
+                     uintptr_t low, uintptr_t high)
+{
+  uint32_t count = runtime_frame_count;
+  if (count == 0)
+    return NULL;
+  const char *base = (const char *) own;
+  const uintptr_t *found
+      = (const uintptr_t *) (base + runtime_offsets[count - 1]);
+  /* The offsets grow: the first and the last frame bound the others.  */
+  if (!frame_in_stack (own, low, high) || !frame_in_stack (found, low, high))
+    return NULL;
+  bool same = found[1] == caller_return;
+  for (uint32_t i = 0; i + 1 < count; i++)
+    {
+      const uintptr_t *frame = (const uintptr_t *) (base + runtime_offsets[i]);
+      same &= (frame[0] == (uintptr_t) (base + runtime_offsets[i + 1]))
+              & (frame[1] != caller_return);
+    }
+  return same ? found : NULL;
+}
+
+/* Remember the frames from OWN to FOUND (runtime_frame_under's) for
+   runtime_frame_again.  */
+static void
+runtime_frame_remember (const uintptr_t *own, const uintptr_t *found)
+{
+  uint32_t count = 0;
+  for (const uintptr_t *frame = own; count <= RUNTIME_FRAMES_MAX;
+       frame = (const uintptr_t *) frame[0])
+    {
+      runtime_offsets[count++]
+          = (int32_t) ((const char *) frame - (const char *) own);
+      if (frame == found)
+        {
+          runtime_frame_count = count;
+          return;
+        }
+    }
+  runtime_frame_count = 0;
+}
+
+/* Move the walk's positions [0, COUNT) to just under position TO.  */
+static inline void
+chain_move (int count, int to, bool by_rule)
+{
+  size_t bytes = (size_t) count * sizeof (uintptr_t);
+  int at = to - count;
+  memmove (&chain_return[at], chain_return, bytes);
+  memmove (&chain_sp[at], chain_sp, bytes);
+  memmove (&chain_rbp[at], chain_rbp, bytes);
+  memmove (&chain_function[at], chain_function, bytes);
+  memmove (&chain_by_rule[at], chain_by_rule, count * sizeof *chain_by_rule);
+  if (by_rule)
+    {
+      memmove (&chain_read_return[at], chain_read_return, bytes);
+      memmove (&chain_read_rbp[at], chain_read_rbp, bytes);
+      memmove (&chain_rbp_read[at], chain_rbp_read, bytes);
+    }
+}
+
+/* Keep the walk's COUNT positions as the chain, ended by END.  */
+static inline void
+chain_keep (int count, enum chain_end end, bool by_rule)
+{
+  chain_move (count, CHAIN_FRAMES, by_rule);
+  chain_length = (uint32_t) count;
+  chain_end = (uint8_t) end;
+}
+
+/* The walk's state at OUT[COUNT) is the chain's at JOIN: if every frame
+   the chain's steps from JOIN out read holds what it held, append their
+   frames to OUT and FUNCTIONS and give the new count (or -1 when the tail
+   is not cached), the walk's COUNT positions and the chain's from JOIN the
+   new chain; -2 when a word changed or MAX would cut the chain.  */
+static int
+chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
+            bool by_rule)
+{
+  int kept = CHAIN_FRAMES - join;
+  if (count + kept > max)
+    return -2;
+  uintptr_t changed = 0;
+  for (int i = join; i + 1 < CHAIN_FRAMES; i++)
+    if (LIKELY (!chain_by_rule[i]))
+      {
+        const uintptr_t *frame = (const uintptr_t *) chain_rbp[i];
+        changed
+            |= (frame[0] ^ chain_rbp[i + 1]) | (frame[1] ^ chain_return[i + 1]);
+      }
+    else
+      changed |= (*chain_read_return[i] ^ chain_return[i + 1])
+                 | (*chain_read_rbp[i] ^ chain_rbp_read[i]);
+  if (changed != 0)
+    return -2;
+  memcpy (out + count, &chain_return[join], kept * sizeof *out);
+  memcpy (functions + count, &chain_function[join], kept * sizeof *functions);
+  chain_move (count, join, by_rule);
+  chain_length = (uint32_t) (count + kept);
+  chain_joins++;
+  chain_frames += (uint64_t) kept;
+  count += kept;
+  if (chain_end == CHAIN_HAND_OVER)
+    {
+      struct frame_state outermost
+          = { chain_return[CHAIN_FRAMES - 1], chain_sp[CHAIN_FRAMES - 1],
+              chain_rbp[CHAIN_FRAMES - 1] };
+      return tail_from_cache (out, functions, count, max, &outermost);
+    }
+  return count;
+}
+
 /* The return addresses from CALLER_RETURN outwards into OUT (at most
-   MAX), by frame pointers and frame rules where the verdicts allow it;
-   -1 when a return address is not known yet or needs a full unwind.  */
+   MAX), by frame pointers and frame rules where the verdicts allow it,
+   and from where it joins the thread's last chain, by the chain; -1 when
+   a return address is not known yet or needs a full unwind.  */
 static int
 capture_fast (uintptr_t *out, uintptr_t *functions, int max,
               uintptr_t caller_return)
@@ -538,41 +731,89 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
   int count = 0;
 
   known_stack_bounds (&low, &high);
-  const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
-                                                caller_return, low, high);
+  const uintptr_t *own = __builtin_frame_address (0);
+  const uintptr_t *frame = runtime_frame_again (own, caller_return, low, high);
   if (frame == NULL)
-    return -1;
+    {
+      frame = runtime_frame_under (own, caller_return, low, high);
+      if (frame == NULL)
+        return -1;
+      runtime_frame_remember (own, frame);
+    }
   struct frame_state state = state_above (frame);
+  uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
+  if (chain_epoch != epoch)
+    {
+      chain_length = 0;
+      chain_epoch = epoch;
+    }
+  /* The chain's positions from JOIN up are intact and not yet passed.  */
+  int join = CHAIN_FRAMES - (int) chain_length;
+  bool by_rule = false; /* a step of the walk was by a rule */
   for (;;)
     {
       if (count == max)
-        return count;
+        break;
+      if (join < count)
+        join = count;
+      while (join < CHAIN_FRAMES && chain_sp[join] < state.sp)
+        join++;
+      if (join < CHAIN_FRAMES && chain_sp[join] == state.sp
+          && chain_return[join] == state.return_address
+          && chain_rbp[join] == state.rbp)
+        {
+          int joined = chain_join (out, functions, count, max, join, by_rule);
+          if (joined != -2)
+            return joined;
+          join = CHAIN_FRAMES; /* walk on, and keep no chain beyond */
+        }
       uint64_t rule;
       uint64_t facts = facts_of (state.return_address - 1, &rule);
-      functions[count] = function_in (facts);
+      chain_return[count] = state.return_address;
+      chain_sp[count] = state.sp;
+      chain_rbp[count] = state.rbp;
+      chain_function[count] = functions[count] = function_in (facts);
+      chain_by_rule[count] = false;
       out[count++] = state.return_address;
       switch (verdict_of (facts))
         {
         case STEP_FRAME_POINTER:
           if (!step_by_frame_pointer (&state, low, high))
-            return -1;
+            goto unknown;
           break;
         case STEP_BY_RULE:
           /* A rule the full map could not keep is not known here.  */
           if (!(rule & RULE_USABLE))
-            return -1;
+            goto unknown;
           if (rule & RULE_END)
-            return count;
+            {
+              chain_keep (count, CHAIN_END_OF_STACK, by_rule);
+              return count;
+            }
           if (!step_by_rule (&state, rule, low, high))
-            return -1;
+            goto unknown;
+          by_rule = chain_by_rule[count - 1] = true;
+          chain_read_return[count - 1] = (const uintptr_t *) state.sp - 1;
+          chain_read_rbp[count - 1]
+              = rule & RULE_RBP_SAVED
+                    ? (const uintptr_t *) (state.sp
+                                           + (int32_t) (rule >> RULE_RBP_SHIFT))
+                    : chain_read_return[count - 1];
+          chain_rbp_read[count - 1] = *chain_read_rbp[count - 1];
           rule_steps++;
           break;
         case STEP_UNWIND_FROM_HERE:
+          chain_keep (count, CHAIN_HAND_OVER, by_rule);
           return tail_from_cache (out, functions, count, max, &state);
         default:
-          return -1;
+          goto unknown;
         }
     }
+  chain_length = 0;
+  return count;
+unknown:
+  chain_length = 0;
+  return -1;
 }
 
 /* A full unwind from CALLER_RETURN outwards into OUT (at most MAX), and
@@ -681,6 +922,7 @@ verify_fast (uintptr_t *fast, int count, int max, uintptr_t caller_return)
      CALLER_RETURN).  */
   if (same > 0)
     learn_verdict (fast[same - 1], STEP_FULL_UNWIND);
+  chain_length = 0;
   memcpy (fast, full, full_count * sizeof *full);
   return full_count;
 }
@@ -710,6 +952,11 @@ capture_exact (uintptr_t *out, uintptr_t *functions, int max,
       atomic_fetch_add_explicit (&rule_step_count, rule_steps,
                                  memory_order_relaxed);
       rule_steps = 0;
+      atomic_fetch_add_explicit (&chain_join_count, chain_joins,
+                                 memory_order_relaxed);
+      atomic_fetch_add_explicit (&chain_frame_count, chain_frames,
+                                 memory_order_relaxed);
+      chain_joins = chain_frames = 0;
       count = verify_fast (out, count, max, caller_return);
     }
   if (count > 0)
@@ -725,9 +972,11 @@ stack_report (void)
         "unwinder=fast: %lu full unwinds, at least %lu stacks by "
         "frame pointers, frame rules and the tail cache; at least "
         "%lu steps by a frame rule, %lu libunwind steps to learn "
-        "them",
+        "them; at least %lu stacks joined the thread's last chain, "
+        "%lu frames from it",
         (unsigned long) full_unwind_count, (unsigned long) fast_capture_count,
-        (unsigned long) rule_step_count, (unsigned long) rule_learning_steps);
+        (unsigned long) rule_step_count, (unsigned long) rule_learning_steps,
+        (unsigned long) chain_join_count, (unsigned long) chain_frame_count);
 }
 
 /* The most frames of the program kept (max_stack_depth's maximum), the
