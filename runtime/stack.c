@@ -557,19 +557,24 @@ runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
    join.  A chain cut at MAX or ended in a full unwind is not kept.  */
 
 #define CHAIN_FRAMES 256 /* PROGRAM_FRAMES_MAX */
+/* Shorter stacks are walked every time: keeping a chain and joining it
+   cost more than the walk saves (measured on binary trees, 10 frames).  */
+#define CHAIN_FRAMES_MIN 12
 
 /* Each position's state (its return address is the frame captured) and
    its function as captured (0: not looked up yet).  A frame-pointer step
-   out from position I read the frame at chain_rbp[I]: chain_rbp[I + 1]
-   and chain_return[I + 1].  A step by a frame rule (chain_by_rule[I])
-   read chain_return[I + 1] at chain_read_return[I], and the word at
-   chain_read_rbp[I] was chain_rbp_read[I]: the saved frame pointer
-   chain_rbp[I + 1], or when the rule keeps the frame pointer, the return
-   address read again.  */
-static __thread uintptr_t chain_return[CHAIN_FRAMES], chain_sp[CHAIN_FRAMES],
-    chain_rbp[CHAIN_FRAMES],
-    chain_function[CHAIN_FRAMES] __attribute__ ((tls_model ("initial-exec")));
-static __thread bool chain_by_rule[CHAIN_FRAMES]
+   out from position I read the frame at chain[I].rbp: chain[I + 1].rbp
+   and chain[I + 1].return_address.  A step by a frame rule (CHAIN_BY_RULE
+   set in chain[I].sp, aligned) read chain[I + 1].return_address at
+   chain_read_return[I], and the word at chain_read_rbp[I] was
+   chain_rbp_read[I]: the saved frame pointer chain[I + 1].rbp, or when
+   the rule keeps the frame pointer, the return address read again.  */
+struct chain_frame
+{
+  uintptr_t return_address, sp, rbp, function;
+};
+#define CHAIN_BY_RULE 1
+static __thread struct chain_frame chain[CHAIN_FRAMES]
     __attribute__ ((tls_model ("initial-exec")));
 static __thread const uintptr_t *chain_read_return[CHAIN_FRAMES],
     *chain_read_rbp[CHAIN_FRAMES] __attribute__ ((tls_model ("initial-exec")));
@@ -586,6 +591,9 @@ enum chain_end
 static __thread uint32_t chain_length,
     chain_epoch __attribute__ ((tls_model ("initial-exec")));
 static __thread uint8_t chain_end __attribute__ ((tls_model ("initial-exec")));
+/* The chain's steps at positions below it are frame-pointer steps.  */
+static __thread int chain_first_rule
+    __attribute__ ((tls_model ("initial-exec")));
 /* For verbosity=1: walks joined to the last chain, and the frames the
    joins gave (added at each verification, so at least).  */
 static _Atomic uint64_t chain_join_count, chain_frame_count;
@@ -649,30 +657,41 @@ runtime_frame_remember (const uintptr_t *own, const uintptr_t *found)
   runtime_frame_count = 0;
 }
 
-/* Move the walk's positions [0, COUNT) to just under position TO.  */
+/* Move the walk's positions [0, COUNT) to just under position TO (at or
+   above COUNT), the last first: a few positions, not worth a call.  */
 static inline void
 chain_move (int count, int to, bool by_rule)
 {
-  size_t bytes = (size_t) count * sizeof (uintptr_t);
   int at = to - count;
-  memmove (&chain_return[at], chain_return, bytes);
-  memmove (&chain_sp[at], chain_sp, bytes);
-  memmove (&chain_rbp[at], chain_rbp, bytes);
-  memmove (&chain_function[at], chain_function, bytes);
-  memmove (&chain_by_rule[at], chain_by_rule, count * sizeof *chain_by_rule);
-  if (by_rule)
+  if (at == 0)
+    return;
+  for (int i = count - 1; i >= 0; i--)
     {
-      memmove (&chain_read_return[at], chain_read_return, bytes);
-      memmove (&chain_read_rbp[at], chain_read_rbp, bytes);
-      memmove (&chain_rbp_read[at], chain_rbp_read, bytes);
+      chain[at + i] = chain[i];
     }
+  if (by_rule)
+    for (int i = count - 1; i >= 0; i--)
+      {
+        chain_read_return[at + i] = chain_read_return[i];
+        chain_read_rbp[at + i] = chain_read_rbp[i];
+        chain_rbp_read[at + i] = chain_rbp_read[i];
+      }
 }
 
-/* Keep the walk's COUNT positions as the chain, ended by END.  */
+/* Keep the walk's COUNT positions as the chain, ended by END; the first
+   step by a rule was at WALK_FIRST_RULE (-1: none).  */
 static inline void
-chain_keep (int count, enum chain_end end, bool by_rule)
+chain_keep (int count, enum chain_end end, int walk_first_rule)
 {
-  chain_move (count, CHAIN_FRAMES, by_rule);
+  if (count < CHAIN_FRAMES_MIN)
+    {
+      chain_length = 0;
+      return;
+    }
+  chain_move (count, CHAIN_FRAMES, walk_first_rule >= 0);
+  chain_first_rule = walk_first_rule >= 0
+                         ? CHAIN_FRAMES - count + walk_first_rule
+                         : CHAIN_FRAMES;
   chain_length = (uint32_t) count;
   chain_end = (uint8_t) end;
 }
@@ -682,28 +701,51 @@ chain_keep (int count, enum chain_end end, bool by_rule)
    frames to OUT and FUNCTIONS and give the new count (or -1 when the tail
    is not cached), the walk's COUNT positions and the chain's from JOIN the
    new chain; -2 when a word changed or MAX would cut the chain.  */
-static int
+static inline int
 chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
-            bool by_rule)
+            int walk_first_rule)
 {
   int kept = CHAIN_FRAMES - join;
   if (count + kept > max)
     return -2;
+  /* Frame-pointer steps up to the first by a rule; the frames are copied
+     to OUT on the way, whatever the outcome (OUT beyond COUNT is free).  */
+  int rules_from = chain_first_rule > join ? chain_first_rule : join;
+  int frame_pointers_end
+      = rules_from < CHAIN_FRAMES - 1 ? rules_from : CHAIN_FRAMES - 1;
   uintptr_t changed = 0;
-  for (int i = join; i + 1 < CHAIN_FRAMES; i++)
-    if (LIKELY (!chain_by_rule[i]))
-      {
-        const uintptr_t *frame = (const uintptr_t *) chain_rbp[i];
-        changed
-            |= (frame[0] ^ chain_rbp[i + 1]) | (frame[1] ^ chain_return[i + 1]);
-      }
-    else
-      changed |= (*chain_read_return[i] ^ chain_return[i + 1])
-                 | (*chain_read_rbp[i] ^ chain_rbp_read[i]);
+  uintptr_t *to = out + count - join, *functions_to = functions + count - join;
+  int i;
+  for (i = join; i < frame_pointers_end; i++)
+    {
+      const uintptr_t *frame = (const uintptr_t *) chain[i].rbp;
+      changed |= (frame[0] ^ chain[i + 1].rbp)
+                 | (frame[1] ^ chain[i + 1].return_address);
+      /* Opaque to GCC: a loop of copies would become a memcpy call.  */
+      __asm__("" : "+r"(to));
+      to[i] = chain[i].return_address;
+      functions_to[i] = chain[i].function;
+    }
+  for (; i < CHAIN_FRAMES; i++)
+    {
+      if (i + 1 == CHAIN_FRAMES)
+        ;
+      else if (!(chain[i].sp & CHAIN_BY_RULE))
+        {
+          const uintptr_t *frame = (const uintptr_t *) chain[i].rbp;
+          changed |= (frame[0] ^ chain[i + 1].rbp)
+                     | (frame[1] ^ chain[i + 1].return_address);
+        }
+      else
+        changed |= (*chain_read_return[i] ^ chain[i + 1].return_address)
+                   | (*chain_read_rbp[i] ^ chain_rbp_read[i]);
+      to[i] = chain[i].return_address;
+      functions_to[i] = chain[i].function;
+    }
   if (changed != 0)
     return -2;
-  memcpy (out + count, &chain_return[join], kept * sizeof *out);
-  memcpy (functions + count, &chain_function[join], kept * sizeof *functions);
+  bool by_rule = walk_first_rule >= 0;
+  chain_first_rule = by_rule ? join - count + walk_first_rule : rules_from;
   chain_move (count, join, by_rule);
   chain_length = (uint32_t) (count + kept);
   chain_joins++;
@@ -712,12 +754,59 @@ chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
   if (chain_end == CHAIN_HAND_OVER)
     {
       struct frame_state outermost
-          = { chain_return[CHAIN_FRAMES - 1], chain_sp[CHAIN_FRAMES - 1],
-              chain_rbp[CHAIN_FRAMES - 1] };
+          = { chain[CHAIN_FRAMES - 1].return_address,
+              chain[CHAIN_FRAMES - 1].sp, chain[CHAIN_FRAMES - 1].rbp };
       return tail_from_cache (out, functions, count, max, &outermost);
     }
   return count;
 }
+
+/* The frames from STATE outwards into OUT (at most MAX), by frame
+   pointers and frame rules where the verdicts allow it, with no chain:
+   for short stacks.  */
+static int
+walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
+      uintptr_t low, uintptr_t high)
+{
+  int count = 0;
+  for (;;)
+    {
+      if (count == max)
+        return count;
+      uint64_t rule;
+      uint64_t facts = facts_of (state.return_address - 1, &rule);
+      functions[count] = function_in (facts);
+      out[count++] = state.return_address;
+      switch (verdict_of (facts))
+        {
+        case STEP_FRAME_POINTER:
+          if (!step_by_frame_pointer (&state, low, high))
+            return -1;
+          break;
+        case STEP_BY_RULE:
+          /* A rule the full map could not keep is not known here.  */
+          if (!(rule & RULE_USABLE))
+            return -1;
+          if (rule & RULE_END)
+            return count;
+          if (!step_by_rule (&state, rule, low, high))
+            return -1;
+          rule_steps++;
+          break;
+        case STEP_UNWIND_FROM_HERE:
+          return tail_from_cache (out, functions, count, max, &state);
+        default:
+          return -1;
+        }
+    }
+}
+
+/* The depth of the thread's last stack: the next one is walked with the
+   chain when it was deep, by walk when not.  */
+static __thread int last_depth __attribute__ ((tls_model ("initial-exec")));
+
+static int capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
+                             uintptr_t caller_return);
 
 /* The return addresses from CALLER_RETURN outwards into OUT (at most
    MAX), by frame pointers and frame rules where the verdicts allow it,
@@ -726,6 +815,16 @@ chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
 static int
 capture_fast (uintptr_t *out, uintptr_t *functions, int max,
               uintptr_t caller_return)
+{
+  int count = capture_by_chain (out, functions, max, caller_return);
+  if (count >= 0)
+    last_depth = count;
+  return count;
+}
+
+static int
+capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
+                  uintptr_t caller_return)
 {
   uintptr_t low, high;
   int count = 0;
@@ -741,6 +840,11 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
       runtime_frame_remember (own, frame);
     }
   struct frame_state state = state_above (frame);
+  if (last_depth < CHAIN_FRAMES_MIN)
+    {
+      chain_length = 0;
+      return walk (out, functions, max, state, low, high);
+    }
   uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
   if (chain_epoch != epoch)
     {
@@ -749,31 +853,35 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
     }
   /* The chain's positions from JOIN up are intact and not yet passed.  */
   int join = CHAIN_FRAMES - (int) chain_length;
-  bool by_rule = false; /* a step of the walk was by a rule */
+  int first_rule = -1; /* the walk's first step by a rule */
+  struct chain_frame *walked = chain;
   for (;;)
     {
       if (count == max)
         break;
-      if (join < count)
-        join = count;
-      while (join < CHAIN_FRAMES && chain_sp[join] < state.sp)
-        join++;
-      if (join < CHAIN_FRAMES && chain_sp[join] == state.sp
-          && chain_return[join] == state.return_address
-          && chain_rbp[join] == state.rbp)
+      if (join < CHAIN_FRAMES)
         {
-          int joined = chain_join (out, functions, count, max, join, by_rule);
-          if (joined != -2)
-            return joined;
-          join = CHAIN_FRAMES; /* walk on, and keep no chain beyond */
+          if (join < count)
+            join = count;
+          while (join < CHAIN_FRAMES && walked[join].sp < state.sp)
+            join++;
+          if (join < CHAIN_FRAMES && walked[join].sp == state.sp
+              && walked[join].return_address == state.return_address
+              && walked[join].rbp == state.rbp)
+            {
+              int joined
+                  = chain_join (out, functions, count, max, join, first_rule);
+              if (joined != -2)
+                return joined;
+              join = CHAIN_FRAMES; /* walk on, and keep no chain beyond */
+            }
         }
       uint64_t rule;
       uint64_t facts = facts_of (state.return_address - 1, &rule);
-      chain_return[count] = state.return_address;
-      chain_sp[count] = state.sp;
-      chain_rbp[count] = state.rbp;
-      chain_function[count] = functions[count] = function_in (facts);
-      chain_by_rule[count] = false;
+      uintptr_t function = function_in (facts);
+      walked[count] = (struct chain_frame){ state.return_address, state.sp,
+                                            state.rbp, function };
+      functions[count] = function;
       out[count++] = state.return_address;
       switch (verdict_of (facts))
         {
@@ -787,12 +895,14 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
             goto unknown;
           if (rule & RULE_END)
             {
-              chain_keep (count, CHAIN_END_OF_STACK, by_rule);
+              chain_keep (count, CHAIN_END_OF_STACK, first_rule);
               return count;
             }
           if (!step_by_rule (&state, rule, low, high))
             goto unknown;
-          by_rule = chain_by_rule[count - 1] = true;
+          walked[count - 1].sp |= CHAIN_BY_RULE;
+          if (first_rule < 0)
+            first_rule = count - 1;
           chain_read_return[count - 1] = (const uintptr_t *) state.sp - 1;
           chain_read_rbp[count - 1]
               = rule & RULE_RBP_SAVED
@@ -803,7 +913,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
           rule_steps++;
           break;
         case STEP_UNWIND_FROM_HERE:
-          chain_keep (count, CHAIN_HAND_OVER, by_rule);
+          chain_keep (count, CHAIN_HAND_OVER, first_rule);
           return tail_from_cache (out, functions, count, max, &state);
         default:
           goto unknown;
