@@ -700,10 +700,11 @@ chain_keep (int count, enum chain_end end, int walk_first_rule)
    the chain's steps from JOIN out read holds what it held, append their
    frames to OUT and FUNCTIONS and give the new count (or -1 when the tail
    is not cached), the walk's COUNT positions and the chain's from JOIN the
-   new chain; -2 when a word changed or MAX would cut the chain.  */
+   new chain; -2 when MAX would cut the chain, or when a word changed, the
+   outermost step that read one in *CHANGED_AT.  */
 static inline int
 chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
-            int walk_first_rule)
+            int walk_first_rule, int *changed_at)
 {
   int kept = CHAIN_FRAMES - join;
   if (count + kept > max)
@@ -713,14 +714,15 @@ chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
   int rules_from = chain_first_rule > join ? chain_first_rule : join;
   int frame_pointers_end
       = rules_from < CHAIN_FRAMES - 1 ? rules_from : CHAIN_FRAMES - 1;
-  uintptr_t changed = 0;
+  int changed = -1;
   uintptr_t *to = out + count - join, *functions_to = functions + count - join;
   int i;
   for (i = join; i < frame_pointers_end; i++)
     {
       const uintptr_t *frame = (const uintptr_t *) chain[i].rbp;
-      changed |= (frame[0] ^ chain[i + 1].rbp)
-                 | (frame[1] ^ chain[i + 1].return_address);
+      if ((frame[0] ^ chain[i + 1].rbp)
+          | (frame[1] ^ chain[i + 1].return_address))
+        changed = i;
       /* Opaque to GCC: a loop of copies would become a memcpy call.  */
       __asm__("" : "+r"(to));
       to[i] = chain[i].return_address;
@@ -733,17 +735,21 @@ chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
       else if (!(chain[i].sp & CHAIN_BY_RULE))
         {
           const uintptr_t *frame = (const uintptr_t *) chain[i].rbp;
-          changed |= (frame[0] ^ chain[i + 1].rbp)
-                     | (frame[1] ^ chain[i + 1].return_address);
+          if ((frame[0] ^ chain[i + 1].rbp)
+              | (frame[1] ^ chain[i + 1].return_address))
+            changed = i;
         }
-      else
-        changed |= (*chain_read_return[i] ^ chain[i + 1].return_address)
-                   | (*chain_read_rbp[i] ^ chain_rbp_read[i]);
+      else if ((*chain_read_return[i] ^ chain[i + 1].return_address)
+               | (*chain_read_rbp[i] ^ chain_rbp_read[i]))
+        changed = i;
       to[i] = chain[i].return_address;
       functions_to[i] = chain[i].function;
     }
-  if (changed != 0)
-    return -2;
+  if (changed >= 0)
+    {
+      *changed_at = changed;
+      return -2;
+    }
   bool by_rule = walk_first_rule >= 0;
   chain_first_rule = by_rule ? join - count + walk_first_rule : rules_from;
   chain_move (count, join, by_rule);
@@ -869,11 +875,14 @@ capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
               && walked[join].return_address == state.return_address
               && walked[join].rbp == state.rbp)
             {
-              int joined
-                  = chain_join (out, functions, count, max, join, first_rule);
+              int changed_at = CHAIN_FRAMES - 1;
+              int joined = chain_join (out, functions, count, max, join,
+                                       first_rule, &changed_at);
               if (joined != -2)
                 return joined;
-              join = CHAIN_FRAMES; /* walk on, and keep no chain beyond */
+              /* Walk on: the chain may join again beyond the step whose
+                 words changed.  */
+              join = changed_at + 1;
             }
         }
       uint64_t rule;
