@@ -557,9 +557,12 @@ runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
    join.  A chain cut at MAX or ended in a full unwind is not kept.  */
 
 #define CHAIN_FRAMES 256 /* PROGRAM_FRAMES_MAX */
-/* Shorter stacks are walked every time: keeping a chain and joining it
-   cost more than the walk saves (measured on binary trees, 10 frames).  */
-#define CHAIN_FRAMES_MIN 12
+/* A stack is captured by the chain when the thread's last one had at
+   least this many frames, and walked as before (runtime_frame_under,
+   walk) when not: on shorter stacks (binary trees and the JSON tree of
+   make bench, 9 to 12 frames) keeping a chain and checking it cost about
+   what the walk costs; from about 25 frames it costs less.  */
+#define CHAIN_FRAMES_MIN 24
 
 /* Each position's state (its return address is the frame captured) and
    its function as captured (0: not looked up yet).  A frame-pointer step
@@ -637,24 +640,31 @@ runtime_frame_again (const uintptr_t *own, uintptr_t caller_return,
   return same ? found : NULL;
 }
 
-/* Remember the frames from OWN to FOUND (runtime_frame_under's) for
+/* runtime_frame_under from OWN, remembering the frames on the way for
    runtime_frame_again.  */
-static void
-runtime_frame_remember (const uintptr_t *own, const uintptr_t *found)
+static const uintptr_t *
+runtime_frame_remembered (const uintptr_t *own, uintptr_t caller_return,
+                          uintptr_t low, uintptr_t high)
 {
-  uint32_t count = 0;
-  for (const uintptr_t *frame = own; count <= RUNTIME_FRAMES_MAX;
-       frame = (const uintptr_t *) frame[0])
-    {
-      runtime_offsets[count++]
-          = (int32_t) ((const char *) frame - (const char *) own);
-      if (frame == found)
-        {
-          runtime_frame_count = count;
-          return;
-        }
-    }
+  const uintptr_t *frame = own;
   runtime_frame_count = 0;
+  for (uint32_t count = 0; count <= RUNTIME_FRAMES_MAX; count++)
+    {
+      if (!frame_in_stack (frame, low, high))
+        return NULL;
+      runtime_offsets[count]
+          = (int32_t) ((const char *) frame - (const char *) own);
+      if (frame[1] == caller_return)
+        {
+          runtime_frame_count = count + 1;
+          return frame;
+        }
+      const uintptr_t *next = (const uintptr_t *) frame[0];
+      if (next <= frame)
+        return NULL;
+      frame = next;
+    }
+  return NULL;
 }
 
 /* Move the walk's positions [0, COUNT) to just under position TO (at or
@@ -837,20 +847,23 @@ capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
 
   known_stack_bounds (&low, &high);
   const uintptr_t *own = __builtin_frame_address (0);
-  const uintptr_t *frame = runtime_frame_again (own, caller_return, low, high);
-  if (frame == NULL)
-    {
-      frame = runtime_frame_under (own, caller_return, low, high);
-      if (frame == NULL)
-        return -1;
-      runtime_frame_remember (own, frame);
-    }
-  struct frame_state state = state_above (frame);
+  const uintptr_t *frame;
   if (last_depth < CHAIN_FRAMES_MIN)
     {
-      chain_length = 0;
-      return walk (out, functions, max, state, low, high);
+      chain_length = runtime_frame_count = 0;
+      frame = runtime_frame_under (own, caller_return, low, high);
+      return frame != NULL
+                 ? walk (out, functions, max, state_above (frame), low, high)
+                 : -1;
     }
+  frame = runtime_frame_again (own, caller_return, low, high);
+  if (frame == NULL)
+    {
+      frame = runtime_frame_remembered (own, caller_return, low, high);
+      if (frame == NULL)
+        return -1;
+    }
+  struct frame_state state = state_above (frame);
   uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
   if (chain_epoch != epoch)
     {
