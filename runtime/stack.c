@@ -821,8 +821,9 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
    chain when it was deep, by walk when not.  */
 static __thread int last_depth __attribute__ ((tls_model ("initial-exec")));
 
-static int capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
-                             uintptr_t caller_return);
+static __attribute__ ((noinline)) int
+capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
+                  uintptr_t caller_return);
 
 /* The return addresses from CALLER_RETURN outwards into OUT (at most
    MAX), by frame pointers and frame rules where the verdicts allow it,
@@ -832,13 +833,26 @@ static int
 capture_fast (uintptr_t *out, uintptr_t *functions, int max,
               uintptr_t caller_return)
 {
-  int count = capture_by_chain (out, functions, max, caller_return);
+  int count;
+  if (last_depth < CHAIN_FRAMES_MIN)
+    {
+      uintptr_t low, high;
+      chain_length = runtime_frame_count = 0;
+      known_stack_bounds (&low, &high);
+      const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
+                                                    caller_return, low, high);
+      count = frame != NULL
+                  ? walk (out, functions, max, state_above (frame), low, high)
+                  : -1;
+    }
+  else
+    count = capture_by_chain (out, functions, max, caller_return);
   if (count >= 0)
     last_depth = count;
   return count;
 }
 
-static int
+static __attribute__ ((noinline)) int
 capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
                   uintptr_t caller_return)
 {
@@ -847,16 +861,7 @@ capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
 
   known_stack_bounds (&low, &high);
   const uintptr_t *own = __builtin_frame_address (0);
-  const uintptr_t *frame;
-  if (last_depth < CHAIN_FRAMES_MIN)
-    {
-      chain_length = runtime_frame_count = 0;
-      frame = runtime_frame_under (own, caller_return, low, high);
-      return frame != NULL
-                 ? walk (out, functions, max, state_above (frame), low, high)
-                 : -1;
-    }
-  frame = runtime_frame_again (own, caller_return, low, high);
+  const uintptr_t *frame = runtime_frame_again (own, caller_return, low, high);
   if (frame == NULL)
     {
       frame = runtime_frame_remembered (own, caller_return, low, high);
