@@ -462,7 +462,7 @@ static __thread struct tail_cache tail_cache
 
 /* Append the cached tail for a hand-over at STATE to OUT[COUNT, MAX); -1
    when it is not cached.  */
-static int
+static inline __attribute__ ((always_inline)) int
 tail_from_cache (uintptr_t *out, uintptr_t *functions, int count, int max,
                  const struct frame_state *state)
 {
