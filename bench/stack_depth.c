@@ -14,6 +14,9 @@ allocate_in_loop (void)
   for (long i = 0; i < pairs; i++)
     {
       unsigned char *block = malloc (16 + (i & 63));
+      /* Opaque to GCC, which would drop a malloc/free pair it sees
+         through.  */
+      __asm__ volatile ("" : "+r"(block) : : "memory");
       block[0] = (unsigned char) i;
       checksum += block[0];
       free (block);
