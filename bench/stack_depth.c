@@ -16,7 +16,7 @@ allocate_in_loop (void)
       unsigned char *block = malloc (16 + (i & 63));
       /* Opaque to GCC, which would drop a malloc/free pair it sees
          through.  */
-      __asm__ volatile ("" : "+r"(block) : : "memory");
+      __asm__ volatile("" : "+r"(block) : : "memory");
       block[0] = (unsigned char) i;
       checksum += block[0];
       free (block);
@@ -32,7 +32,7 @@ descend (int depth)
       return 0;
     }
   int below = descend (depth - 1);
-  __asm__ volatile ("" : : : "memory");
+  __asm__ volatile("" : : : "memory");
   return below + 1;
 }
 

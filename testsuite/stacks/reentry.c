@@ -19,7 +19,7 @@ __attribute__ ((noinline)) static void *
 near (size_t size)
 {
   void *block = malloc (size);
-  __asm__ volatile ("" : : "r"(block) : "memory");
+  __asm__ volatile("" : : "r"(block) : "memory");
   return block;
 }
 
@@ -27,7 +27,7 @@ __attribute__ ((noinline)) static void *
 middle (size_t size)
 {
   void *block = near (size);
-  __asm__ volatile ("" : : "r"(block) : "memory");
+  __asm__ volatile("" : : "r"(block) : "memory");
   return block;
 }
 
@@ -36,7 +36,7 @@ top_a (size_t size)
 {
   under_a++;
   void *block = middle (size);
-  __asm__ volatile ("" : : "r"(block) : "memory");
+  __asm__ volatile("" : : "r"(block) : "memory");
   return block;
 }
 
@@ -45,7 +45,7 @@ top_b (size_t size)
 {
   under_b += 1;
   void *block = middle (size + 8);
-  __asm__ volatile ("" : : "r"(block) : "memory");
+  __asm__ volatile("" : : "r"(block) : "memory");
   return block;
 }
 
@@ -69,7 +69,7 @@ descend (int depth)
       return 0;
     }
   int below = descend (depth - 1);
-  __asm__ volatile ("" : : : "memory");
+  __asm__ volatile("" : : : "memory");
   return below + 1;
 }
 
