@@ -17,7 +17,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from run import pkg_config  # noqa: E402
+
 DEPTHS = (5, 25, 50, 100, 200)
 
 
@@ -30,9 +32,7 @@ def main():
 
     work = os.path.join(HERE, "work")
     os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "memprof"], env=env,
-                           capture_output=True, text=True, check=True).stdout.split()
+    flags = pkg_config("--cflags") + pkg_config("--libs")
     source = os.path.join(HERE, "stack_depth.c")
     plain = os.path.join(work, "stack_depth")
     linked = os.path.join(work, "stack_depth.memprof")

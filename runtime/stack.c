@@ -508,15 +508,24 @@ tail_remember (const uintptr_t *tail, int count,
 
 /* The frame of the runtime's own (built with frame pointers) whose
    return address is CALLER_RETURN, from FRAME out; NULL when not
-   found.  */
+   found.  With OFFSETS, the distance of each frame on the way from FRAME
+   (bytes) is written there, and their number in *COUNT.  */
 static const uintptr_t *
 runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
-                     uintptr_t low, uintptr_t high)
+                     uintptr_t low, uintptr_t high, int32_t *offsets,
+                     uint32_t *count)
 {
+  const uintptr_t *first = frame;
   for (int skipped = 0; skipped <= RUNTIME_FRAMES_MAX; skipped++)
     {
       if (frame == NULL || !frame_in_stack (frame, low, high))
         return NULL;
+      if (offsets != NULL)
+        {
+          offsets[skipped]
+              = (int32_t) ((const char *) frame - (const char *) first);
+          *count = (uint32_t) skipped + 1;
+        }
       if (frame[1] == caller_return)
         return frame;
       const uintptr_t *next = (const uintptr_t *) frame[0];
@@ -646,25 +655,11 @@ static const uintptr_t *
 runtime_frame_remembered (const uintptr_t *own, uintptr_t caller_return,
                           uintptr_t low, uintptr_t high)
 {
-  const uintptr_t *frame = own;
-  runtime_frame_count = 0;
-  for (uint32_t count = 0; count <= RUNTIME_FRAMES_MAX; count++)
-    {
-      if (!frame_in_stack (frame, low, high))
-        return NULL;
-      runtime_offsets[count]
-          = (int32_t) ((const char *) frame - (const char *) own);
-      if (frame[1] == caller_return)
-        {
-          runtime_frame_count = count + 1;
-          return frame;
-        }
-      const uintptr_t *next = (const uintptr_t *) frame[0];
-      if (next <= frame)
-        return NULL;
-      frame = next;
-    }
-  return NULL;
+  const uintptr_t *found = runtime_frame_under (
+      own, caller_return, low, high, runtime_offsets, &runtime_frame_count);
+  if (found == NULL)
+    runtime_frame_count = 0;
+  return found;
 }
 
 /* Move the walk's positions [0, COUNT) to just under position TO (at or
@@ -839,8 +834,8 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
       uintptr_t low, high;
       chain_length = runtime_frame_count = 0;
       known_stack_bounds (&low, &high);
-      const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
-                                                    caller_return, low, high);
+      const uintptr_t *frame = runtime_frame_under (
+          __builtin_frame_address (0), caller_return, low, high, NULL, NULL);
       count = frame != NULL
                   ? walk (out, functions, max, state_above (frame), low, high)
                   : -1;
@@ -976,8 +971,8 @@ capture_learning (uintptr_t *out, int max, uintptr_t caller_return)
   for (int k = f; k < full_count && count < max && full[k] != NULL; k++)
     out[count++] = (uintptr_t) full[k];
   thread_stack_bounds (&low, &high);
-  const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
-                                                caller_return, low, high);
+  const uintptr_t *frame = runtime_frame_under (
+      __builtin_frame_address (0), caller_return, low, high, NULL, NULL);
   if (frame == NULL)
     return count;
   struct frame_state state = state_above (frame);
