@@ -37,7 +37,7 @@
    FOLD_MEMO_FILL).  */
 #define FOLD_MEMO_NODES (1UL << 15)
 /* Root frames of the thread's last stack kept for the next one.  */
-#define LAST_STACK_FRAMES 64
+#define LAST_STACK_FRAMES STACK_CAPTURE_MAX
 
 /* Fold steps kept in a node (a power of two; more go to the table): a
    list has about as many as there are calls in the code of its last

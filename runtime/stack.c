@@ -462,7 +462,7 @@ static __thread struct tail_cache tail_cache
 
 /* Append the cached tail for a hand-over at STATE to OUT[COUNT, MAX); -1
    when it is not cached.  */
-static int
+static inline __attribute__ ((always_inline)) int
 tail_from_cache (uintptr_t *out, uintptr_t *functions, int count, int max,
                  const struct frame_state *state)
 {
@@ -508,15 +508,24 @@ tail_remember (const uintptr_t *tail, int count,
 
 /* The frame of the runtime's own (built with frame pointers) whose
    return address is CALLER_RETURN, from FRAME out; NULL when not
-   found.  */
+   found.  With OFFSETS, the distance of each frame on the way from FRAME
+   (bytes) is written there, and their number in *COUNT.  */
 static const uintptr_t *
 runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
-                     uintptr_t low, uintptr_t high)
+                     uintptr_t low, uintptr_t high, int32_t *offsets,
+                     uint32_t *count)
 {
+  const uintptr_t *first = frame;
   for (int skipped = 0; skipped <= RUNTIME_FRAMES_MAX; skipped++)
     {
       if (frame == NULL || !frame_in_stack (frame, low, high))
         return NULL;
+      if (offsets != NULL)
+        {
+          offsets[skipped]
+              = (int32_t) ((const char *) frame - (const char *) first);
+          *count = (uint32_t) skipped + 1;
+        }
       if (frame[1] == caller_return)
         return frame;
       const uintptr_t *next = (const uintptr_t *) frame[0];
@@ -527,22 +536,250 @@ runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
   return NULL;
 }
 
-/* The return addresses from CALLER_RETURN outwards into OUT (at most
-   MAX), by frame pointers and frame rules where the verdicts allow it;
-   -1 when a return address is not known yet or needs a full unwind.  */
-static int
-capture_fast (uintptr_t *out, uintptr_t *functions, int max,
-              uintptr_t caller_return)
-{
-  uintptr_t low, high;
-  int count = 0;
+/* ---- The thread's last chain ----
 
-  known_stack_bounds (&low, &high);
-  const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
-                                                caller_return, low, high);
-  if (frame == NULL)
-    return -1;
-  struct frame_state state = state_above (frame);
+   A thread's consecutive allocations have most of their stacks in
+   common: the frames from the root to the last caller they share.  The
+   walk above is a chain of dependent loads (each frame's address is read
+   from the frame before it), about 2 ns a frame, so a deep stack costs
+   tens of nanoseconds even when nearly all of it is the last one's.
+
+   The thread keeps the last chain it walked: each step's state (return
+   address, stack pointer, frame pointer), its function, and the two words
+   its step out read, with the values they held.  A step depends on
+   nothing but its state, its return address's verdict (and rule) and the
+   words it reads; verdicts and rules change only with facts_epoch, and
+   the chain is dropped when it changes.  So when a new walk reaches a
+   state equal to one of the chain's, and every word the chain's steps
+   from there out read still holds its value, the walk from there would
+   step through exactly the chain's states: its frames are the chain's.
+   The check reads one known address a word, independent loads that the
+   processor overlaps, instead of a dependent chain.  Equal frame
+   addresses and return addresses alone would prove nothing (a function
+   returned and called again from another caller at the same depth leaves
+   both); the words read above them do, as the walk itself reads them.
+
+   The chain is kept leaf first, one array a field, at the end of the
+   arrays: positions [CHAIN_FRAMES - chain_length, CHAIN_FRAMES).  A walk
+   writes its own steps from position 0 up, so the old chain's positions
+   at and above the walk's count are intact while it searches them for a
+   join.  A chain cut at MAX or ended in a full unwind is not kept.  */
+
+#define CHAIN_FRAMES 256 /* PROGRAM_FRAMES_MAX */
+/* A stack is captured by the chain when the thread's last one had at
+   least this many frames, and walked as before (runtime_frame_under,
+   walk) when not: on shorter stacks (binary trees and the JSON tree of
+   make bench, 9 to 12 frames) keeping a chain and checking it cost about
+   what the walk costs; from about 25 frames it costs less.  */
+#define CHAIN_FRAMES_MIN 24
+
+/* Each position's state (its return address is the frame captured) and
+   its function as captured (0: not looked up yet).  A frame-pointer step
+   out from position I read the frame at chain[I].rbp: chain[I + 1].rbp
+   and chain[I + 1].return_address.  A step by a frame rule (CHAIN_BY_RULE
+   set in chain[I].sp, aligned) read chain[I + 1].return_address at
+   chain_read_return[I], and the word at chain_read_rbp[I] was
+   chain_rbp_read[I]: the saved frame pointer chain[I + 1].rbp, or when
+   the rule keeps the frame pointer, the return address read again.  */
+struct chain_frame
+{
+  uintptr_t return_address, sp, rbp, function;
+};
+#define CHAIN_BY_RULE 1
+static __thread struct chain_frame chain[CHAIN_FRAMES]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread const uintptr_t *chain_read_return[CHAIN_FRAMES],
+    *chain_read_rbp[CHAIN_FRAMES] __attribute__ ((tls_model ("initial-exec")));
+static __thread uintptr_t chain_rbp_read[CHAIN_FRAMES]
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* How the chain's outermost step ended the walk.  */
+enum chain_end
+{
+  CHAIN_END_OF_STACK, /* its rule says the return address is undefined */
+  CHAIN_HAND_OVER     /* to the tail cache */
+};
+
+static __thread uint32_t chain_length,
+    chain_epoch __attribute__ ((tls_model ("initial-exec")));
+static __thread uint8_t chain_end __attribute__ ((tls_model ("initial-exec")));
+/* The chain's steps at positions below it are frame-pointer steps.  */
+static __thread int chain_first_rule
+    __attribute__ ((tls_model ("initial-exec")));
+/* For verbosity=1: walks joined to the last chain, and the frames the
+   joins gave (added at each verification, so at least).  */
+static _Atomic uint64_t chain_join_count, chain_frame_count;
+static __thread uint64_t chain_joins,
+    chain_frames __attribute__ ((tls_model ("initial-exec")));
+
+/* The runtime's frames from the capture's own frame to the one whose
+   return address is the caller's, as byte offsets from the own frame
+   (the first is 0): the same functions call each other at every
+   allocation, so the frames lie at the same distances.  */
+static __thread int32_t runtime_offsets[RUNTIME_FRAMES_MAX + 1]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread uint32_t runtime_frame_count
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* The frame of the runtime's own above OWN whose return address is
+   CALLER_RETURN, as runtime_frame_under finds it, if it is where it was
+   last time: every frame on the way holds the next one's address and a
+   return address other than CALLER_RETURN, the last one CALLER_RETURN.
+   NULL when not.  */
+static inline const uintptr_t *
+runtime_frame_again (const uintptr_t *own, uintptr_t caller_return,
+                     uintptr_t low, uintptr_t high)
+{
+  uint32_t count = runtime_frame_count;
+  if (count == 0)
+    return NULL;
+  const char *base = (const char *) own;
+  const uintptr_t *found
+      = (const uintptr_t *) (base + runtime_offsets[count - 1]);
+  /* The offsets grow: the first and the last frame bound the others.  */
+  if (!frame_in_stack (own, low, high) || !frame_in_stack (found, low, high))
+    return NULL;
+  bool same = found[1] == caller_return;
+  for (uint32_t i = 0; i + 1 < count; i++)
+    {
+      const uintptr_t *frame = (const uintptr_t *) (base + runtime_offsets[i]);
+      same &= (frame[0] == (uintptr_t) (base + runtime_offsets[i + 1]))
+              & (frame[1] != caller_return);
+    }
+  return same ? found : NULL;
+}
+
+/* runtime_frame_under from OWN, remembering the frames on the way for
+   runtime_frame_again.  */
+static const uintptr_t *
+runtime_frame_remembered (const uintptr_t *own, uintptr_t caller_return,
+                          uintptr_t low, uintptr_t high)
+{
+  const uintptr_t *found = runtime_frame_under (
+      own, caller_return, low, high, runtime_offsets, &runtime_frame_count);
+  if (found == NULL)
+    runtime_frame_count = 0;
+  return found;
+}
+
+/* Move the walk's positions [0, COUNT) to just under position TO (at or
+   above COUNT), the last first: a few positions, not worth a call.  */
+static inline void
+chain_move (int count, int to, bool by_rule)
+{
+  int at = to - count;
+  if (at == 0)
+    return;
+  for (int i = count - 1; i >= 0; i--)
+    {
+      chain[at + i] = chain[i];
+    }
+  if (by_rule)
+    for (int i = count - 1; i >= 0; i--)
+      {
+        chain_read_return[at + i] = chain_read_return[i];
+        chain_read_rbp[at + i] = chain_read_rbp[i];
+        chain_rbp_read[at + i] = chain_rbp_read[i];
+      }
+}
+
+/* Keep the walk's COUNT positions as the chain, ended by END; the first
+   step by a rule was at WALK_FIRST_RULE (-1: none).  */
+static inline void
+chain_keep (int count, enum chain_end end, int walk_first_rule)
+{
+  if (count < CHAIN_FRAMES_MIN)
+    {
+      chain_length = 0;
+      return;
+    }
+  chain_move (count, CHAIN_FRAMES, walk_first_rule >= 0);
+  chain_first_rule = walk_first_rule >= 0
+                         ? CHAIN_FRAMES - count + walk_first_rule
+                         : CHAIN_FRAMES;
+  chain_length = (uint32_t) count;
+  chain_end = (uint8_t) end;
+}
+
+/* The walk's state at OUT[COUNT) is the chain's at JOIN: if every frame
+   the chain's steps from JOIN out read holds what it held, append their
+   frames to OUT and FUNCTIONS and give the new count (or -1 when the tail
+   is not cached), the walk's COUNT positions and the chain's from JOIN the
+   new chain; -2 when MAX would cut the chain, or when a word changed, the
+   outermost step that read one in *CHANGED_AT.  */
+static inline int
+chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
+            int walk_first_rule, int *changed_at)
+{
+  int kept = CHAIN_FRAMES - join;
+  if (count + kept > max)
+    return -2;
+  /* Frame-pointer steps up to the first by a rule; the frames are copied
+     to OUT on the way, whatever the outcome (OUT beyond COUNT is free).  */
+  int rules_from = chain_first_rule > join ? chain_first_rule : join;
+  int frame_pointers_end
+      = rules_from < CHAIN_FRAMES - 1 ? rules_from : CHAIN_FRAMES - 1;
+  int changed = -1;
+  uintptr_t *to = out + count - join, *functions_to = functions + count - join;
+  int i;
+  for (i = join; i < frame_pointers_end; i++)
+    {
+      const uintptr_t *frame = (const uintptr_t *) chain[i].rbp;
+      if ((frame[0] ^ chain[i + 1].rbp)
+          | (frame[1] ^ chain[i + 1].return_address))
+        changed = i;
+      /* Opaque to GCC: a loop of copies would become a memcpy call.  */
+      __asm__("" : "+r"(to));
+      to[i] = chain[i].return_address;
+      functions_to[i] = chain[i].function;
+    }
+  for (; i < CHAIN_FRAMES; i++)
+    {
+      if (i + 1 == CHAIN_FRAMES)
+        ;
+      else if (!(chain[i].sp & CHAIN_BY_RULE))
+        {
+          const uintptr_t *frame = (const uintptr_t *) chain[i].rbp;
+          if ((frame[0] ^ chain[i + 1].rbp)
+              | (frame[1] ^ chain[i + 1].return_address))
+            changed = i;
+        }
+      else if ((*chain_read_return[i] ^ chain[i + 1].return_address)
+               | (*chain_read_rbp[i] ^ chain_rbp_read[i]))
+        changed = i;
+      to[i] = chain[i].return_address;
+      functions_to[i] = chain[i].function;
+    }
+  if (changed >= 0)
+    {
+      *changed_at = changed;
+      return -2;
+    }
+  bool by_rule = walk_first_rule >= 0;
+  chain_first_rule = by_rule ? join - count + walk_first_rule : rules_from;
+  chain_move (count, join, by_rule);
+  chain_length = (uint32_t) (count + kept);
+  chain_joins++;
+  chain_frames += (uint64_t) kept;
+  count += kept;
+  if (chain_end == CHAIN_HAND_OVER)
+    {
+      struct frame_state outermost
+          = { chain[CHAIN_FRAMES - 1].return_address,
+              chain[CHAIN_FRAMES - 1].sp, chain[CHAIN_FRAMES - 1].rbp };
+      return tail_from_cache (out, functions, count, max, &outermost);
+    }
+  return count;
+}
+
+/* The frames from STATE outwards into OUT (at most MAX), by frame
+   pointers and frame rules where the verdicts allow it, with no chain:
+   for short stacks.  */
+static int
+walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
+      uintptr_t low, uintptr_t high)
+{
+  int count = 0;
   for (;;)
     {
       if (count == max)
@@ -575,6 +812,142 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
     }
 }
 
+/* The depth of the thread's last stack: the next one is walked with the
+   chain when it was deep, by walk when not.  */
+static __thread int last_depth __attribute__ ((tls_model ("initial-exec")));
+
+static __attribute__ ((noinline)) int
+capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
+                  uintptr_t caller_return);
+
+/* The return addresses from CALLER_RETURN outwards into OUT (at most
+   MAX), by frame pointers and frame rules where the verdicts allow it,
+   and from where it joins the thread's last chain, by the chain; -1 when
+   a return address is not known yet or needs a full unwind.  */
+static int
+capture_fast (uintptr_t *out, uintptr_t *functions, int max,
+              uintptr_t caller_return)
+{
+  int count;
+  if (last_depth < CHAIN_FRAMES_MIN)
+    {
+      uintptr_t low, high;
+      chain_length = runtime_frame_count = 0;
+      known_stack_bounds (&low, &high);
+      const uintptr_t *frame = runtime_frame_under (
+          __builtin_frame_address (0), caller_return, low, high, NULL, NULL);
+      count = frame != NULL
+                  ? walk (out, functions, max, state_above (frame), low, high)
+                  : -1;
+    }
+  else
+    count = capture_by_chain (out, functions, max, caller_return);
+  if (count >= 0)
+    last_depth = count;
+  return count;
+}
+
+static __attribute__ ((noinline)) int
+capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
+                  uintptr_t caller_return)
+{
+  uintptr_t low, high;
+  int count = 0;
+
+  known_stack_bounds (&low, &high);
+  const uintptr_t *own = __builtin_frame_address (0);
+  const uintptr_t *frame = runtime_frame_again (own, caller_return, low, high);
+  if (frame == NULL)
+    {
+      frame = runtime_frame_remembered (own, caller_return, low, high);
+      if (frame == NULL)
+        return -1;
+    }
+  struct frame_state state = state_above (frame);
+  uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
+  if (chain_epoch != epoch)
+    {
+      chain_length = 0;
+      chain_epoch = epoch;
+    }
+  /* The chain's positions from JOIN up are intact and not yet passed.  */
+  int join = CHAIN_FRAMES - (int) chain_length;
+  int first_rule = -1; /* the walk's first step by a rule */
+  struct chain_frame *walked = chain;
+  for (;;)
+    {
+      if (count == max)
+        break;
+      if (join < CHAIN_FRAMES)
+        {
+          if (join < count)
+            join = count;
+          while (join < CHAIN_FRAMES && walked[join].sp < state.sp)
+            join++;
+          if (join < CHAIN_FRAMES && walked[join].sp == state.sp
+              && walked[join].return_address == state.return_address
+              && walked[join].rbp == state.rbp)
+            {
+              int changed_at = CHAIN_FRAMES - 1;
+              int joined = chain_join (out, functions, count, max, join,
+                                       first_rule, &changed_at);
+              if (joined != -2)
+                return joined;
+              /* Walk on: the chain may join again beyond the step whose
+                 words changed.  */
+              join = changed_at + 1;
+            }
+        }
+      uint64_t rule;
+      uint64_t facts = facts_of (state.return_address - 1, &rule);
+      uintptr_t function = function_in (facts);
+      walked[count] = (struct chain_frame){ state.return_address, state.sp,
+                                            state.rbp, function };
+      functions[count] = function;
+      out[count++] = state.return_address;
+      switch (verdict_of (facts))
+        {
+        case STEP_FRAME_POINTER:
+          if (!step_by_frame_pointer (&state, low, high))
+            goto unknown;
+          break;
+        case STEP_BY_RULE:
+          /* A rule the full map could not keep is not known here.  */
+          if (!(rule & RULE_USABLE))
+            goto unknown;
+          if (rule & RULE_END)
+            {
+              chain_keep (count, CHAIN_END_OF_STACK, first_rule);
+              return count;
+            }
+          if (!step_by_rule (&state, rule, low, high))
+            goto unknown;
+          walked[count - 1].sp |= CHAIN_BY_RULE;
+          if (first_rule < 0)
+            first_rule = count - 1;
+          chain_read_return[count - 1] = (const uintptr_t *) state.sp - 1;
+          chain_read_rbp[count - 1]
+              = rule & RULE_RBP_SAVED
+                    ? (const uintptr_t *) (state.sp
+                                           + (int32_t) (rule >> RULE_RBP_SHIFT))
+                    : chain_read_return[count - 1];
+          chain_rbp_read[count - 1] = *chain_read_rbp[count - 1];
+          rule_steps++;
+          break;
+        case STEP_UNWIND_FROM_HERE:
+          chain_keep (count, CHAIN_HAND_OVER, first_rule);
+          return tail_from_cache (out, functions, count, max, &state);
+        default:
+          goto unknown;
+        }
+    }
+  chain_length = 0;
+  return count;
+unknown:
+  chain_length = 0;
+  return -1;
+}
+
 /* A full unwind from CALLER_RETURN outwards into OUT (at most MAX), and
    what it teaches about the steps of its return addresses: from the
    runtime's frame out, each step is tried as its verdict says (all of
@@ -598,8 +971,8 @@ capture_learning (uintptr_t *out, int max, uintptr_t caller_return)
   for (int k = f; k < full_count && count < max && full[k] != NULL; k++)
     out[count++] = (uintptr_t) full[k];
   thread_stack_bounds (&low, &high);
-  const uintptr_t *frame = runtime_frame_under (__builtin_frame_address (0),
-                                                caller_return, low, high);
+  const uintptr_t *frame = runtime_frame_under (
+      __builtin_frame_address (0), caller_return, low, high, NULL, NULL);
   if (frame == NULL)
     return count;
   struct frame_state state = state_above (frame);
@@ -681,6 +1054,7 @@ verify_fast (uintptr_t *fast, int count, int max, uintptr_t caller_return)
      CALLER_RETURN).  */
   if (same > 0)
     learn_verdict (fast[same - 1], STEP_FULL_UNWIND);
+  chain_length = 0;
   memcpy (fast, full, full_count * sizeof *full);
   return full_count;
 }
@@ -710,6 +1084,11 @@ capture_exact (uintptr_t *out, uintptr_t *functions, int max,
       atomic_fetch_add_explicit (&rule_step_count, rule_steps,
                                  memory_order_relaxed);
       rule_steps = 0;
+      atomic_fetch_add_explicit (&chain_join_count, chain_joins,
+                                 memory_order_relaxed);
+      atomic_fetch_add_explicit (&chain_frame_count, chain_frames,
+                                 memory_order_relaxed);
+      chain_joins = chain_frames = 0;
       count = verify_fast (out, count, max, caller_return);
     }
   if (count > 0)
@@ -725,9 +1104,11 @@ stack_report (void)
         "unwinder=fast: %lu full unwinds, at least %lu stacks by "
         "frame pointers, frame rules and the tail cache; at least "
         "%lu steps by a frame rule, %lu libunwind steps to learn "
-        "them",
+        "them; at least %lu stacks joined the thread's last chain, "
+        "%lu frames from it",
         (unsigned long) full_unwind_count, (unsigned long) fast_capture_count,
-        (unsigned long) rule_step_count, (unsigned long) rule_learning_steps);
+        (unsigned long) rule_step_count, (unsigned long) rule_learning_steps,
+        (unsigned long) chain_join_count, (unsigned long) chain_frame_count);
 }
 
 /* The most frames of the program kept (max_stack_depth's maximum), the

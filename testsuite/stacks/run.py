@@ -21,6 +21,11 @@ built with the plugin at -O0 and -O2:
   recursion) are stepped by their learnt rule: the same contexts as a
   full unwind (both ways above), fewer than 1% of the stacks unwound in
   full, and a bounded number of libunwind steps;
+- the thread's last chain (runtime/stack.c) on reentry.c: functions
+  returned from and called again at the same depth from another caller
+  (the same frame addresses and return addresses near the allocation,
+  another return address further out) get the full unwind's stacks and
+  the program's own counts, and most stacks do join the chain;
 - verify_contexts=1: every context the fast unwinder and the thread's
   context cache give is the one a full unwind gives, on callbacks.c,
   recursion.c and a real program (libiberty's C++ demangler);
@@ -338,6 +343,47 @@ def test_verify_contexts(work):
     verify_log("libiberty_demangle", binary, work, run([plain, *scale]), scale)
 
 
+def test_reentry(work):
+    """reentry.c: deep in a recursion (so that the runtime captures it by
+    the thread's last chain), top_a and top_b, called in turn from one
+    loop, each reach the allocation through the same two functions, whose
+    frames lie at the same addresses with the same contents every time:
+    only the return address in the frame above tells top_a from top_b.
+    The chain must see it: unwinder=fast gives the full unwind's stacks,
+    the allocations under each are the ones the program counted, and
+    most stacks did join the chain."""
+    source = os.path.join(HERE, "reentry.c")
+    plain = os.path.join(work, "reentry-plain")
+    if not build(source, plain, "-O2", instrumented=False):
+        return
+    depth = ["40"]
+    expected = run([plain, *depth])
+    under_a, under_b = (int(n) for n in expected.stdout.split()[1:3])
+    for name, flags in (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+                        ("no-plugin", ["-O2", "-fno-omit-frame-pointer"])):
+        binary = os.path.join(work, "reentry-" + name)
+        built = run([args.cc, "-g", *flags, source, "-o", binary, *runtime_flags()])
+        if not results.check(built.returncode == 0, f"reentry.c {name}: builds",
+                             built.stderr[-500:]):
+            continue
+        label = f"reentry.c {name}"
+        log = compare_unwinders(label, binary, work, expected, depth, ":fold_recursion=0")
+        joined = re.search(r"at least (\d+) stacks joined", log)
+        results.check(joined is not None and int(joined.group(1)) >= (under_a + under_b) // 2,
+                      f"{label}: most of its {under_a + under_b} stacks joined the thread's "
+                      "last chain", log[-300:])
+        _, _, records = profile_of(binary, work, f"reentry-{name}-folded", "", depth)
+        if records is None:
+            continue
+        by_top = {top: sum(r["allocs"] for r in records
+                           if top in [f["function"] for f in r["frames"]])
+                  for top in ("top_a", "top_b")}
+        results.check(by_top == {"top_a": under_a, "top_b": under_b},
+                      f"{label}: {under_a} allocations under top_a and {under_b} under "
+                      "top_b, as the program counted", repr(by_top))
+        verify_log(label, binary, work, expected, depth, cached=False)
+
+
 def test_clock(work):
     source = os.path.join(HERE, "lifetime.c")
     binary = os.path.join(work, "lifetime")
@@ -373,6 +419,7 @@ def main():
     test_unwinders(work)
     test_verify_contexts(work)
     test_glibc_frames(work)
+    test_reentry(work)
     test_clock(work)
     return results.finish()
 
