@@ -554,4 +554,11 @@ void signals_start (void);
    interrupted thread may hold.  Returns 0 or -1.  */
 int profile_dump_in_signal (void);
 
+/* ---- Sampled access counting (access_bursts.c) ---- */
+
+/* What the side file's access_sample_rate says: 1 when every access is
+   counted, else the largest rate of access_sample_rate (callbacks) and
+   of the bursts of -fplugin-arg-memprof-sample-accesses.  */
+uint64_t access_sample_rate_of_profile (void);
+
 #endif /* MEMPROF_INTERNAL_H */

@@ -1,0 +1,39 @@
+/* Sampled access counting: bursty tracing (bursts.cc).  */
+
+#ifndef MEMPROF_PLUGIN_BURSTS_H
+#define MEMPROF_PLUGIN_BURSTS_H
+
+/* The options' help lines, for memprof.cc.  */
+extern const char bursts_help[];
+
+/* The trees bursts.cc keeps across functions.  */
+extern const struct ggc_root_tab bursts_roots[];
+
+/* -fplugin-arg-memprof-sample-accesses[=RATE] and access-burst=N: true
+   when KEY is one of them (*OK false on a bad value).  */
+bool bursts_argument (const char *key, const char *value, bool *ok);
+
+/* After the arguments: false (with an error) for a combination that
+   cannot sample accesses.  */
+bool bursts_check_options (void);
+
+/* Is -fplugin-arg-memprof-sample-accesses given?  */
+bool access_sampling_enabled (void);
+
+/* What each counted access adds: the sampling rate (1 without it).  */
+unsigned access_weight (void);
+
+/* Make the current function a plain copy and a counting copy of its
+   body, switched by the runtime's per-thread countdown at the function's
+   entry and at the back edges of its loops; the counting copy's
+   statements are marked (in_counting_copy) until the pass ends.  False
+   when the function is left as it was: it is then counted at every
+   access, with weight 1, an exact count where the others are estimates
+   (the dump says why).  */
+bool make_burst_copies (void);
+
+/* Is STMT in the counting copy?  Valid after make_burst_copies returned
+   true, in the same pass.  */
+bool in_counting_copy (gimple *stmt);
+
+#endif /* MEMPROF_PLUGIN_BURSTS_H */
