@@ -308,7 +308,8 @@ add_switch_block (basic_block after, basic_block counting, basic_block plain,
                   vec<struct check> *checks)
 {
   basic_block slow = new_block_after (after);
-  slow->count = profile_count::zero ().guessed ();
+  slow->count = after->count.apply_probability (
+      profile_probability::very_unlikely ());
   struct check c = { add_placeholder_condition (slow), CHECK_SWITCH };
   checks->safe_push (c);
   make_edge (slow, plain, EDGE_FALSE_VALUE)->probability
