@@ -6,20 +6,22 @@
    copy (instrument.cc then counts its accesses only).  They are switched
    at checks, each a decrement of the thread's countdown
    __memprof_access_countdown (the runtime's initial-exec TLS variable,
-   runtime/access_bursts.c), whose sign is the thread's phase: >= 0 in a
-   gap, < 0 in a burst (see check_kind):
+   runtime/access_bursts.c), which runs down through a period: a gap
+   (from BURST + GAP - 1 down to BURST), then a burst (from BURST - 1 down
+   to 0); at -1 the next period starts (see check_kind):
 
-     - at the function's entry: countdown -= 1; if it is below 0 (a burst,
-       or the gap just ended), call __memprof_access_switch (BURST, GAP),
-       which starts a burst when the gap ended, and run the counting copy
-       when it returns nonzero; otherwise run the plain copy.  Between
-       bursts a call costs one decrement and a branch;
+     - at the function's entry: countdown -= 1; if it is below BURST (a
+       burst, or the period's end), call __memprof_access_switch (BURST,
+       GAP), which starts the next period at -1, and run the counting copy
+       when it returns nonzero (in a burst); otherwise run the plain copy.
+       Between bursts a call costs a decrement and a branch;
      - on the back edge of every loop that touches memory: in the plain
        copy the same check; in the counting copy its mirror (countdown -=
-       1; if it is >= 0, the burst ended or the thread is in a gap: the
-       switch, then the plain copy's loop header).  A long loop thus
-       enters and leaves bursts, and code that a call returned to in the
-       wrong copy is in the right one after its next check.
+       1; if it is not in [0, BURST): the switch, then the plain copy's
+       loop header, unless the switch says a burst has begun again).  A
+       long loop thus enters and leaves bursts, and code that a call
+       returned to in the wrong copy is in the right one after its next
+       check.
 
    One check in RATE belongs to a burst (BURST checks of counting code,
    then GAP = BURST * (RATE - 1) checks of plain code), so every counted
@@ -276,14 +278,15 @@ add_true_edge (basic_block bb, basic_block dest, profile_probability taken)
   e->probability = taken;
 }
 
-/* What a check becomes once SSA is updated.  The countdown is unsigned
-   here (it wraps): in a gap it runs down from GAP - 1 to 0, in a burst
-   from LONG_MIN + BURST - 1 to LONG_MIN, so its sign is the phase and a
-   decrement past either end flips the sign.  */
+/* What a check becomes once SSA is updated.  The countdown runs down
+   through a period: a gap (from BURST + GAP - 1 down to BURST) then a
+   burst (from BURST - 1 down to 0); at -1 the switch starts the next
+   period.  Each copy's check leaves its copy (for the switch, which
+   says where to go) when the countdown is out of its phase's range.  */
 enum check_kind
 {
-  CHECK_PLAIN,    /* countdown -= 1; if ((long) countdown < 0): a burst */
-  CHECK_COUNTING, /* countdown -= 1; if ((long) countdown >= 0): a gap */
+  CHECK_PLAIN,    /* countdown -= 1; if ((long) countdown < BURST) */
+  CHECK_COUNTING, /* countdown -= 1; if ((unsigned long) countdown >= BURST) */
   CHECK_SWITCH    /* if (__memprof_access_switch (BURST, GAP) != 0) */
 };
 
@@ -308,8 +311,8 @@ add_switch_block (basic_block after, basic_block counting, basic_block plain,
                   vec<struct check> *checks)
 {
   basic_block slow = new_block_after (after);
-  slow->count = after->count.apply_probability (
-      profile_probability::very_unlikely ());
+  slow->count
+      = after->count.apply_probability (profile_probability::very_unlikely ());
   struct check c = { add_placeholder_condition (slow), CHECK_SWITCH };
   checks->safe_push (c);
   make_edge (slow, plain, EDGE_FALSE_VALUE)->probability
@@ -397,13 +400,22 @@ complete_check (const struct check *c)
         g = gimple_build_assign (countdown_decl, new_value);
         gimple_set_location (g, loc);
         gsi_insert_before (&gsi, g, GSI_SAME_STMT);
-        lhs = make_ssa_name (long_integer_type_node);
-        g = gimple_build_assign (lhs, NOP_EXPR, new_value);
-        gimple_set_location (g, loc);
-        gsi_insert_before (&gsi, g, GSI_SAME_STMT);
-        gimple_cond_set_code (c->cond,
-                              c->kind == CHECK_PLAIN ? LT_EXPR : GE_EXPR);
-        gimple_cond_set_rhs (c->cond, build_zero_cst (long_integer_type_node));
+        tree burst = build_int_cst (long_unsigned_type_node, burst_checks);
+        if (c->kind == CHECK_PLAIN)
+          {
+            lhs = make_ssa_name (long_integer_type_node);
+            g = gimple_build_assign (lhs, NOP_EXPR, new_value);
+            gimple_set_location (g, loc);
+            gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+            gimple_cond_set_code (c->cond, LT_EXPR);
+            burst = fold_convert (long_integer_type_node, burst);
+          }
+        else
+          {
+            lhs = new_value;
+            gimple_cond_set_code (c->cond, GE_EXPR);
+          }
+        gimple_cond_set_rhs (c->cond, burst);
         break;
       }
     case CHECK_SWITCH:

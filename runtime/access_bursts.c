@@ -2,20 +2,21 @@
    with -fplugin-arg-memprof-sample-accesses=RATE has a plain and a
    counting copy of every function that counts accesses
    (gcc-plugin/bursts.cc).  Its checks -- at function entries and loop
-   back edges -- decrement this thread's countdown, whose sign is the
-   thread's phase: from GAP - 1 down to 0 in a gap, from LONG_MIN + BURST
-   - 1 down to LONG_MIN in a burst (the instrumented code decrements it as
-   an unsigned number, so the end of a burst wraps to LONG_MAX).  A check
-   whose copy does not match the sign calls __memprof_access_switch, which
-   starts or ends a burst when one is due and says which copy runs.  The
-   counting code adds RATE = (BURST + GAP) / BURST per access, so the
-   shadow holds estimates; the side file says so (access_sample_rate, the
-   largest RATE seen).
+   back edges -- decrement this thread's countdown, which runs down
+   through a period: a gap (BURST + GAP - 1 down to BURST: plain code),
+   then a burst (BURST - 1 down to 0: counting code).  A check whose copy
+   does not match calls __memprof_access_switch, which says which copy
+   runs, and at -1 starts the next period with a gap of random length
+   (mean GAP).  The counting code adds RATE = (BURST + GAP) / BURST per
+   access, so the shadow holds estimates; the side file says so
+   (access_sample_rate, the largest RATE seen).
 
    The countdown is initial-exec TLS: the instrumented code reads it with
    one %fs-relative access (the runtime is loaded with the program, never
-   dlopened).  A new thread starts at 0: its first check calls the switch,
-   which starts its first gap.  */
+   dlopened).  A new thread starts at 0: its first check reaches -1 and
+   starts its first gap.  The phase is the countdown alone, so whichever
+   check sees a burst end (a plain copy's, after a call returned) ends
+   it.  */
 
 #include <limits.h>
 
@@ -23,11 +24,6 @@
 
 MEMPROF_EXPORT __thread long __memprof_access_countdown
     __attribute__ ((tls_model ("initial-exec")));
-/* Is this thread in a burst?  The countdown's sign says it too, except
-   at the check that ends a burst (wrapped to LONG_MAX) or a gap (-1).  */
-static __thread bool bursting __attribute__ ((tls_model ("initial-exec")));
-/* Has this thread's first gap begun?  */
-static __thread bool started __attribute__ ((tls_model ("initial-exec")));
 
 /* A gap's length: uniform from GAP/2 to GAP + GAP/2 (mean GAP, for even
    GAP), so that bursts do not fall at the same place of a program whose
@@ -79,33 +75,14 @@ __memprof_access_switch (long burst, long gap)
   long countdown = __memprof_access_countdown;
   if (UNLIKELY (burst < 1 || gap < 0))
     return 0;
-  if (bursting)
+  if (countdown < 0)
     {
-      /* A plain check (a function's entry, or code a call returned to)
-         in a burst that goes on.  */
-      if (countdown < 0)
-        return 1;
-      /* The burst's last check was its previous one: this one is the
-         gap's first.  */
-      bursting = false;
-      __memprof_access_countdown = gap_length (gap) - 1;
+      /* The period is over: this check is the next gap's first.  */
+      note_rate (burst, gap);
+      __memprof_access_countdown = burst + gap_length (gap) - 1;
       return 0;
     }
-  /* A counting check in a gap that goes on.  */
-  if (countdown >= 0)
-    return 0;
-  /* A new thread's first check: a gap first, not a burst at the same
-     place of every run (a short run would count its start RATE times).  */
-  if (!started)
-    {
-      started = true;
-      __memprof_access_countdown = gap_length (gap) - 1;
-      return 0;
-    }
-  note_rate (burst, gap);
-  bursting = true;
-  __memprof_access_countdown = LONG_MIN + (burst - 1);
-  return 1;
+  return countdown < burst;
 }
 
 /* See internal.h.  */

@@ -70,11 +70,11 @@
 #define MEMPROF_LTO_UNIT_NAME "__memprof_lto_unit"
 /* Sampled access counting (-fplugin-arg-memprof-sample-accesses): the
    thread's countdown of checks (function entries, loop back edges), an
-   initial-exec TLS variable of the runtime whose sign is the phase (>= 0
-   in a gap of GAP checks, < 0 in a burst of BURST), and the switch that a
-   check calls when the countdown's sign does not match its copy: it
-   starts or ends a burst when one is due and returns nonzero when the
-   counting copy is to run.  Ranges of the counting code add WEIGHT each.  */
+   initial-exec TLS variable of the runtime that runs down through a gap
+   (BURST + GAP - 1 down to BURST) and a burst (BURST - 1 down to 0), and
+   the switch that a check calls when the countdown is out of its copy's
+   range: it returns nonzero in a burst, and at -1 starts the next period.
+   Ranges of the counting code add WEIGHT for each step.  */
 #define MEMPROF_ACCESS_COUNTDOWN_NAME "__memprof_access_countdown"
 #define MEMPROF_ACCESS_SWITCH_NAME "__memprof_access_switch"
 #define MEMPROF_RANGE_ACCESS_WEIGHTED_NAME "__memprof_range_access_weighted"
