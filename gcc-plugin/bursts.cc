@@ -245,6 +245,55 @@ loop_touches_memory (class loop *loop)
   return touches;
 }
 
+/* Can LOOP keep the countdown in a register: an innermost loop with no
+   call and no asm (nothing in it reads the thread's countdown), only
+   normal exits, and a preheader?  Its checks then decrement a register,
+   loaded on its entry and stored on its exits and around the switch:
+   no store to memory an iteration.  */
+static bool
+loop_keeps_countdown (class loop *loop)
+{
+  if (loop->inner != NULL || !loop_preheader_edge (loop))
+    return false;
+  bool can = true;
+  basic_block *body = get_loop_body (loop);
+  for (unsigned i = 0; can && i < loop->num_nodes; i++)
+    for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
+         can && !gsi_end_p (gsi); gsi_next (&gsi))
+      if (is_gimple_call (gsi_stmt (gsi))
+          || gimple_code (gsi_stmt (gsi)) == GIMPLE_ASM)
+        can = false;
+  free (body);
+  if (!can)
+    return false;
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  for (edge e : exits)
+    if (e->flags & EDGE_COMPLEX)
+      return false;
+  return true;
+}
+
+/* LOCAL = countdown on the loop's entry from PREHEADER; countdown = LOCAL
+   on every exit of the loop HEADER heads (a switch's edge to the other
+   copy included).  Needs dominators and fixed loops.  */
+static void
+keep_countdown_in (tree local, basic_block preheader, basic_block header)
+{
+  location_t loc = DECL_SOURCE_LOCATION (current_function_decl);
+  gassign *load = gimple_build_assign (local, countdown_decl);
+  gimple_set_location (load, loc);
+  gsi_insert_on_edge (single_succ_edge (preheader), load);
+  class loop *loop = header->loop_father;
+  gcc_assert (loop->header == header);
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  for (edge e : exits)
+    {
+      gassign *store = gimple_build_assign (countdown_decl, local);
+      gimple_set_location (store, loc);
+      gsi_insert_on_edge (e, store);
+    }
+}
+
 /* ---- Building the checks ---- */
 
 /* A placeholder condition, completed by complete_check once SSA is
@@ -294,6 +343,7 @@ struct check
 {
   gcond *cond;
   enum check_kind kind;
+  tree local; /* the loop's countdown in a register, or NULL_TREE */
 };
 
 static basic_block
@@ -308,12 +358,12 @@ new_block_after (basic_block after)
    goes to COUNTING in a burst, to PLAIN otherwise.  */
 static basic_block
 add_switch_block (basic_block after, basic_block counting, basic_block plain,
-                  vec<struct check> *checks)
+                  tree local, vec<struct check> *checks)
 {
   basic_block slow = new_block_after (after);
   slow->count
       = after->count.apply_probability (profile_probability::very_unlikely ());
-  struct check c = { add_placeholder_condition (slow), CHECK_SWITCH };
+  struct check c = { add_placeholder_condition (slow), CHECK_SWITCH, local };
   checks->safe_push (c);
   make_edge (slow, plain, EDGE_FALSE_VALUE)->probability
       = profile_probability::even ();
@@ -330,10 +380,12 @@ add_entry_dispatch (basic_block first, basic_block first_copy,
 {
   basic_block countdown
       = split_edge (single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (cfun)));
-  struct check c = { add_placeholder_condition (countdown), CHECK_PLAIN };
+  struct check c
+      = { add_placeholder_condition (countdown), CHECK_PLAIN, NULL_TREE };
   checks->safe_push (c);
   make_false_edge (countdown, profile_probability::very_likely ());
-  basic_block slow = add_switch_block (countdown, first_copy, first, checks);
+  basic_block slow
+      = add_switch_block (countdown, first_copy, first, NULL_TREE, checks);
   add_true_edge (countdown, slow, profile_probability::very_unlikely ());
 }
 
@@ -343,7 +395,7 @@ add_entry_dispatch (basic_block first, basic_block first_copy,
    this loop in the counting copy?  */
 static void
 add_back_edge_check (basic_block latch, basic_block header,
-                     basic_block other_header, bool counting,
+                     basic_block other_header, bool counting, tree local,
                      vec<struct check> *checks)
 {
   edge latch_edge = find_edge (latch, header);
@@ -352,12 +404,13 @@ add_back_edge_check (basic_block latch, basic_block header,
   edge stay = single_succ_edge (new_latch);
 
   struct check c = { add_placeholder_condition (check),
-                     counting ? CHECK_COUNTING : CHECK_PLAIN };
+                     counting ? CHECK_COUNTING : CHECK_PLAIN, local };
   checks->safe_push (c);
   make_false_edge (check, profile_probability::very_likely ());
   basic_block slow
-      = counting ? add_switch_block (check, new_latch, other_header, checks)
-                 : add_switch_block (check, other_header, new_latch, checks);
+      = counting
+            ? add_switch_block (check, new_latch, other_header, local, checks)
+            : add_switch_block (check, other_header, new_latch, local, checks);
   add_true_edge (check, slow, profile_probability::very_unlikely ());
 
   /* The other header's PHIs on the new edge: the values this copy's
@@ -388,16 +441,33 @@ complete_check (const struct check *c)
     case CHECK_PLAIN:
     case CHECK_COUNTING:
       {
-        tree old_value = make_ssa_name (long_unsigned_type_node);
-        g = gimple_build_assign (old_value, countdown_decl);
-        gimple_set_location (g, loc);
-        gsi_insert_before (&gsi, g, GSI_SAME_STMT);
-        tree new_value = make_ssa_name (long_unsigned_type_node);
-        g = gimple_build_assign (new_value, PLUS_EXPR, old_value,
-                                 build_all_ones_cst (long_unsigned_type_node));
-        gimple_set_location (g, loc);
-        gsi_insert_before (&gsi, g, GSI_SAME_STMT);
-        g = gimple_build_assign (countdown_decl, new_value);
+        tree new_value;
+        if (c->local != NULL_TREE)
+          {
+            /* local -= 1, then a copy the condition reads: the local is
+               put in SSA form by the pass's TODO_update_ssa.  */
+            g = gimple_build_assign (
+                c->local, PLUS_EXPR, c->local,
+                build_all_ones_cst (long_unsigned_type_node));
+            gimple_set_location (g, loc);
+            gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+            new_value = make_ssa_name (long_unsigned_type_node);
+            g = gimple_build_assign (new_value, c->local);
+          }
+        else
+          {
+            tree old_value = make_ssa_name (long_unsigned_type_node);
+            g = gimple_build_assign (old_value, countdown_decl);
+            gimple_set_location (g, loc);
+            gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+            new_value = make_ssa_name (long_unsigned_type_node);
+            g = gimple_build_assign (
+                new_value, PLUS_EXPR, old_value,
+                build_all_ones_cst (long_unsigned_type_node));
+            gimple_set_location (g, loc);
+            gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+            g = gimple_build_assign (countdown_decl, new_value);
+          }
         gimple_set_location (g, loc);
         gsi_insert_before (&gsi, g, GSI_SAME_STMT);
         tree burst = build_int_cst (long_unsigned_type_node, burst_checks);
@@ -419,6 +489,13 @@ complete_check (const struct check *c)
         break;
       }
     case CHECK_SWITCH:
+      /* The loop's countdown to the thread's for the switch, and back.  */
+      if (c->local != NULL_TREE)
+        {
+          g = gimple_build_assign (countdown_decl, c->local);
+          gimple_set_location (g, loc);
+          gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+        }
       lhs = make_ssa_name (integer_type_node);
       g = gimple_build_call (
           switch_decl, 2, build_int_cst (long_integer_type_node, burst_checks),
@@ -427,6 +504,12 @@ complete_check (const struct check *c)
       gimple_call_set_lhs (g, lhs);
       gimple_set_location (g, loc);
       gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+      if (c->local != NULL_TREE)
+        {
+          g = gimple_build_assign (c->local, countdown_decl);
+          gimple_set_location (g, loc);
+          gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+        }
       gimple_cond_set_rhs (c->cond, build_zero_cst (integer_type_node));
       break;
     }
@@ -496,13 +579,21 @@ make_burst_copies (void)
 
   /* Simple latches: one latch edge a loop, from an empty block.  */
   loop_optimizer_init (LOOPS_HAVE_SIMPLE_LATCHES | LOOPS_HAVE_PREHEADERS);
-  /* The loops that get checks, as (latch, header), in the original.  */
-  auto_vec<basic_block> latches, headers;
+  /* The loops that get checks, as (latch, header), in the original, and
+     for those that keep the countdown in a register, their preheader and
+     register.  */
+  auto_vec<basic_block> latches, headers, preheaders;
+  auto_vec<tree> locals;
   for (class loop *loop : loops_list (cfun, 0))
     if (loop->latch != NULL && loop_touches_memory (loop))
       {
         latches.safe_push (loop->latch);
         headers.safe_push (loop->header);
+        bool keeps = loop_keeps_countdown (loop);
+        preheaders.safe_push (keeps ? loop_preheader_edge (loop)->src : NULL);
+        locals.safe_push (keeps ? create_tmp_reg (long_unsigned_type_node,
+                                                  "memprof_countdown")
+                                : NULL_TREE);
       }
 
   free_dominance_info (CDI_DOMINATORS);
@@ -534,12 +625,20 @@ make_burst_copies (void)
       copies, n, profile_probability::always ().apply_scale (1, sample_rate));
 
   auto_vec<struct check> checks;
+  auto_vec<basic_block> preheader_copies, header_copies;
   for (unsigned i = 0; i < latches.length (); i++)
     {
       basic_block latch_copy = get_bb_copy (latches[i]);
       basic_block header_copy = get_bb_copy (headers[i]);
-      add_back_edge_check (latches[i], headers[i], header_copy, false, &checks);
-      add_back_edge_check (latch_copy, header_copy, headers[i], true, &checks);
+      add_back_edge_check (latches[i], headers[i], header_copy, false,
+                           locals[i], &checks);
+      add_back_edge_check (latch_copy, header_copy, headers[i], true, locals[i],
+                           &checks);
+      if (preheaders[i] != NULL)
+        {
+          preheader_copies.safe_push (get_bb_copy (preheaders[i]));
+          header_copies.safe_push (header_copy);
+        }
     }
   add_entry_dispatch (first, get_bb_copy (first), &checks);
   free_original_copy_tables ();
@@ -560,13 +659,25 @@ make_burst_copies (void)
 
   loops_state_set (LOOPS_NEED_FIXUP);
   loop_optimizer_init (LOOPS_MAY_HAVE_MULTIPLE_LATCHES);
+  /* After the marks: these statements are neither copy's accesses.  */
+  unsigned kept = 0;
+  for (unsigned i = 0; i < latches.length (); i++)
+    if (preheaders[i] != NULL)
+      {
+        keep_countdown_in (locals[i], preheaders[i], headers[i]);
+        keep_countdown_in (locals[i], preheader_copies[kept],
+                           header_copies[kept]);
+        kept++;
+      }
+  gsi_commit_edge_inserts ();
   loop_optimizer_finalize ();
   free_dominance_info (CDI_DOMINATORS);
   if (dump_file)
     fprintf (dump_file,
              ";; memprof: sample-accesses: %s copied (%u blocks), %u loop "
-             "check(s) a copy, one access in %u counted as %u\n",
-             function_name (cfun), n, latches.length (), sample_rate,
+             "check(s) a copy (%u in a register), one access in %u counted "
+             "as %u\n",
+             function_name (cfun), n, latches.length (), kept, sample_rate,
              sample_rate);
   return true;
 }
