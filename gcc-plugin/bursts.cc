@@ -70,6 +70,7 @@
 #include "memprof/abi.h"
 #include "plugin.h"
 #include "emit.h"
+#include "combine.h"
 #include "bursts.h"
 
 /* The sampling rate (0: off) and the checks of a burst.  */
@@ -246,25 +247,15 @@ loop_touches_memory (class loop *loop)
 }
 
 /* Can LOOP keep the countdown in a register: an innermost loop with no
-   call and no asm (nothing in it reads the thread's countdown), only
-   normal exits, and a preheader?  Its checks then decrement a register,
+   call, no asm and no irreducible region (nothing in it reads the
+   thread's countdown), only normal exits, and a preheader?  Its checks then decrement a register,
    loaded on its entry and stored on its exits and around the switch:
    no store to memory an iteration.  */
 static bool
 loop_keeps_countdown (class loop *loop)
 {
-  if (loop->inner != NULL || !loop_preheader_edge (loop))
-    return false;
-  bool can = true;
-  basic_block *body = get_loop_body (loop);
-  for (unsigned i = 0; can && i < loop->num_nodes; i++)
-    for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
-         can && !gsi_end_p (gsi); gsi_next (&gsi))
-      if (is_gimple_call (gsi_stmt (gsi))
-          || gimple_code (gsi_stmt (gsi)) == GIMPLE_ASM)
-        can = false;
-  free (body);
-  if (!can)
+  if (loop->inner != NULL || !loop_preheader_edge (loop)
+      || !loop_is_straight (loop))
     return false;
   auto_vec<edge> exits = get_loop_exit_edges (loop);
   for (edge e : exits)
