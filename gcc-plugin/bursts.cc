@@ -327,7 +327,8 @@ enum check_kind
 {
   CHECK_PLAIN,    /* countdown -= 1; if ((long) countdown < BURST) */
   CHECK_COUNTING, /* countdown -= 1; if ((unsigned long) countdown >= BURST) */
-  CHECK_SWITCH    /* if (__memprof_access_switch (BURST, GAP) != 0) */
+  CHECK_SWITCH,   /* if (__memprof_access_switch (BURST, GAP) != 0) */
+  CHECK_TICK      /* countdown -= 1; if ((long) countdown < 0) */
 };
 
 struct check
@@ -431,6 +432,7 @@ complete_check (const struct check *c)
     {
     case CHECK_PLAIN:
     case CHECK_COUNTING:
+    case CHECK_TICK:
       {
         tree new_value;
         if (c->local != NULL_TREE)
@@ -461,8 +463,9 @@ complete_check (const struct check *c)
           }
         gimple_set_location (g, loc);
         gsi_insert_before (&gsi, g, GSI_SAME_STMT);
-        tree burst = build_int_cst (long_unsigned_type_node, burst_checks);
-        if (c->kind == CHECK_PLAIN)
+        tree burst = build_int_cst (long_unsigned_type_node,
+                                    c->kind == CHECK_TICK ? 0 : burst_checks);
+        if (c->kind != CHECK_COUNTING)
           {
             lhs = make_ssa_name (long_integer_type_node);
             g = gimple_build_assign (lhs, NOP_EXPR, new_value);
@@ -671,4 +674,73 @@ make_burst_copies (void)
              function_name (cfun), n, latches.length (), kept, sample_rate,
              sample_rate);
   return true;
+}
+
+/* ---- Ticks: time in functions without a copy ---- */
+
+/* Does LOOP call a function?  */
+static bool
+loop_calls (class loop *loop)
+{
+  bool calls = false;
+  basic_block *body = get_loop_body (loop);
+  for (unsigned i = 0; !calls && i < loop->num_nodes; i++)
+    for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
+         !calls && !gsi_end_p (gsi); gsi_next (&gsi))
+      calls = is_gimple_call (gsi_stmt (gsi));
+  free (body);
+  return calls;
+}
+
+/* On LATCH_EDGE: countdown -= 1, and at the period's end the switch
+   (whose answer the loop, having one copy, does not need).  */
+static void
+add_tick (edge latch_edge, vec<struct check> *checks)
+{
+  basic_block check = split_edge (latch_edge);
+  basic_block new_latch = split_edge (single_succ_edge (check));
+  struct check c = { add_placeholder_condition (check), CHECK_TICK, NULL_TREE };
+  checks->safe_push (c);
+  make_false_edge (check, profile_probability::very_likely ());
+  basic_block slow = new_block_after (check);
+  slow->count
+      = check->count.apply_probability (profile_probability::very_unlikely ());
+  gcall *call = gimple_build_call (
+      switch_decl, 2, build_int_cst (long_integer_type_node, burst_checks),
+      build_int_cst (long_integer_type_node,
+                     (HOST_WIDE_INT) burst_checks * (sample_rate - 1)));
+  gimple_set_location (call, DECL_SOURCE_LOCATION (current_function_decl));
+  gimple_stmt_iterator gsi = gsi_start_bb (slow);
+  gsi_insert_after (&gsi, call, GSI_NEW_STMT);
+  make_single_succ_edge (slow, new_latch, EDGE_FALLTHRU);
+  add_true_edge (check, slow, profile_probability::very_unlikely ());
+}
+
+/* See bursts.h.  */
+void
+add_ticks (void)
+{
+  if (cfun->calls_setjmp || cfun->has_nonlocal_label || has_abnormal_edges ()
+      || number_of_loops (cfun) <= 1)
+    return;
+  build_burst_decls ();
+  loop_optimizer_init (LOOPS_HAVE_SIMPLE_LATCHES | LOOPS_HAVE_PREHEADERS);
+  auto_vec<edge> latch_edges;
+  for (class loop *loop : loops_list (cfun, 0))
+    if (loop->latch != NULL && loop_calls (loop))
+      latch_edges.safe_push (loop_latch_edge (loop));
+  free_dominance_info (CDI_DOMINATORS);
+  auto_vec<struct check> checks;
+  for (edge e : latch_edges)
+    add_tick (e, &checks);
+  for (const struct check &c : checks)
+    complete_check (&c);
+  loops_state_set (LOOPS_NEED_FIXUP);
+  loop_optimizer_init (LOOPS_MAY_HAVE_MULTIPLE_LATCHES);
+  loop_optimizer_finalize ();
+  free_dominance_info (CDI_DOMINATORS);
+  if (dump_file && !latch_edges.is_empty ())
+    fprintf (dump_file,
+             ";; memprof: sample-accesses: %s not copied, %u loop tick(s)\n",
+             function_name (cfun), latch_edges.length ());
 }

@@ -32,6 +32,12 @@ unsigned access_weight (void);
    (the dump says why).  */
 bool make_burst_copies (void);
 
+/* In a function without copies, a tick on the back edge of each loop
+   that calls a function: the countdown goes on, so that the library
+   calls the runtime counts (interceptors.c) are sampled in time as the
+   counting copies are, and the periods keep their length.  */
+void add_ticks (void);
+
 /* Is STMT in the counting copy?  Valid after make_burst_copies returned
    true, in the same pass.  */
 bool in_counting_copy (gimple *stmt);

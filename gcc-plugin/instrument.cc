@@ -204,9 +204,13 @@ instrument_function (void)
     fprintf (dump_file,
              ";; memprof: %u tail call(s) that may allocate kept as calls\n",
              kept_frames);
-  bool counting_copy = access_sampling_enabled ()
-                       && function_has_counted_access ()
-                       && make_burst_copies ();
+  bool counting_copy = false;
+  if (access_sampling_enabled ())
+    {
+      counting_copy = function_has_counted_access () && make_burst_copies ();
+      if (!counting_copy)
+        add_ticks ();
+    }
   prepare_loop_counting ();
   collect_accesses (&accesses, &counts);
   if (counting_copy)

@@ -48,8 +48,10 @@ gap_length (long gap)
   return gap / 2 + (long) (x % (uint64_t) (gap + 1 - (gap & 1)));
 }
 
-/* The largest RATE a burst has started with; 0 before any.  */
+/* The largest RATE a period has started with; 0 before any; and the
+   BURST that came with it.  */
 static _Atomic uint64_t burst_rate;
+static _Atomic uint64_t burst_checks;
 static atomic_bool mixed_rates_reported;
 
 static void
@@ -64,6 +66,7 @@ note_rate (long burst, long gap)
                 "1 in %llu): the counts stay estimates, with bursts and "
                 "gaps of whichever module a check ends them in",
                 (unsigned long long) seen, (unsigned long long) rate);
+  atomic_store_explicit (&burst_checks, (uint64_t) burst, memory_order_relaxed);
   while (seen < rate
          && !atomic_compare_exchange_weak (&burst_rate, &seen, rate))
     ;
@@ -92,4 +95,17 @@ access_sample_rate_of_profile (void)
   uint64_t rate = atomic_load_explicit (&burst_rate, memory_order_relaxed);
   uint64_t option = (uint64_t) runtime_options.access_sample_rate;
   return rate > option ? rate : option;
+}
+
+/* See internal.h.  */
+unsigned long
+library_access_weight (void)
+{
+  uint64_t burst = atomic_load_explicit (&burst_checks, memory_order_relaxed);
+  if (LIKELY (burst == 0))
+    return 1;
+  if ((unsigned long) __memprof_access_countdown >= burst)
+    return 0;
+  return (unsigned long) atomic_load_explicit (&burst_rate,
+                                               memory_order_relaxed);
 }

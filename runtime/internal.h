@@ -561,4 +561,9 @@ int profile_dump_in_signal (void);
    of the bursts of -fplugin-arg-memprof-sample-accesses.  */
 uint64_t access_sample_rate_of_profile (void);
 
+/* What a range the interceptors count adds per step: 1 when accesses are
+   not sampled; with sampled access counting, RATE in this thread's burst
+   and 0 in its gap.  */
+unsigned long library_access_weight (void);
+
 #endif /* MEMPROF_INTERNAL_H */

@@ -8,6 +8,9 @@
      checks at function entries only;
    - copy_block: memcpy of COPY_BYTES from a global, COPIES times, and a
      load: COPIES * (COPY_BYTES / 8 + 1) (a range counts one per 8 bytes);
+   - text: 64 bytes, 63 letters and a NUL written by memset and a store
+     (9 counts), then read by strlen from TEXT or TEXT + 1, STRLENS times:
+     counted by the runtime's interception of strlen, 8 steps a call;
    - guarded_block: read in a function that calls setjmp (left whole with
      sample-accesses, so counted exactly): GUARDED_READS loads;
    - untouched: 1 MiB never accessed.
@@ -26,6 +29,7 @@
 #define COPIES 2000000
 #define COPY_BYTES 64
 #define GUARDED_READS 5000
+#define STRLENS 1000000
 
 struct node
 {
@@ -66,6 +70,15 @@ copy (long *to, long times, size_t bytes)
 }
 
 __attribute__ ((noipa)) long
+measure (const char *text, long times)
+{
+  long total = 0;
+  for (long i = 0; i < times; i++)
+    total += strlen (text + (i & 1));
+  return total;
+}
+
+__attribute__ ((noipa)) long
 guarded (volatile long *a, long reads)
 {
   long s = 0;
@@ -84,6 +97,7 @@ main (void)
   long *copy_block = malloc ((N + 2) * sizeof (long)); /* 8016 bytes */
   long *guarded_block = calloc (4, sizeof (long));
   long *untouched = malloc (1 << 20);
+  char *text = malloc (64);
   long checksum = 0;
   kept = untouched;
 
@@ -95,11 +109,15 @@ main (void)
     checksum += walk (node, DEPTH);
   copy (copy_block, COPIES, COPY_BYTES);
   checksum += guarded (guarded_block, GUARDED_READS);
+  memset (text, 'a', 63);
+  text[63] = '\0';
+  checksum += measure (text, STRLENS);
   printf ("checksum %ld %ld\n", checksum, source[7]);
   free (loop_block);
   free (node);
   free (copy_block);
   free (guarded_block);
   free (untouched);
+  free (text);
   return 3;
 }
