@@ -40,10 +40,11 @@
    SSA is updated; their statements (a TLS load and store, a call) come
    after it, and their virtual operands with the pass's TODO_update_ssa.
 
-   A function is left whole, and then counted at every access with weight
-   1 (exact, where the others are estimates), when it has abnormal edges
-   (setjmp, non-local goto, computed goto), cannot be copied, or has more
-   than MAX_COPIED_BLOCKS blocks.  */
+   A function is left whole when it has abnormal edges (setjmp, non-local
+   goto, computed goto: an interpreter's dispatch), cannot be copied, or
+   has more than MAX_COPIED_BLOCKS blocks.  Its updates then run only in
+   the thread's burst: each is behind its own test of the countdown
+   (insert_in_bursts_only), and adds RATE.  */
 
 #include "gcc-plugin.h"
 
@@ -564,8 +565,8 @@ make_burst_copies (void)
     {
       if (dump_file)
         fprintf (dump_file,
-                 ";; memprof: sample-accesses: %s left whole, counted at "
-                 "every access: %s\n",
+                 ";; memprof: sample-accesses: %s left whole, counted in "
+                 "bursts only: %s\n",
                  function_name (cfun), reason);
       return false;
     }
@@ -743,4 +744,62 @@ add_ticks (void)
     fprintf (dump_file,
              ";; memprof: sample-accesses: %s not copied, %u loop tick(s)\n",
              function_name (cfun), latch_edges.length ());
+}
+
+/* ---- Functions left whole: updates in bursts only ---- */
+
+/* Is the function being instrumented left whole under sampling?  */
+static bool guarded_updates;
+
+/* See bursts.h.  */
+void
+guard_updates (bool guarded)
+{
+  guarded_updates = guarded;
+  if (guarded)
+    build_burst_decls ();
+}
+
+/* See bursts.h.  */
+bool
+updates_guarded (void)
+{
+  return guarded_updates;
+}
+
+/* See bursts.h.  */
+void
+insert_in_bursts_only (gimple *stmt, gimple_seq seq)
+{
+  basic_block block = gimple_bb (stmt);
+  gimple_stmt_iterator gsi = gsi_for_stmt (stmt);
+  gsi_prev (&gsi);
+  edge on = gsi_end_p (gsi) ? split_block_after_labels (block)
+                            : split_block (block, gsi_stmt (gsi));
+  basic_block rest = on->dest;
+  basic_block update = split_edge (on);
+  gimple_stmt_iterator at = gsi_start_bb (update);
+  gsi_insert_seq_after (&at, seq, GSI_NEW_STMT);
+
+  /* In BLOCK: if ((unsigned long) countdown < BURST), the burst.  */
+  location_t loc = gimple_location (stmt);
+  tree countdown = make_ssa_name (long_unsigned_type_node);
+  gassign *load = gimple_build_assign (countdown, countdown_decl);
+  gimple_set_location (load, loc);
+  gimple_stmt_iterator end = gsi_last_bb (block);
+  gsi_insert_after (&end, load, GSI_NEW_STMT);
+  gcond *cond = gimple_build_cond (
+      LT_EXPR, countdown, build_int_cst (long_unsigned_type_node, burst_checks),
+      NULL_TREE, NULL_TREE);
+  gimple_set_location (cond, loc);
+  gsi_insert_after (&end, cond, GSI_NEW_STMT);
+  profile_probability in_burst
+      = profile_probability::always ().apply_scale (1, sample_rate);
+  edge taken = single_succ_edge (block);
+  taken->flags &= ~EDGE_FALLTHRU;
+  taken->flags |= EDGE_TRUE_VALUE;
+  taken->probability = in_burst;
+  update->count = block->count.apply_probability (in_burst);
+  make_edge (block, rest, EDGE_FALSE_VALUE)->probability = in_burst.invert ();
+  free_dominance_info (CDI_DOMINATORS);
 }

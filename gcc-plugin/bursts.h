@@ -27,9 +27,8 @@ unsigned access_weight (void);
    body, switched by the runtime's per-thread countdown at the function's
    entry and at the back edges of its loops; the counting copy's
    statements are marked (in_counting_copy) until the pass ends.  False
-   when the function is left as it was: it is then counted at every
-   access, with weight 1, an exact count where the others are estimates
-   (the dump says why).  */
+   when the function is left as it was (the dump says why): its updates
+   are then guarded (guard_updates).  */
 bool make_burst_copies (void);
 
 /* In a function without copies, a tick on the back edge of each loop
@@ -37,6 +36,15 @@ bool make_burst_copies (void);
    calls the runtime counts (interceptors.c) are sampled in time as the
    counting copies are, and the periods keep their length.  */
 void add_ticks (void);
+
+/* Whether the current function's updates run in bursts only (a function
+   left whole under sampling), and its query for emit.cc.  */
+void guard_updates (bool guarded);
+bool updates_guarded (void);
+
+/* Insert SEQ (a counter update) before STMT, in a block of its own that
+   runs when the thread's countdown is in a burst.  */
+void insert_in_bursts_only (gimple *stmt, gimple_seq seq);
 
 /* Is STMT in the counting copy?  Valid after make_burst_copies returned
    true, in the same pass.  */

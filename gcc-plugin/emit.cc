@@ -38,6 +38,7 @@
 #include "plugin.h"
 #include "accesses.h"
 #include "emit.h"
+#include "bursts.h"
 
 /* ---- The runtime's declarations: trees kept across functions ---- */
 
@@ -317,7 +318,10 @@ instrument_access (const memory_access *a, tree base, unsigned count)
                  address);
   else
     append_counter_update (&seq, loc, address, base, count);
-  gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
+  if (updates_guarded ())
+    insert_in_bursts_only (a->stmt, seq);
+  else
+    gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
 }
 
 /* See emit.h.  */

@@ -243,20 +243,24 @@ instrument_function (void)
   auto_vec<unsigned> update_counts;
   counts.combined
       = combine_counter_updates (&accesses, &verdicts, &update_counts);
-  /* Sampled: each access the counting copy counts stands for RATE.  */
-  if (counting_copy)
+  /* Sampled: each access the counting copy counts stands for RATE; a
+     function left whole counts in bursts only, RATE each too.  */
+  bool guarded = access_sampling_enabled () && !counting_copy;
+  guard_updates (guarded);
+  if (access_sampling_enabled ())
     for (unsigned &count : update_counts)
       count *= access_weight ();
 
   if (any && !plugin_options.callbacks)
     base = load_shadow_base ();
   /* Accesses whose address a loop never changes: counted in registers. */
-  if (any)
+  if (any && !guarded)
     counts.in_registers = count_in_loop_registers (&accesses, &update_counts,
                                                    base, &counts.exit_updates);
   for (unsigned i = 0; i < accesses.length (); i++)
     if (update_counts[i] > 0)
       instrument_access (&accesses[i], base, update_counts[i]);
+  guard_updates (false);
   finish_loop_counting ();
 
   if (dump_file)

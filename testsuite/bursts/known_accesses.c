@@ -12,7 +12,8 @@
      (9 counts), then read by strlen from TEXT or TEXT + 1, STRLENS times:
      counted by the runtime's interception of strlen, 8 steps a call;
    - guarded_block: read in a function that calls setjmp (left whole with
-     sample-accesses, so counted exactly): GUARDED_READS loads;
+     sample-accesses: its updates run in bursts only), called GUARDED_CALLS
+     times from a loop, 2 loads a call;
    - untouched: 1 MiB never accessed.
    Prints a checksum and exits with status 3, so that a changed behaviour
    shows.  */
@@ -28,7 +29,7 @@
 #define WALKS 20000
 #define COPIES 2000000
 #define COPY_BYTES 64
-#define GUARDED_READS 5000
+#define GUARDED_CALLS 1000000
 #define STRLENS 1000000
 
 struct node
@@ -79,14 +80,11 @@ measure (const char *text, long times)
 }
 
 __attribute__ ((noipa)) long
-guarded (volatile long *a, long reads)
+guarded (volatile long *a, long i)
 {
-  long s = 0;
   if (setjmp (env))
     return -1;
-  for (long i = 0; i < reads; i++)
-    s += a[i % 4];
-  return s;
+  return a[i % 4] + a[(i + 1) % 4];
 }
 
 int
@@ -108,7 +106,8 @@ main (void)
   for (int w = 0; w < WALKS; w++)
     checksum += walk (node, DEPTH);
   copy (copy_block, COPIES, COPY_BYTES);
-  checksum += guarded (guarded_block, GUARDED_READS);
+  for (long i = 0; i < GUARDED_CALLS; i++)
+    checksum += guarded (guarded_block, i);
   memset (text, 'a', 63);
   text[63] = '\0';
   checksum += measure (text, STRLENS);

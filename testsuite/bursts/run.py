@@ -9,8 +9,8 @@ programs built with the real gcc and the plugin and read back with the
   exceptions);
 - known_accesses.c: the exact build counts what the program's comment
   says, block by block; the sampled build's counts (scaled by the rate)
-  are within BOUNDS of them; a function left whole (setjmp) is counted
-  exactly; the side file says the counts are a sample, so no block is
+  are within BOUNDS of them, in copied functions, in a function left
+  whole (setjmp) and for strlen's interception; the side file says the counts are a sample, so no block is
   called never touched or over-reserved;
 - threads.c: each thread's countdown is its own; both blocks within the
   bound;
@@ -36,7 +36,7 @@ results = Report("bursts")
 args = None
 
 # known_accesses.c, block size -> exact accesses (see its opening comment).
-KNOWN = {8000: 2 * 2000 * 1000, 8: 50 * 20000 + 1, 8016: 2000000 * (64 // 8 + 1), 32: 5000,
+KNOWN = {8000: 2 * 2000 * 1000, 8: 50 * 20000 + 1, 8016: 2000000 * (64 // 8 + 1), 32: 2 * 1000000,
          64: 9 + 1000000 * 8, 1 << 20: 0}
 # The largest relative error allowed, by rate: a loop of 2,000,000 checks
 # holds about 2,000,000 / (100 * RATE) bursts of 100 checks.  Measured
@@ -141,13 +141,11 @@ def check_counts(work, rate):
     for size, label in ((8000, "a loop's accesses (back-edge checks)"),
                         (8, "a recursive function's (entry checks)"),
                         (8016, "memcpy ranges, weighted"),
-                        (64, "strlen's reads, counted by the runtime's interception")):
+                        (64, "strlen's reads, counted by the runtime's interception"),
+                        (32, "a function left whole (setjmp): updates in bursts only")):
         results.check(size in sampled and within(sampled[size], KNOWN[size], bound),
                       f"rate {rate}: {label}: within {bound:.0%} of the exact count",
                       f"sampled {sampled.get(size)}, exact {KNOWN[size]} {error}")
-    results.check(sampled.get(32) == KNOWN[32],
-                  f"rate {rate}: a function that calls setjmp is left whole and counted "
-                  f"exactly", f"{sampled.get(32)} != {KNOWN[32]}")
     exact_kinds = finding_kinds(exact_binary, exact_profile)
     sampled_kinds = finding_kinds(binary, profile)
     results.check(sampled.get(1 << 20) == 0 and sampled_kinds == []
