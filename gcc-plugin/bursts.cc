@@ -78,7 +78,7 @@
 static unsigned sample_rate;
 static unsigned burst_checks = 100;
 
-/* A function with more blocks is left whole (counted at every access):
+/* A function with more blocks is left whole (its updates guarded):
    the copies double its code.  */
 #define MAX_COPIED_BLOCKS 20000
 
