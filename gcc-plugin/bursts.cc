@@ -231,20 +231,32 @@ has_abnormal_edges (void)
   return false;
 }
 
-/* Does LOOP touch memory (a load, a store or a call)?  A loop of
-   register arithmetic needs no check: nothing in it is counted.  */
+/* Has LOOP a statement for which PREDICATE holds?  */
 static bool
-loop_touches_memory (class loop *loop)
+loop_has (class loop *loop, bool (*predicate) (const gimple *))
 {
-  bool touches = false;
+  bool found = false;
   basic_block *body = get_loop_body (loop);
-  for (unsigned i = 0; !touches && i < loop->num_nodes; i++)
+  for (unsigned i = 0; !found && i < loop->num_nodes; i++)
     for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
-         !touches && !gsi_end_p (gsi); gsi_next (&gsi))
-      if (gimple_vuse (gsi_stmt (gsi)) != NULL_TREE)
-        touches = true;
+         !found && !gsi_end_p (gsi); gsi_next (&gsi))
+      found = predicate (gsi_stmt (gsi));
   free (body);
-  return touches;
+  return found;
+}
+
+/* A load, a store or a call: a loop of register arithmetic needs no
+   check, nothing in it is counted.  */
+static bool
+touches_memory (const gimple *stmt)
+{
+  return gimple_vuse (stmt) != NULL_TREE;
+}
+
+static bool
+is_call (const gimple *stmt)
+{
+  return is_gimple_call (stmt);
 }
 
 /* Can LOOP keep the countdown in a register: an innermost loop with no
@@ -580,7 +592,7 @@ make_burst_copies (void)
   auto_vec<basic_block> latches, headers, preheaders;
   auto_vec<tree> locals;
   for (class loop *loop : loops_list (cfun, 0))
-    if (loop->latch != NULL && loop_touches_memory (loop))
+    if (loop->latch != NULL && loop_has (loop, touches_memory))
       {
         latches.safe_push (loop->latch);
         headers.safe_push (loop->header);
@@ -679,20 +691,6 @@ make_burst_copies (void)
 
 /* ---- Ticks: time in functions without a copy ---- */
 
-/* Does LOOP call a function?  */
-static bool
-loop_calls (class loop *loop)
-{
-  bool calls = false;
-  basic_block *body = get_loop_body (loop);
-  for (unsigned i = 0; !calls && i < loop->num_nodes; i++)
-    for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
-         !calls && !gsi_end_p (gsi); gsi_next (&gsi))
-      calls = is_gimple_call (gsi_stmt (gsi));
-  free (body);
-  return calls;
-}
-
 /* On LATCH_EDGE: countdown -= 1, and at the period's end the switch
    (whose answer the loop, having one copy, does not need).  */
 static void
@@ -728,7 +726,7 @@ add_ticks (void)
   loop_optimizer_init (LOOPS_HAVE_SIMPLE_LATCHES | LOOPS_HAVE_PREHEADERS);
   auto_vec<edge> latch_edges;
   for (class loop *loop : loops_list (cfun, 0))
-    if (loop->latch != NULL && loop_calls (loop))
+    if (loop->latch != NULL && loop_has (loop, is_call))
       latch_edges.safe_push (loop_latch_edge (loop));
   free_dominance_info (CDI_DOMINATORS);
   auto_vec<struct check> checks;
