@@ -13,7 +13,10 @@
    gcc-12-source), a sample of GCC's execute torture tests, and the bench
    workloads;
 4. CPU time of a few bench workloads built as run.py's plugin
-   configuration with combine=none and with the default, interleaved.
+   configuration with combine=none and with the default, interleaved;
+   and with -fplugin-arg-memprof-sample-accesses (sampled access
+   counting, in 2. and 4.: its counts are estimates, so ns per access are
+   per executed access of the exact builds).
 
 Writes bench/results/counter-cost.md and prints it."""
 
@@ -35,6 +38,7 @@ from workloads import WORKLOADS, ZLIB, LIBIBERTY_DEFINES, prepare  # noqa: E402
 from run import pkg_config  # noqa: E402
 
 MODES = ("none", "block", "loop")
+SAMPLED = "sample-accesses"  # -fplugin-arg-memprof-sample-accesses (rate 100)
 KERNELS = {"load": 1, "rmw": 2, "invariant": 4}  # executed accesses per element
 LIBIBERTY = ["hashtab", "splay-tree", "cp-demangle", "regex", "obstack", "md5", "sha1",
              "bsearch", "cplus-dem", "d-demangle", "rust-demangle", "partition",
@@ -167,6 +171,12 @@ def loop_cost(args, work):
         binaries[mode] = os.path.join(work, f"counter_loop-{mode}")
         run([args.cc, "-O2", "-g", "-fno-optimize-sibling-calls", *plugin_flags(mode), source,
              "-o", binaries[mode], *pkg_config("--libs")])
+    # Sampled access counting (bursts.cc): its counts are estimates, so
+    # the executed accesses are those of the exact builds.
+    binaries[SAMPLED] = os.path.join(work, "counter_loop-sampled")
+    run([args.cc, "-O2", "-g", "-fno-optimize-sibling-calls", *plugin_flags(None),
+         "-fplugin-arg-memprof-sample-accesses", source, "-o", binaries[SAMPLED],
+         *pkg_config("--libs")])
     env = dict(os.environ, MEMPROF_OPTIONS="write_profile=0")
     lines = ["## ns per executed access (CPU time over the same program built with "
              "the plugin and instrument=0, medians of "
@@ -174,8 +184,8 @@ def loop_cost(args, work):
              "in parentheses, the time over gcc -O2)",
              "",
              "| kernel | executed accesses (same in every mode) | gcc -O2 | instrument=0 | "
-             + " | ".join(f"combine={m}" for m in MODES) + " |",
-             "|---|---|---|---|" + "---|" * len(MODES)]
+             + " | ".join(f"combine={m}" for m in MODES) + f" | {SAMPLED} |",
+             "|---|---|---|---|" + "---|" * (len(MODES) + 1)]
     for kernel in KERNELS:
         counts = {mode: executed_accesses(binaries[mode], kernel, args.rounds)
                   for mode in MODES}
@@ -192,9 +202,9 @@ def loop_cost(args, work):
         plain = statistics.median(times["gcc -O2"])
         uncounted = statistics.median(times["instrument=0"])
         cells = []
-        for mode in MODES:
+        for mode in (*MODES, SAMPLED):
             extra = statistics.median(times[mode]) - uncounted
-            cells.append(f"{extra * 1e9 / counts[mode]:.2f} ns "
+            cells.append(f"{extra * 1e9 / counts['none']:.2f} ns "
                          f"({statistics.median(times[mode]) / plain:.2f}x)")
         lines.append(f"| {kernel} | {counts['none']:,} | {plain:.3f} s | {uncounted:.3f} s | "
                      + " | ".join(cells) + " |")
@@ -274,17 +284,21 @@ def workloads_cpu(args, work):
     chosen = [w for w in WORKLOADS if w.name in args.workloads.split(",")]
     lines = [f"## Bench workloads (run.py's plugin build, scale as run.py; CPU time, "
              f"medians of {args.workload_runs} interleaved runs)", "",
-             "| workload | gcc -O2 | combine=none | combine=loop (default) | change |",
-             "|---|---|---|---|---|"]
+             f"| workload | gcc -O2 | combine=none | combine=loop (default) | change | "
+             f"{SAMPLED} |",
+             "|---|---|---|---|---|---|"]
     env = dict(os.environ, MEMPROF_OPTIONS="write_profile=0")
     for w in chosen:
         compiler = args.cxx if w.cxx else args.cc
         binaries = {}
-        for label, mode in (("gcc", None), ("none", "none"), ("loop", "loop")):
+        for label, mode in (("gcc", None), ("none", "none"), ("loop", "loop"),
+                            ("sampled", "loop")):
             binaries[label] = os.path.join(work, f"{w.name}-{label}")
             command = [compiler, "-O2", "-g"]
             if mode:
                 command += ["-fno-optimize-sibling-calls", *plugin_flags(mode)]
+            if label == "sampled":
+                command += ["-fplugin-arg-memprof-sample-accesses"]
             command += w.compile_flags(src) + w.sources(src) + ["-o", binaries[label],
                                                                 "-lpthread"]
             if mode:
@@ -298,7 +312,9 @@ def workloads_cpu(args, work):
         lines.append(f"| {w.name} | {median['gcc']:.2f} s | {median['none']:.2f} s "
                      f"({median['none'] / median['gcc']:.2f}x) | {median['loop']:.2f} s "
                      f"({median['loop'] / median['gcc']:.2f}x) "
-                     f"| {100 * (median['loop'] / median['none'] - 1):+.1f}% |")
+                     f"| {100 * (median['loop'] / median['none'] - 1):+.1f}% "
+                     f"| {median['sampled']:.2f} s "
+                     f"({median['sampled'] / median['gcc']:.2f}x) |")
     lines.append("")
     return lines
 

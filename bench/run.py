@@ -50,6 +50,10 @@ BUILDS = {
                              "-fplugin-arg-memprof-stack-analysis=basic"]),
     "callbacks": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}",
                           "-fplugin-arg-memprof-callbacks"]),
+    # Sampled access counting: bursts of counting code (gcc-plugin/bursts.cc).
+    "plugin-sampled-accesses": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls",
+                                        "{plugin}",
+                                        "-fplugin-arg-memprof-sample-accesses"]),
     # The runtime alone, without the plugin: allocations, no access counters;
     # with frame pointers, as the manual says (the plugin keeps them itself).
     "runtime": ("gcc", ["-O2", "-g", "-fno-omit-frame-pointer", "{runtime}"]),
@@ -75,6 +79,9 @@ CONFIGS = [
     Config("plugin, stack-analysis=none", "plugin-none", "gcc -O2", options=""),
     Config("plugin, stack-analysis=basic", "plugin-basic", "gcc -O2", options=""),
     Config("plugin, sampled", "plugin", "gcc -O2",
+           options=f"sample_interval={SAMPLE_INTERVAL}"),
+    # Allocations and accesses both sampled: the mode to leave on.
+    Config("plugin, sampled accesses", "plugin-sampled-accesses", "gcc -O2",
            options=f"sample_interval={SAMPLE_INTERVAL}"),
     Config("plugin, callbacks", "callbacks", "gcc -O2", options=""),
     # What tracking the heap's peak and timeline costs (docs/benchmarks.md).

@@ -356,10 +356,9 @@ finish_loop_counting (void)
   loops_prepared = false;
 }
 
-/* Can LOOP count an access in a register: no call, no asm, no
-   irreducible region, at least one exit and only normal ones?  */
-static bool
-loop_can_count (class loop *loop)
+/* See combine.h.  */
+bool
+loop_is_straight (class loop *loop)
 {
   bool can = true;
   basic_block *body = get_loop_body (loop);
@@ -374,7 +373,15 @@ loop_can_count (class loop *loop)
           can = false;
     }
   free (body);
-  if (!can || !loop_preheader_edge (loop))
+  return can;
+}
+
+/* Can LOOP count an access in a register: no call, no asm, no
+   irreducible region, at least one exit and only normal ones?  */
+static bool
+loop_can_count (class loop *loop)
+{
+  if (!loop_is_straight (loop) || !loop_preheader_edge (loop))
     return false;
   auto_vec<edge> exits = get_loop_exit_edges (loop);
   if (exits.is_empty ())

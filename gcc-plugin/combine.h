@@ -25,6 +25,11 @@ unsigned count_in_loop_registers (vec<memory_access> *accesses,
                                   vec<unsigned> *counts, tree base,
                                   unsigned *exit_updates);
 
+/* Has LOOP no call, no inline asm and no irreducible region?  (Nothing
+   in it can free a block, dump the profile or read the thread's
+   countdown; bursts.cc asks too.)  */
+bool loop_is_straight (class loop *loop);
+
 /* After the function is instrumented: the loops as the pass found them.  */
 void finish_loop_counting (void);
 

@@ -38,6 +38,7 @@
 #include "plugin.h"
 #include "accesses.h"
 #include "emit.h"
+#include "bursts.h"
 
 /* ---- The runtime's declarations: trees kept across functions ---- */
 
@@ -48,6 +49,7 @@ static GTY (()) tree load_hook_decl;
 static GTY (()) tree store_hook_decl;
 static GTY (()) tree range_hook_decl;
 static GTY (()) tree init_decl;
+static GTY (()) tree range_weighted_hook_decl;
 
 const struct ggc_root_tab emit_roots[]
     = { { &shadow_base_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
@@ -63,6 +65,8 @@ const struct ggc_root_tab emit_roots[]
         { &range_hook_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
           &gt_pch_nx_tree_node },
         { &init_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+          &gt_pch_nx_tree_node },
+        { &range_weighted_hook_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
           &gt_pch_nx_tree_node },
         LAST_GGC_ROOT_TAB };
 
@@ -119,6 +123,11 @@ build_runtime_decls (void)
       MEMPROF_RANGE_ACCESS_NAME,
       build_function_type_list (void_type_node, const_ptr_type_node,
                                 size_type_node, NULL_TREE));
+  range_weighted_hook_decl = runtime_function (
+      MEMPROF_RANGE_ACCESS_WEIGHTED_NAME,
+      build_function_type_list (void_type_node, const_ptr_type_node,
+                                size_type_node, long_unsigned_type_node,
+                                NULL_TREE));
   init_decl = runtime_function (
       MEMPROF_INIT_NAME,
       build_function_type_list (void_type_node, unsigned_type_node,
@@ -291,7 +300,17 @@ instrument_access (const memory_access *a, tree base, unsigned count)
       tree length = force_gimple_operand (
           fold_convert (size_type_node, unshare_expr (a->length)), &seq, true,
           NULL_TREE);
-      append_call (&seq, loc, range_hook_decl, address, length);
+      if (count > 1)
+        {
+          /* Sampled (bursts.cc): each of its steps counts COUNT.  */
+          gcall *call = gimple_build_call (
+              range_weighted_hook_decl, 3, address, length,
+              build_int_cst (long_unsigned_type_node, count));
+          gimple_set_location (call, loc);
+          gimple_seq_add_stmt (&seq, call);
+        }
+      else
+        append_call (&seq, loc, range_hook_decl, address, length);
     }
   else if (plugin_options.callbacks)
     append_call (&seq, loc,
@@ -299,7 +318,10 @@ instrument_access (const memory_access *a, tree base, unsigned count)
                  address);
   else
     append_counter_update (&seq, loc, address, base, count);
-  gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
+  if (updates_guarded ())
+    insert_in_bursts_only (a->stmt, seq);
+  else
+    gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
 }
 
 /* See emit.h.  */

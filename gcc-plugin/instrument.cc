@@ -32,6 +32,7 @@
 #include "instrument.h"
 #include "sibcalls.h"
 #include "combine.h"
+#include "bursts.h"
 
 static const char *const verdict_names[VERDICT_COUNT]
     = { "instrumented",
@@ -144,6 +145,37 @@ dump_totals (const struct access_counts *counts)
            counts->combined, counts->in_registers, counts->exit_updates);
 }
 
+/* ---- Sampled access counting (bursts.cc) ---- */
+
+/* Would the function count an access?  Only then is it copied.  */
+static bool
+function_has_counted_access (void)
+{
+  auto_vec<memory_access> accesses;
+  struct access_counts counts;
+  bitmap frame_uids = NULL;
+  bool any = false;
+
+  memset (&counts, 0, sizeof counts);
+  collect_accesses (&accesses, &counts);
+  for (unsigned i = 0; !any && i < accesses.length (); i++)
+    any = decide (&accesses[i], &frame_uids) == INSTRUMENT;
+  if (frame_uids)
+    BITMAP_FREE (frame_uids);
+  return any;
+}
+
+/* Keep the accesses of the counting copy (its statements are marked).  */
+static void
+keep_counting_copy (vec<memory_access> *accesses)
+{
+  unsigned kept = 0;
+  for (unsigned i = 0; i < accesses->length (); i++)
+    if (in_counting_copy ((*accesses)[i].stmt))
+      (*accesses)[kept++] = (*accesses)[i];
+  accesses->truncate (kept);
+}
+
 /* ---- The pass ---- */
 
 static bool
@@ -172,8 +204,17 @@ instrument_function (void)
     fprintf (dump_file,
              ";; memprof: %u tail call(s) that may allocate kept as calls\n",
              kept_frames);
+  bool counting_copy = false;
+  if (access_sampling_enabled ())
+    {
+      counting_copy = function_has_counted_access () && make_burst_copies ();
+      if (!counting_copy)
+        add_ticks ();
+    }
   prepare_loop_counting ();
   collect_accesses (&accesses, &counts);
+  if (counting_copy)
+    keep_counting_copy (&accesses);
 
   /* Decide everything before changing anything: the analysis reads the
      statements as the optimisers left them.  */
@@ -202,16 +243,24 @@ instrument_function (void)
   auto_vec<unsigned> update_counts;
   counts.combined
       = combine_counter_updates (&accesses, &verdicts, &update_counts);
+  /* Sampled: each access the counting copy counts stands for RATE; a
+     function left whole counts in bursts only, RATE each too.  */
+  bool guarded = access_sampling_enabled () && !counting_copy;
+  guard_updates (guarded);
+  if (access_sampling_enabled ())
+    for (unsigned &count : update_counts)
+      count *= access_weight ();
 
   if (any && !plugin_options.callbacks)
     base = load_shadow_base ();
   /* Accesses whose address a loop never changes: counted in registers. */
-  if (any)
+  if (any && !guarded)
     counts.in_registers = count_in_loop_registers (&accesses, &update_counts,
                                                    base, &counts.exit_updates);
   for (unsigned i = 0; i < accesses.length (); i++)
     if (update_counts[i] > 0)
       instrument_access (&accesses[i], base, update_counts[i]);
+  guard_updates (false);
   finish_loop_counting ();
 
   if (dump_file)

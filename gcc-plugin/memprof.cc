@@ -45,6 +45,9 @@
                            runtime options compiled into the program:
                            see default_options.cc
      events=LIST|@FILE     events for a profiling module: see events.cc
+     sample-accesses[=RATE], access-burst=N
+                           count accesses in bursts of a counting copy of
+                           each function, one check in RATE: see bursts.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.
@@ -65,6 +68,7 @@
      globals.cc          feedback's hot and cold global variables
      default_options.cc  runtime options compiled into the program
      events.cc           events for profiling modules (memprof/module.h)
+     bursts.cc           sampled access counting: plain and counting copies
      pass.h, plugin.h    pass registration; what the files share  */
 
 #include "gcc-plugin.h"
@@ -84,6 +88,7 @@
 #include "feedback.h"
 #include "default_options.h"
 #include "events.h"
+#include "bursts.h"
 
 int plugin_is_GPL_compatible;
 
@@ -133,7 +138,7 @@ static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
       "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
       "stats, combine=none|block|loop, default-options=OPTIONS, "
-      "events=LIST|@FILE, ";
+      "events=LIST|@FILE, sample-accesses[=RATE], access-burst=N, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -203,6 +208,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
         ;
       else if (events_argument (key, value, &ok))
         ;
+      else if (bursts_argument (key, value, &ok))
+        ;
       else if (strcmp (key, "stack-analysis") == 0)
         {
           if (value && strcmp (value, "none") == 0)
@@ -259,7 +266,7 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
              version->datestamp);
       return 1;
     }
-  if (!parse_arguments (info, &dump_switch))
+  if (!parse_arguments (info, &dump_switch) || !bursts_check_options ())
     return 1;
   /* Profile feedback alone does not instrument, as -fprofile-use does
      not; -fplugin-arg-memprof-instrument asks for both.  */
@@ -276,12 +283,14 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
       global_options.x_flag_omit_frame_pointer = 0;
       global_options_set.x_flag_omit_frame_pointer = 1;
     }
-  plugin_info.help
-      = concat (plugin_help, "\n", feedback_help, default_options_help, NULL);
+  plugin_info.help = concat (plugin_help, "\n", feedback_help,
+                             default_options_help, bursts_help, NULL);
 
   register_callback (info->base_name, PLUGIN_INFO, NULL, &plugin_info);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) emit_roots);
+  register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+                     (void *) bursts_roots);
 
   /* After "asan0", at every level: after all GIMPLE optimisations, so the
      counter updates never stop one (measured: a vectorisable loop runs

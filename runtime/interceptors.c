@@ -172,7 +172,8 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
 {
   size_t instrumented
       = atomic_load_explicit (&instrumented_code_count, memory_order_acquire);
-  if (instrumented == 0 || !runtime_options.count_library_accesses)
+  if (instrumented == 0 || !runtime_options.count_library_accesses
+      || library_access_weight () == 0)
     return false;
   uintptr_t address = (uintptr_t) caller;
   if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
@@ -197,8 +198,10 @@ nothing_counts (void)
 static inline void
 count_range (const void *address, size_t size)
 {
-  if (size > 0)
-    __memprof_range_access (address, size);
+  /* Sampled access counting: in a burst only, RATE times (access_bursts.c). */
+  unsigned long weight = library_access_weight ();
+  if (size > 0 && weight > 0)
+    __memprof_range_access_weighted (address, size, weight);
 }
 
 /* ---- The C library's functions ---- */

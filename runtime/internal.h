@@ -608,4 +608,16 @@ void signals_start (void);
    interrupted thread may hold.  Returns 0 or -1.  */
 int profile_dump_in_signal (void);
 
+/* ---- Sampled access counting (access_bursts.c) ---- */
+
+/* What the side file's access_sample_rate says: 1 when every access is
+   counted, else the largest rate of access_sample_rate (callbacks) and
+   of the bursts of -fplugin-arg-memprof-sample-accesses.  */
+uint64_t access_sample_rate_of_profile (void);
+
+/* What a range the interceptors count adds per step: 1 when accesses are
+   not sampled; with sampled access counting, RATE in this thread's burst
+   and 0 in its gap.  */
+unsigned long library_access_weight (void);
+
 #endif /* MEMPROF_INTERNAL_H */

@@ -190,7 +190,7 @@ take_context (struct depot_context *context, void *cookie)
   record->mib = context->mib;
   extra->untouched_allocations = context->extra.untouched_allocations;
   extra->touched_bytes = context->extra.touched_bytes;
-  extra->access_sample_rate = (uint64_t) runtime_options.access_sample_rate;
+  extra->access_sample_rate = access_sample_rate_of_profile ();
   if (context->mib.alloc_count != 0 && context->mib.access_histogram_size != 0)
     {
       uint64_t *copy = scratch_allocate (

@@ -230,18 +230,27 @@ __memprof_histogram_store (const void *addr)
 MEMPROF_EXPORT void
 __memprof_range_access (const void *addr, size_t size)
 {
+  __memprof_range_access_weighted (addr, size, 1);
+}
+
+/* The same, each step counted WEIGHT times: the ranges of sampled counting
+   code (access_bursts.c).  */
+MEMPROF_EXPORT void
+__memprof_range_access_weighted (const void *addr, size_t size,
+                                 unsigned long weight)
+{
   uintptr_t step = (uintptr_t) addr;
   uintptr_t end = step + size;
 
   if (__memprof_shadow_base == 0 || end < step)
     return;
   if (UNLIKELY (stats_enabled))
-    stats_classify_range (step,
-                          (size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP);
+    stats_classify_range (
+        step, weight * ((size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP));
   if (runtime_histogram)
     {
       for (; step < end; step += MEMPROF_RANGE_STEP)
-        count_access (step, 1);
+        count_access (step, weight);
       return;
     }
   while (step < end)
@@ -251,7 +260,7 @@ __memprof_range_access (const void *addr, size_t size)
       uintptr_t limit = granule_end < end ? granule_end : end;
       uint64_t steps
           = (limit - step + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP;
-      count_access (step, steps);
+      count_access (step, steps * weight);
       step += steps * MEMPROF_RANGE_STEP;
     }
 }

@@ -68,6 +68,16 @@
    runtime finds it in a program none of whose modules called
    __memprof_init, which was then linked without -fplugin=memprof.so.  */
 #define MEMPROF_LTO_UNIT_NAME "__memprof_lto_unit"
+/* Sampled access counting (-fplugin-arg-memprof-sample-accesses): the
+   thread's countdown of checks (function entries, loop back edges), an
+   initial-exec TLS variable of the runtime that runs down through a gap
+   (BURST + GAP - 1 down to BURST) and a burst (BURST - 1 down to 0), and
+   the switch that a check calls when the countdown is out of its copy's
+   range: it returns nonzero in a burst, and at -1 starts the next period.
+   Ranges of the counting code add WEIGHT for each step.  */
+#define MEMPROF_ACCESS_COUNTDOWN_NAME "__memprof_access_countdown"
+#define MEMPROF_ACCESS_SWITCH_NAME "__memprof_access_switch"
+#define MEMPROF_RANGE_ACCESS_WEIGHTED_NAME "__memprof_range_access_weighted"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,6 +98,12 @@ void __memprof_store (const void *addr);
 void __memprof_histogram_load (const void *addr);
 void __memprof_histogram_store (const void *addr);
 void __memprof_range_access (const void *addr, size_t size);
+
+/* Sampled access counting (see above).  */
+extern __thread long __memprof_access_countdown;
+int __memprof_access_switch (long burst, long gap);
+void __memprof_range_access_weighted (const void *addr, size_t size,
+                                      unsigned long weight);
 
 #ifdef __cplusplus
 }

@@ -330,7 +330,8 @@ def test_one(args, source, name, level, choices):
 
     binary = os.path.join(directory, "instrumented")
     compile_plugin = [args.compiler, *level_flags, *BASE_FLAGS, *flags, f"-fplugin={args.plugin}",
-                      "-fchecking", source, "-o", binary, "-lm", *args.libs]
+                      *args.plugin_args.split(), "-fchecking", source, "-o", binary, "-lm",
+                      *args.libs]
     reproduce = f"cd {shlex.quote(directory)} && {shlex.join(compile_plugin)}"
     code, _, err, _ = execute(compile_plugin, COMPILE_TIMEOUT, directory)
     if code != 0:
@@ -380,6 +381,9 @@ def main():
                         "(default -O0,-O2)")
     parser.add_argument("--jobs", type=int, default=2, help="parallel tests (default 2)")
     parser.add_argument("--plugin", default=os.path.join(TOP, "gcc-plugin", "memprof.so"))
+    parser.add_argument("--plugin-args", default="",
+                        help="flags after -fplugin= in the plugin's builds only (e.g. "
+                        "-fplugin-arg-memprof-sample-accesses)")
     parser.add_argument("--cc", default="gcc")
     parser.add_argument("--cxx", default="g++")
     parser.add_argument("--source", help="the gcc.c-torture/execute directory (with --lang "
