@@ -256,27 +256,40 @@ def unwinder_figures(log):
     return [int(n) for n in found.groups()] if found else None
 
 
+def unwound_builds(work, source_name, stem, program_args, variants):
+    """Builds SOURCE_NAME without the runtime, runs it with PROGRAM_ARGS
+    for the expected output, then builds it with the runtime in each of
+    VARIANTS ((name, compiler flags)) and compares the unwinders on it
+    (fold_recursion=0).  Yields (name, label, binary, expected output,
+    the fast unwinder's log) for each build that compiled."""
+    source = os.path.join(HERE, source_name)
+    plain = os.path.join(work, stem + "-plain")
+    if not build(source, plain, "-O2", instrumented=False):
+        return
+    expected = run([plain, *program_args])
+    for name, flags in variants:
+        binary = os.path.join(work, f"{stem}-{name}")
+        built = run([args.cc, "-g", *flags, source, "-o", binary, *runtime_flags()])
+        if not results.check(built.returncode == 0, f"{source_name} {name}: builds",
+                             built.stderr[-500:]):
+            continue
+        label = f"{source_name} {name}"
+        log = compare_unwinders(label, binary, work, expected, program_args,
+                                ":fold_recursion=0")
+        yield name, label, binary, expected, log
+
+
 def test_glibc_frames(work):
     """glibc_alloc.c allocates inside strdup, asprintf and getline (no
     frame pointers) at every depth of a recursion: unwinder=fast steps
     over those frames by their learnt rule, gives the full unwind's
     contexts, and calls libunwind a bounded number of times."""
-    source = os.path.join(HERE, "glibc_alloc.c")
-    plain = os.path.join(work, "glibc-alloc-plain")
-    if not build(source, plain, "-O2", instrumented=False):
-        return
     depth = ["40"]
-    expected = run([plain, *depth])
-    blocks = int(expected.stdout.split()[1])
-    for name, flags in (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
-                        ("no-plugin-omit-frame-pointer", ["-O2", "-fomit-frame-pointer"])):
-        binary = os.path.join(work, "glibc-alloc-" + name)
-        built = run([args.cc, "-g", *flags, source, "-o", binary, *runtime_flags()])
-        if not results.check(built.returncode == 0, f"glibc_alloc.c {name}: builds",
-                             built.stderr[-500:]):
-            continue
-        label = f"glibc_alloc.c {name}"
-        log = compare_unwinders(label, binary, work, expected, depth, ":fold_recursion=0")
+    for name, label, binary, expected, log in unwound_builds(
+            work, "glibc_alloc.c", "glibc-alloc", depth,
+            (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+             ("no-plugin-omit-frame-pointer", ["-O2", "-fomit-frame-pointer"]))):
+        blocks = int(expected.stdout.split()[1])
         figures = unwinder_figures(log)
         results.check(figures is not None and figures[0] < blocks // 100
                       and figures[2] >= blocks and figures[3] <= LEARNING_STEPS_MAX,
@@ -352,22 +365,12 @@ def test_reentry(work):
     The chain must see it: unwinder=fast gives the full unwind's stacks,
     the allocations under each are the ones the program counted, and
     most stacks did join the chain."""
-    source = os.path.join(HERE, "reentry.c")
-    plain = os.path.join(work, "reentry-plain")
-    if not build(source, plain, "-O2", instrumented=False):
-        return
     depth = ["40"]
-    expected = run([plain, *depth])
-    under_a, under_b = (int(n) for n in expected.stdout.split()[1:3])
-    for name, flags in (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
-                        ("no-plugin", ["-O2", "-fno-omit-frame-pointer"])):
-        binary = os.path.join(work, "reentry-" + name)
-        built = run([args.cc, "-g", *flags, source, "-o", binary, *runtime_flags()])
-        if not results.check(built.returncode == 0, f"reentry.c {name}: builds",
-                             built.stderr[-500:]):
-            continue
-        label = f"reentry.c {name}"
-        log = compare_unwinders(label, binary, work, expected, depth, ":fold_recursion=0")
+    for name, label, binary, expected, log in unwound_builds(
+            work, "reentry.c", "reentry", depth,
+            (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+             ("no-plugin", ["-O2", "-fno-omit-frame-pointer"]))):
+        under_a, under_b = (int(n) for n in expected.stdout.split()[1:3])
         joined = re.search(r"at least (\d+) stacks joined", log)
         results.check(joined is not None and int(joined.group(1)) >= (under_a + under_b) // 2,
                       f"{label}: most of its {under_a + under_b} stacks joined the thread's "
