@@ -418,9 +418,8 @@ fold_block (const struct live_block *block, uint64_t *histogram,
                         &touched_counters, histogram, entries);
   if (entries == 0)
     {
-      context_extra_init_one (&extra, block->size, accesses, touched_counters,
-                              shadow_granule_size (), block->weight);
-      depot_fold_block (block, accesses, now, runtime_current_cpu (), &extra);
+      depot_fold_block (block, accesses, touched_counters, now,
+                        runtime_current_cpu ());
       return;
     }
   mib_init_one (&mib, block->size, accesses, block->alloc_timestamp, now,

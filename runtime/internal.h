@@ -356,11 +356,11 @@ void depot_fold (struct depot_context *context, const struct memprof_mib *mib,
                  const uint64_t *histogram, const struct context_extra *extra);
 struct live_block;
 /* depot_fold for one block freed at NOW on DEALLOC_CPU that saw ACCESSES
-   accesses, with no histogram: the MIB that mib_init_one and mib_scale
+   accesses in TOUCHED_COUNTERS counters, with no histogram: the MIB that mib_init_one and mib_scale
    would make of it, merged as mib_merge would, without making it.  */
 void depot_fold_block (const struct live_block *block, uint64_t accesses,
-                       uint32_t now, uint32_t dealloc_cpu,
-                       const struct context_extra *extra);
+                       uint64_t touched_counters, uint32_t now,
+                       uint32_t dealloc_cpu);
 /* The side-file counts of one allocation of SIZE bytes that saw ACCESSES
    accesses, TOUCHED_COUNTERS of its counters (of GRANULE_SIZE bytes each)
    not 0, standing for WEIGHT allocations (sampling), weighted as
