@@ -102,6 +102,36 @@ shadow_clear (uintptr_t block, size_t granules)
         granules * MEMPROF_COUNTER_SIZE);
 }
 
+/* The sum of COUNT counters at COUNTERS, and in *TOUCHED how many are
+   not 0: four at a time, in independent chains (a block of 64 granules
+   was a 64-step chain of dependent adds).  */
+static inline uint64_t
+sum_counters (const uint64_t *counters, size_t count, uint64_t *touched)
+{
+  uint64_t sum0 = 0, sum1 = 0, sum2 = 0, sum3 = 0;
+  uint64_t nonzero0 = 0, nonzero1 = 0, nonzero2 = 0, nonzero3 = 0;
+  size_t i = 0;
+
+  for (; i + 4 <= count; i += 4)
+    {
+      sum0 += counters[i];
+      sum1 += counters[i + 1];
+      sum2 += counters[i + 2];
+      sum3 += counters[i + 3];
+      nonzero0 += counters[i] != 0;
+      nonzero1 += counters[i + 1] != 0;
+      nonzero2 += counters[i + 2] != 0;
+      nonzero3 += counters[i + 3] != 0;
+    }
+  for (; i < count; i++)
+    {
+      sum0 += counters[i];
+      nonzero0 += counters[i] != 0;
+    }
+  *touched = nonzero0 + nonzero1 + nonzero2 + nonzero3;
+  return sum0 + sum1 + sum2 + sum3;
+}
+
 uint64_t
 shadow_collect (uintptr_t block, size_t granules, bool clear,
                 uint64_t *touched_counters, uint64_t *histogram,
@@ -129,11 +159,11 @@ shadow_collect (uintptr_t block, size_t granules, bool clear,
   else
     {
       uint64_t *counters = memprof_shadow_for (__memprof_shadow_base, block);
-      for (size_t i = 0; i < granules; i++)
-        {
-          total += counters[i];
-          touched += counters[i] != 0;
-        }
+      total = sum_counters (counters, granules, &touched);
+      /* Counters all 0 need no clearing (most blocks of code the plugin
+         did not build).  */
+      if (touched == 0)
+        clear = false;
       /* A small block's counters are zeroed here, in the lines just
          read.  */
       if (clear && granules <= CLEAR_INLINE_COUNTERS)
