@@ -396,11 +396,11 @@ record_allocation (struct block_header *header, uintptr_t user,
         = allocator_capture_context (size, caller_return, &header->weight);
   if (header->context == NULL)
     return;
-  header->alloc_timestamp = runtime_now_ms ();
-  header->alloc_cpu = runtime_current_cpu ();
+  struct clock_stamp stamp = clock_stamp ();
+  header->alloc_timestamp = stamp.ms;
+  header->alloc_cpu = stamp.cpu;
   shadow_clear (user, granules_for (size));
-  peak_note_allocation (header->context, size, header->weight,
-                        clock_reading_tsc ());
+  peak_note_allocation (header->context, size, header->weight, stamp.tsc);
   live_insert (header, user);
 }
 
@@ -480,11 +480,10 @@ record_free (struct block_header *header, uintptr_t user)
                               header->alloc_cpu,
                               header->weight };
   /* One reading of the clock for the peak and the MIB.  */
-  uint32_t now = runtime_now_ms ();
-  peak_note_free (header->context, header->size, header->weight,
-                  clock_reading_tsc ());
+  struct clock_stamp stamp = clock_stamp ();
+  peak_note_free (header->context, header->size, header->weight, stamp.tsc);
   live_remove (header, user);
-  allocator_fold_freed_at (&block, now);
+  allocator_fold_freed_at (&block, stamp.ms);
 }
 
 /* The bytes of glibc memory a block of SIZE bytes aligned to ALIGNMENT

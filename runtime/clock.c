@@ -115,9 +115,71 @@ clock_reading_tsc (void)
              : __rdtsc ();
 }
 
+/* The anchor as one consistent copy; false when it was being renewed.  */
+struct anchor
+{
+  uint64_t tsc, ns, rate, ticks_life;
+};
+
+static inline bool
+anchor_read (struct anchor *anchor)
+{
+  uint32_t sequence
+      = atomic_load_explicit (&anchor_sequence, memory_order_acquire);
+  anchor->tsc = atomic_load_explicit (&anchor_tsc, memory_order_relaxed);
+  anchor->ns = atomic_load_explicit (&anchor_ns, memory_order_relaxed);
+  anchor->rate = atomic_load_explicit (&anchor_rate, memory_order_relaxed);
+  anchor->ticks_life
+      = atomic_load_explicit (&anchor_ticks_life, memory_order_relaxed);
+  atomic_thread_fence (memory_order_acquire);
+  return !(sequence & 1)
+         && atomic_load_explicit (&anchor_sequence, memory_order_relaxed)
+                == sequence;
+}
+
+/* Whether the consistent ANCHOR converts TSC.  */
+static inline bool
+anchor_covers (const struct anchor *anchor, uint64_t tsc)
+{
+  return anchor->rate != 0 && tsc >= anchor->tsc
+         && tsc - anchor->tsc < anchor->ticks_life;
+}
+
+/* CLOCK_MONOTONIC at TSC, which ANCHOR covers.  */
+static inline int64_t
+anchor_convert (const struct anchor *anchor, uint64_t tsc)
+{
+  return (int64_t) (anchor->ns
+                    + (uint64_t) (((unsigned __int128) (tsc - anchor->tsc)
+                                   * anchor->rate)
+                                  >> 32));
+}
+
+/* clock_exact_ns when the TSC is usable and the anchor current: an
+   rdtsc and a multiplication, inlined into clock_stamp.  False when the
+   slow path must read (the first reading, no usable TSC, the anchor too
+   old or being renewed).  */
+static inline bool
+exact_ns_from_anchor (int64_t *ns)
+{
+  struct anchor anchor;
+  if (UNLIKELY (atomic_load_explicit (&tsc_state, memory_order_relaxed) != 1))
+    return false;
+  uint64_t tsc = __rdtsc ();
+  clock_last_tsc = tsc;
+  if (UNLIKELY (!anchor_read (&anchor) || !anchor_covers (&anchor, tsc)))
+    return false;
+  *ns = anchor_convert (&anchor, tsc);
+  return true;
+}
+
 int64_t
 clock_exact_ns (void)
 {
+  struct anchor anchor;
+  int64_t fast;
+  if (LIKELY (exact_ns_from_anchor (&fast)))
+    return fast;
   int state = atomic_load_explicit (&tsc_state, memory_order_relaxed);
   if (UNLIKELY (state == 0))
     {
@@ -129,28 +191,13 @@ clock_exact_ns (void)
       clock_last_tsc = __rdtsc ();
       return monotonic_ns ();
     }
-
+  /* The anchor again (exact_ns_from_anchor found it unusable, or another
+     thread has renewed it since).  */
   uint64_t tsc = __rdtsc ();
   clock_last_tsc = tsc;
-  uint32_t sequence
-      = atomic_load_explicit (&anchor_sequence, memory_order_acquire);
-  uint64_t base_tsc = atomic_load_explicit (&anchor_tsc, memory_order_relaxed);
-  uint64_t base_ns = atomic_load_explicit (&anchor_ns, memory_order_relaxed);
-  uint64_t rate = atomic_load_explicit (&anchor_rate, memory_order_relaxed);
-  uint64_t life
-      = atomic_load_explicit (&anchor_ticks_life, memory_order_relaxed);
-  atomic_thread_fence (memory_order_acquire);
-  bool consistent
-      = !(sequence & 1)
-        && atomic_load_explicit (&anchor_sequence, memory_order_relaxed)
-               == sequence;
-
-  if (LIKELY (consistent && rate != 0 && tsc >= base_tsc
-              && tsc - base_tsc < life))
-    return (
-        int64_t) (base_ns
-                  + (uint64_t) (((unsigned __int128) (tsc - base_tsc) * rate)
-                                >> 32));
+  bool consistent = anchor_read (&anchor);
+  if (consistent && anchor_covers (&anchor, tsc))
+    return anchor_convert (&anchor, tsc);
   /* An anchor pairs a TSC value with the clock_gettime read between two
      TSC reads close together: a thread descheduled in between would
      pair the TSC with a later time and shift every reading after it.  */
@@ -161,9 +208,7 @@ clock_exact_ns (void)
       uint64_t after = __rdtsc ();
       if (after - before > ANCHOR_READ_TICKS_MAX)
         continue;
-      if (consistent
-          && (base_tsc == 0 || rate == 0 || before < base_tsc
-              || before - base_tsc >= life))
+      if (consistent && !anchor_covers (&anchor, before))
         renew_anchor (before + (after - before) / 2, ns);
       return ns;
     }
@@ -242,4 +287,25 @@ clock_now_ns (void)
                              memory_order_relaxed);
     }
   return clock_ticker_slow (sample);
+}
+
+int64_t clock_start_ms;
+
+/* See internal.h.  Without the ticker, the exact reading inlined.  */
+struct clock_stamp
+clock_stamp (void)
+{
+  struct clock_stamp stamp;
+  int64_t ns;
+
+  if (LIKELY (!runtime_options.clock_ticker) && exact_ns_from_anchor (&ns))
+    stamp.tsc = clock_last_tsc;
+  else
+    {
+      ns = clock_now_ns ();
+      stamp.tsc = clock_reading_tsc ();
+    }
+  stamp.ms = (uint32_t) (ns / 1000000 - clock_start_ms);
+  stamp.cpu = runtime_current_cpu ();
+  return stamp;
 }

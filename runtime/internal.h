@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/rseq.h>
 
 #include "memprof/abi.h"
 #include "extraformat.h"
@@ -95,7 +96,37 @@ int64_t clock_now_ns (void);
 extern __thread uint64_t clock_last_tsc
     __attribute__ ((tls_model ("initial-exec")));
 uint64_t clock_reading_tsc (void);
-uint32_t runtime_current_cpu (void);
+
+/* The CPU this thread runs on: the cpu_id the kernel keeps in the
+   thread's rseq area (what glibc's sched_getcpu reads), without a call;
+   sched_getcpu where there is none (runtime_current_cpu_slow).  */
+uint32_t runtime_current_cpu_slow (void);
+static inline uint32_t
+runtime_current_cpu (void)
+{
+  if (__rseq_size != 0)
+    {
+      int32_t cpu
+          = ((const volatile struct rseq *) ((char *)
+                                                 __builtin_thread_pointer ()
+                                             + __rseq_offset))
+                ->cpu_id;
+      if (cpu >= 0)
+        return (uint32_t) cpu;
+    }
+  return runtime_current_cpu_slow ();
+}
+
+/* runtime_now_ms, clock_reading_tsc and runtime_current_cpu of one
+   moment, in one call: the allocation path's reading (clock.c).  */
+struct clock_stamp
+{
+  uint32_t ms, cpu;
+  uint64_t tsc;
+};
+struct clock_stamp clock_stamp (void);
+/* CLOCK_MONOTONIC's milliseconds at start-up (runtime.c sets it).  */
+extern int64_t clock_start_ms;
 
 /* The ticker's time word (ticker.c), read by clock_now_ns.  */
 #define TICKER_CHECK_EVERY 64 /* a power of two */

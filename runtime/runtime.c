@@ -101,6 +101,7 @@ initialize (void)
 
   clock_gettime (CLOCK_MONOTONIC, &now);
   start_second = now.tv_sec;
+  clock_start_ms = (int64_t) now.tv_sec * 1000;
   shadow_reserve ();
   stats_start ();
   hooks_start ();
@@ -143,20 +144,8 @@ runtime_now_ms (void)
 }
 
 uint32_t
-runtime_current_cpu (void)
+runtime_current_cpu_slow (void)
 {
-  /* What glibc's sched_getcpu reads, without the call: the cpu_id the
-     kernel keeps in the thread's rseq area (negative when there is none).  */
-  if (__rseq_size != 0)
-    {
-      int32_t cpu
-          = ((const volatile struct rseq *) ((char *)
-                                                 __builtin_thread_pointer ()
-                                             + __rseq_offset))
-                ->cpu_id;
-      if (cpu >= 0)
-        return (uint32_t) cpu;
-    }
   return (uint32_t) sched_getcpu ();
 }
 

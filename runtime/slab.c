@@ -544,10 +544,11 @@ slab_allocate (size_t size, uintptr_t caller_return)
   if (context != NULL)
     {
       /* weight is 1: slots serve full profiling only.  */
-      meta->alloc_timestamp = runtime_now_ms ();
-      meta->alloc_cpu = (uint16_t) runtime_current_cpu ();
+      struct clock_stamp stamp = clock_stamp ();
+      meta->alloc_timestamp = stamp.ms;
+      meta->alloc_cpu = (uint16_t) stamp.cpu;
       shadow_clear (slot, granules_for (size));
-      peak_note_allocation (context, size, 1, clock_reading_tsc ());
+      peak_note_allocation (context, size, 1, stamp.tsc);
       atomic_store_explicit (&meta->context, context, memory_order_release);
     }
   hooks_after_allocation ((void *) slot, size);
@@ -611,9 +612,9 @@ slab_free (uintptr_t pointer)
       /* The walk no longer sees the block.  */
       atomic_store_explicit (&meta->context, NULL, memory_order_relaxed);
       /* One reading of the clock for the peak and the MIB.  */
-      uint32_t now = runtime_now_ms ();
-      peak_note_free (block.context, block.size, 1, clock_reading_tsc ());
-      allocator_fold_freed_at (&block, now);
+      struct clock_stamp stamp = clock_stamp ();
+      peak_note_free (block.context, block.size, 1, stamp.tsc);
+      allocator_fold_freed_at (&block, stamp.ms);
     }
   meta->size_in_use = 0;
   cache = &slot_caches[class];
