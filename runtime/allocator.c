@@ -744,14 +744,18 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
       return NULL;
     }
   header = checked_header (pointer);
+  /* One clock reading for the new block's allocation and the old one's
+     free (clock_hold_begin; ended below).  */
   if (slab_owns (pointer))
     {
       old_size = usable_size (pointer);
+      clock_hold_begin (old_size < size ? old_size : size);
       fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
     }
   else if (header != NULL)
     {
       old_size = header->size;
+      clock_hold_begin (old_size < size ? old_size : size);
       fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
     }
   else
@@ -766,10 +770,12 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
       fresh
           = allocate_with_header (size, PLAIN_ALIGNMENT, caller_return, weight);
     }
-  if (fresh == NULL)
-    return NULL;
-  memcpy (fresh, pointer, old_size < size ? old_size : size);
-  deallocate (pointer);
+  if (fresh != NULL)
+    {
+      memcpy (fresh, pointer, old_size < size ? old_size : size);
+      deallocate (pointer);
+    }
+  clock_hold_end ();
   return fresh;
 }
 

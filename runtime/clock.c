@@ -231,6 +231,24 @@ thread_rseq_cs (void)
                                + offsetof (struct rseq, rseq_cs));
 }
 
+/* Point the thread's rseq_cs at the empty critical section: the kernel
+   clears it when the thread next comes back from a break.  Not without
+   rseq (the kernel would never clear it).  */
+static inline void
+mark_running (void)
+{
+  if (__rseq_size == 0)
+    return;
+  if (UNLIKELY (empty_critical_section.abort_ip == 0))
+    {
+      empty_critical_section.start_ip = (uintptr_t) &rseq_signature[1];
+      empty_critical_section.abort_ip = (uintptr_t) &rseq_signature[1];
+    }
+  atomic_store_explicit (thread_rseq_cs (),
+                         (uint64_t) (uintptr_t) &empty_critical_section,
+                         memory_order_relaxed);
+}
+
 /* See internal.h.  The ticker's word (ticker.c) while it is valid and
    the thread has not been off its CPU since its last exact reading, but
    for one reading in TICKER_CHECK_EVERY of each thread; the exact clock
@@ -275,21 +293,84 @@ clock_now_ns (void)
         && atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed) != 0;
   /* Marked before the reading: a break after it clears the mark.  Not
      without rseq (the kernel would never clear it).  */
-  if (__rseq_size != 0)
-    {
-      if (UNLIKELY (empty_critical_section.abort_ip == 0))
-        {
-          empty_critical_section.start_ip = (uintptr_t) &rseq_signature[1];
-          empty_critical_section.abort_ip = (uintptr_t) &rseq_signature[1];
-        }
-      atomic_store_explicit (thread_rseq_cs (),
-                             (uint64_t) (uintptr_t) &empty_critical_section,
-                             memory_order_relaxed);
-    }
+  mark_running ();
   return clock_ticker_slow (sample);
 }
 
 int64_t clock_start_ms;
+
+/* A hold (clock_hold_begin): open, and the reading it keeps.  */
+static __thread bool hold_open __attribute__ ((tls_model ("initial-exec")));
+static __thread bool hold_has_stamp
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread struct clock_stamp held_stamp
+    __attribute__ ((tls_model ("initial-exec")));
+static _Atomic uint64_t hold_reuses; /* all threads' */
+
+/* See internal.h.  */
+bool
+clock_hold_begin (size_t copy_bytes)
+{
+  if (copy_bytes > CLOCK_HOLD_COPY_MAX || __rseq_size == 0
+      || runtime_options.clock_ticker
+      || atomic_load_explicit (&hooks_count, memory_order_relaxed) != 0)
+    return false;
+  /* From here on, a break (a preemption, a migration, a signal: code
+     of the program's that may run) spends the hold.  */
+  mark_running ();
+  hold_open = true;
+  hold_has_stamp = false;
+  return true;
+}
+
+void
+clock_hold_end (void)
+{
+  hold_open = false;
+}
+
+/* clock_stamp inside a hold: while the thread has not been off its CPU
+   since clock_hold_begin (its rseq_cs still points at our empty
+   critical section: a signal handler's own critical section would not),
+   the hold's first reading; after a break, the hold is spent and every
+   reading is new.  */
+static __attribute__ ((noinline)) struct clock_stamp
+stamp_in_hold (void)
+{
+  if (atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed)
+      != (uint64_t) (uintptr_t) &empty_critical_section)
+    {
+      hold_open = false;
+      return clock_stamp ();
+    }
+  if (hold_has_stamp)
+    {
+      /* A plain add while the process has one thread (no locked
+         instruction).  */
+      if (__libc_single_threaded)
+        atomic_store_explicit (
+            &hold_reuses,
+            atomic_load_explicit (&hold_reuses, memory_order_relaxed) + 1,
+            memory_order_relaxed);
+      else
+        atomic_fetch_add_explicit (&hold_reuses, 1, memory_order_relaxed);
+      return held_stamp;
+    }
+  hold_open = false;
+  held_stamp = clock_stamp ();
+  hold_open = true;
+  hold_has_stamp = true;
+  return held_stamp;
+}
+
+/* See internal.h.  */
+void
+clock_report (void)
+{
+  log_printf ("clock: %lu readings shared by a realloc's allocation and "
+              "free",
+              (unsigned long) atomic_load (&hold_reuses));
+}
 
 /* See internal.h.  Without the ticker, the exact reading inlined.  */
 struct clock_stamp
@@ -298,6 +379,8 @@ clock_stamp (void)
   struct clock_stamp stamp;
   int64_t ns;
 
+  if (UNLIKELY (hold_open))
+    return stamp_in_hold ();
   if (LIKELY (!runtime_options.clock_ticker) && exact_ns_from_anchor (&ns))
     stamp.tsc = clock_last_tsc;
   else

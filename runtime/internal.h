@@ -127,6 +127,18 @@ struct clock_stamp
 struct clock_stamp clock_stamp (void);
 /* CLOCK_MONOTONIC's milliseconds at start-up (runtime.c sets it).  */
 extern int64_t clock_start_ms;
+/* A hold: until clock_hold_end, every clock_stamp of this thread returns
+   the first one's reading while the thread has not been off its CPU
+   since (rseq says so), so that realloc's allocation and free take one
+   reading.  Only around the runtime's own work (no program code runs in
+   a hold: not with hooks set), a copy of at most CLOCK_HOLD_COPY_MAX
+   bytes; false (no hold) otherwise, and without rseq or with the
+   ticker.  */
+#define CLOCK_HOLD_COPY_MAX 65536
+bool clock_hold_begin (size_t copy_bytes);
+void clock_hold_end (void);
+/* verbosity=2, at exit: one line, the readings holds saved.  */
+void clock_report (void);
 
 /* The ticker's time word (ticker.c), read by clock_now_ns.  */
 #define TICKER_CHECK_EVERY 64 /* a power of two */

@@ -191,6 +191,8 @@ runtime_destructor (void)
   stats_report (profile_heap_accesses, profile_live_heap_counters);
   if (runtime_options.verbosity >= 2)
     clock_ticker_report ();
+  if (runtime_options.verbosity >= 2)
+    clock_report ();
   modes_check_at_exit ();
   atomic_store (&runtime_state, RUNTIME_FINISHED);
   allocator_observers_changed ();

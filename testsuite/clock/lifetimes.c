@@ -5,7 +5,8 @@
    printed in microseconds.  "asleep": held across a sleep; "busy": held
    while the thread allocates and frees small blocks without a break;
    "sparse": twenty blocks, one a millisecond, each freed 20 ms later;
-   "in_thread": held by a second thread (the helper serves both).  Also
+   "in_thread": held by a second thread (the helper serves both);
+   "realloced" and "regrown": a block grown by realloc, before and after.  Also
    prints what a program could see of the runtime: its thread count in
    /proc/self/status and glibc's __libc_single_threaded.  Exits with 7.  */
 
@@ -75,6 +76,39 @@ HELD (asleep, 1000)
 HELD (busy, 1100)
 HELD (sparse, 1200)
 HELD (in_thread, 1300)
+HELD (realloced, 1400)
+
+/* The block of held_realloced grown by realloc: its free and the new
+   block's allocation share one clock reading (clock_hold_begin).  */
+__attribute__ ((noinline)) static char *
+held_regrown (char *block)
+{
+  char *grown = realloc (block, 2000);
+  memset (grown + 1400, 0, 600);
+  return grown;
+}
+
+/* "realloced": held across a sleep, then grown by realloc, the new
+   block ("regrown") held across another sleep.  */
+static void
+realloc_hold (void)
+{
+  long before_allocation = now_us ();
+  char *block = held_realloced ();
+  long after_allocation = now_us ();
+  sleep_us (30000);
+  long before_realloc = now_us ();
+  char *grown = held_regrown (block);
+  long after_realloc = now_us ();
+  sleep_us (25000);
+  long before_free = now_us ();
+  free (grown);
+  long after_free = now_us ();
+  printf ("realloced %ld %ld\n", before_realloc - after_allocation,
+          after_realloc - before_allocation);
+  printf ("regrown %ld %ld\n", before_free - after_realloc,
+          after_free - before_realloc);
+}
 
 /* Hold a block from ALLOCATE while MEANWHILE runs for US microseconds;
    print NAME, then the block's lifetime as bounded from inside (after
@@ -145,6 +179,7 @@ main (void)
   hold ("asleep", held_asleep, sleep_us, 60000);
   hold ("busy", held_busy, busy_allocating, 80000);
   sparse_ring ();
+  realloc_hold ();
   char line[256];
   int threads = 0;
   FILE *status = fopen ("/proc/self/status", "r");

@@ -33,7 +33,7 @@ results = Report("clock")
 # lifetimes are differences of whole milliseconds (1 more either way).
 # "sparse" holds 20 blocks: the shortest and longest bounds of any.
 BOUND_MS = 2 + 1
-HELD = ("asleep", "busy", "sparse", "in_thread")
+HELD = ("asleep", "busy", "sparse", "in_thread", "realloced", "regrown")
 
 
 def live_processes():
@@ -75,7 +75,7 @@ def run(binary, directory, env):
             time.sleep(0.25)
             idle_children = children_of(process.pid)
     process.wait()
-    process.stderr.read()
+    run.stderr = process.stderr.read()
     return process.returncode, lines, idle_children
 
 
@@ -121,7 +121,7 @@ def check_configuration(label, binary, directory, options, native_lines):
     found = lifetimes(profile, binary)
     if not results.check(found is not None and set(found) == set(HELD)
                          and set(bounds) == set(HELD),
-                         f"{label}: llvm-profdata-19 reads a profile with the four held blocks",
+                         f"{label}: llvm-profdata-19 reads a profile with the six held blocks",
                          f"{found} {bounds}"):
         return
     for name in HELD:
@@ -168,7 +168,15 @@ def main():
             for spinner in spinners:
                 spinner.kill()
                 spinner.wait()
-        check_configuration("clock_ticker=0 (the default)", binary, work, "", native_lines)
+        check_configuration("clock_ticker=0 (the default)", binary, work, "verbosity=2",
+                            native_lines)
+        # Without the ticker, realloc's allocation and free share a reading
+        # (docs/internals.md, "The clock"): at least held_regrown's.
+        shared = [line for line in run.stderr.splitlines()
+                  if "readings shared by a realloc" in line]
+        results.check(len(shared) == 1 and int(shared[0].split()[2]) >= 1,
+                      "clock_ticker=0: realloc's allocation and free shared a reading "
+                      "(the lifetimes above stay within the bound)", str(shared))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return results.finish()
