@@ -13,7 +13,11 @@
    100 ms: 10 us), far below the milliseconds the profile keeps.  Until the
    first rate is known, and whenever the TSC is not usable, every reading
    is a clock_gettime.  The anchor is read under a sequence counter, so a
-   reader never blocks; one thread at a time renews it.  */
+   reader never blocks; one thread at a time renews it.
+
+   The allocation path reads through clock_stamp (milliseconds, TSC and
+   CPU in one call); realloc's allocation and free share one reading
+   through a hold (clock_hold_begin, docs/internals.md "The clock").  */
 
 #define _GNU_SOURCE
 #include <cpuid.h>
