@@ -290,8 +290,8 @@ find_batch_alloc (void)
 }
 
 void *
-hint_cache_refill (struct hint_cache *cache, unsigned class_index,
-                   unsigned bin, unsigned char hint)
+hint_cache_refill (struct hint_cache *cache, unsigned class_index, unsigned bin,
+                   unsigned char hint)
 {
   size_t size = hint_bin_size[bin];
   void *blocks[REFILL_BLOCKS];
