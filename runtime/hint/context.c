@@ -658,25 +658,18 @@ context_allocate_hinted (size_t size, unsigned char hint)
   return pointer;
 }
 
-/* A context-classified malloc of SIZE bytes whose context has HINT.  */
+/* What the context-classified malloc (MALLOC_CALL, POINTER NULL) and
+   realloc do for a context of HINT (malloc_call is a constant wherever
+   it matters: the entry points are two instances of one body).  */
 static inline void *
-context_malloc_as (size_t size, unsigned char hint)
+context_allocate_as (bool malloc_call, void *pointer, size_t size,
+                     unsigned char hint)
 {
   if (hint == 0)
-    return malloc (size);
-  return context_allocate_hinted (size, hint);
-}
-
-/* The same for realloc.  */
-static inline void *
-context_realloc_as (void *pointer, size_t size, unsigned char hint)
-{
-  if (hint == 0)
-    return hint_realloc_default (pointer, size);
+    return malloc_call ? malloc (size) : hint_realloc_default (pointer, size);
   if (pointer == NULL)
-    /* A new block (an interpreter's allocator reallocates NULL): as
-       the context-classified malloc.  */
-    return context_malloc_as (size, hint);
+    /* A new block (an interpreter's allocator reallocates NULL too).  */
+    return context_allocate_hinted (size, hint);
   return hint_internal_realloc (pointer, size, hint);
 }
 
@@ -686,56 +679,36 @@ context_realloc_as (void *pointer, size_t size, unsigned char hint)
    or the walk's limit not known yet; NEXT is the word the entry point's
    frame at ENTRY links to).  */
 static void *__attribute__ ((noinline))
-context_malloc_undecided (size_t size, uint64_t *table, uintptr_t frame,
-                          uint64_t hash)
+context_allocate_undecided (bool malloc_call, void *pointer, size_t size,
+                            uint64_t *table, uintptr_t frame, uint64_t hash)
 {
-  return context_malloc_as (size, undecided_hint (table, frame, hash, size));
-}
-
-static void *__attribute__ ((noinline))
-context_realloc_undecided (void *pointer, size_t size, uint64_t *table,
-                           uintptr_t frame, uint64_t hash)
-{
-  return context_realloc_as (pointer, size,
-                             undecided_hint (table, frame, hash, size));
+  return context_allocate_as (malloc_call, pointer, size,
+                              undecided_hint (table, frame, hash, size));
 }
 
 static void *__attribute__ ((noinline, cold))
-context_malloc_first (size_t size, uint64_t *table, uintptr_t next,
-                      uintptr_t entry)
+context_allocate_first (bool malloc_call, void *pointer, size_t size,
+                        uint64_t *table, uintptr_t next, uintptr_t entry)
 {
   uintptr_t limit;
 
   if (hint_forwarding ())
-    return malloc (size);
+    return malloc_call ? malloc (size) : realloc (pointer, size);
   limit = thread_walk_limit ();
-  return context_malloc_as (
-      size, context_hint_from (table, allocating_frame (next, entry, limit),
-                               limit, size));
-}
-
-static void *__attribute__ ((noinline, cold))
-context_realloc_first (void *pointer, size_t size, uint64_t *table,
-                       uintptr_t next, uintptr_t entry)
-{
-  uintptr_t limit;
-
-  if (hint_forwarding ())
-    return realloc (pointer, size);
-  limit = thread_walk_limit ();
-  return context_realloc_as (
-      pointer, size,
+  return context_allocate_as (
+      malloc_call, pointer, size,
       context_hint_from (table, allocating_frame (next, entry, limit), limit,
                          size));
 }
 
 /* malloc and realloc, the calls that matter for speed (an interpreter
    allocates through one realloc), decide without a call when the hint
-   is cached and then only tail-call: no register is saved.  */
-HINT_EXPORT void *
-__memprof_hint_context_malloc (size_t size, uint64_t *table)
+   is cached and then only tail-call: few registers are saved.  ENTRY is
+   the entry point's frame.  */
+static inline __attribute__ ((always_inline)) void *
+context_allocate (bool malloc_call, void *pointer, size_t size, uint64_t *table,
+                  const uintptr_t *entry)
 {
-  const uintptr_t *entry = __builtin_frame_address (0);
   int mode = atomic_load_explicit (&hint_mode, memory_order_relaxed);
   uintptr_t limit = walk_limit, frame;
   uint64_t hash = 0;
@@ -744,16 +717,26 @@ __memprof_hint_context_malloc (size_t size, uint64_t *table)
   if (UNLIKELY (mode != HINT_MODE_ARENAS))
     {
       if (mode == HINT_MODE_FORWARD)
-        return malloc (size);
-      return context_malloc_first (size, table, entry[0], (uintptr_t) entry);
+        return malloc_call ? malloc (size) : realloc (pointer, size);
+      return context_allocate_first (malloc_call, pointer, size, table,
+                                     entry[0], (uintptr_t) entry);
     }
   if (UNLIKELY (limit == 0))
-    return context_malloc_first (size, table, entry[0], (uintptr_t) entry);
+    return context_allocate_first (malloc_call, pointer, size, table, entry[0],
+                                   (uintptr_t) entry);
   frame = allocating_frame (entry[0], (uintptr_t) entry, limit);
   hint = cached_hint (table, frame, limit, &hash);
   if (UNLIKELY (hint == HINT_UNDECIDED))
-    return context_malloc_undecided (size, table, frame, hash);
-  return context_malloc_as (size, (unsigned char) hint);
+    return context_allocate_undecided (malloc_call, pointer, size, table, frame,
+                                       hash);
+  return context_allocate_as (malloc_call, pointer, size, (unsigned char) hint);
+}
+
+HINT_EXPORT void *
+__memprof_hint_context_malloc (size_t size, uint64_t *table)
+{
+  return context_allocate (true, NULL, size, table,
+                           __builtin_frame_address (0));
 }
 
 HINT_EXPORT void *
@@ -772,27 +755,8 @@ __memprof_hint_context_calloc (size_t count, size_t size, uint64_t *table)
 HINT_EXPORT void *
 __memprof_hint_context_realloc (void *pointer, size_t size, uint64_t *table)
 {
-  const uintptr_t *entry = __builtin_frame_address (0);
-  int mode = atomic_load_explicit (&hint_mode, memory_order_relaxed);
-  uintptr_t limit = walk_limit, frame;
-  uint64_t hash = 0;
-  unsigned hint;
-
-  if (UNLIKELY (mode != HINT_MODE_ARENAS))
-    {
-      if (mode == HINT_MODE_FORWARD)
-        return realloc (pointer, size);
-      return context_realloc_first (pointer, size, table, entry[0],
-                                    (uintptr_t) entry);
-    }
-  if (UNLIKELY (limit == 0))
-    return context_realloc_first (pointer, size, table, entry[0],
-                                  (uintptr_t) entry);
-  frame = allocating_frame (entry[0], (uintptr_t) entry, limit);
-  hint = cached_hint (table, frame, limit, &hash);
-  if (UNLIKELY (hint == HINT_UNDECIDED))
-    return context_realloc_undecided (pointer, size, table, frame, hash);
-  return context_realloc_as (pointer, size, (unsigned char) hint);
+  return context_allocate (false, pointer, size, table,
+                           __builtin_frame_address (0));
 }
 
 HINT_EXPORT void *
