@@ -69,8 +69,9 @@
 #define MEMPROF_CONTEXT_NOTE_TYPE 0x4d50u
 #define MEMPROF_CONTEXT_NOTE_SECTION ".note.memprof.sites"
 
-/* A 64-bit mix (MurmurHash3's finalizer): the plugin's frame keys and
-   the library's cache of decisions hash with it.  */
+/* A 64-bit mix (MurmurHash3's finalizer): the plugin's frame keys hash
+   with it (the library's cache of decisions takes the top bits of its
+   walk's product instead, with no finalizer).  */
 static inline uint64_t
 memprof_context_mix (uint64_t value)
 {

@@ -44,7 +44,8 @@
 /* The decisions already made: (tag | hint) words, the tag from the hash
    of the table and the return addresses (its top bit set, so no filled
    slot is 0), the hint 0 for the default class.  */
-#define DECISION_SLOTS 4096
+#define DECISION_SLOT_BITS 12
+#define DECISION_SLOTS (1u << DECISION_SLOT_BITS)
 #define DECISION_PROBES 4
 static _Atomic uint64_t decisions[DECISION_SLOTS];
 
@@ -114,26 +115,38 @@ thread_walk_limit (void)
 #define WALK_STEP_OK(next, frame, limit)                                       \
   ((next) > (uintptr_t) (frame) && (next) <= (limit))
 
-/* The hash of the return addresses of the DEPTH frames above the
-   allocating function, whose callee's frame is FRAME, with HASH, one
-   multiply each (a walk that ends early adds a multiply for each frame
-   missing).  Nothing is stored: the cache of decisions' hit, the common
-   case, needs the hash alone; a miss walks again (caller_returns).  */
-static inline uint64_t
-caller_hash (const uintptr_t *frame, unsigned depth, uint64_t hash)
+/* The allocating function's frame (the entry point's caller's): NEXT,
+   the word the entry point's frame at ENTRY links to, when it is a frame
+   pointer, else 0 (the walk then reads nothing).  Only the entry point
+   reads its own frame, so the rest of the walk may run after it has
+   tail-called its slow path.  */
+static inline uintptr_t
+allocating_frame (uintptr_t next, uintptr_t entry, uintptr_t limit)
 {
-  uintptr_t limit = thread_walk_limit ();
+  return LIKELY (WALK_STEP_OK (next, entry, limit)) ? next : 0;
+}
+
+/* The hash of the return addresses of the DEPTH frames from FRAME, the
+   allocating function's (0: none), up, with HASH, one multiply each (a
+   walk that ends early adds a multiply for each frame missing).
+   Nothing is stored: the cache of decisions' hit, the common case,
+   needs the hash alone; a miss walks again (caller_returns).  */
+static inline uint64_t
+caller_hash (uintptr_t frame, unsigned depth, uint64_t hash, uintptr_t limit)
+{
   unsigned count = 0;
 
-  for (; count < depth; count++)
-    {
-      uintptr_t next = frame[0];
+  if (LIKELY (frame != 0))
+    for (;;)
+      {
+        const uintptr_t *words = (const uintptr_t *) frame;
+        uintptr_t next = words[0];
 
-      if (UNLIKELY (!WALK_STEP_OK (next, frame, limit)))
-        break;
-      frame = (const uintptr_t *) next;
-      hash = (hash ^ frame[1]) * 0x9e3779b97f4a7c15ULL;
-    }
+        hash = (hash ^ words[1]) * 0x9e3779b97f4a7c15ULL;
+        if (++count == depth || UNLIKELY (!WALK_STEP_OK (next, frame, limit)))
+          break;
+        frame = next;
+      }
   for (; count < depth; count++)
     hash *= 0x9e3779b97f4a7c15ULL;
   return hash;
@@ -142,20 +155,22 @@ caller_hash (const uintptr_t *frame, unsigned depth, uint64_t hash)
 /* The same walk, storing the return addresses into RETURNS (0 past the
    walk's end), for a decision.  */
 static void
-caller_returns (const uintptr_t *frame, unsigned depth, uintptr_t *returns)
+caller_returns (uintptr_t frame, unsigned depth, uintptr_t *returns)
 {
   uintptr_t limit = thread_walk_limit ();
   unsigned count = 0;
 
-  for (; count < depth; count++)
-    {
-      uintptr_t next = frame[0];
+  if (frame != 0)
+    for (;;)
+      {
+        const uintptr_t *words = (const uintptr_t *) frame;
+        uintptr_t next = words[0];
 
-      if (!WALK_STEP_OK (next, frame, limit))
-        break;
-      frame = (const uintptr_t *) next;
-      returns[count] = frame[1];
-    }
+        returns[count] = words[1];
+        if (++count == depth || !WALK_STEP_OK (next, frame, limit))
+          break;
+        frame = next;
+      }
   for (; count < depth; count++)
     returns[count] = 0;
 }
@@ -456,17 +471,19 @@ count_call (uint64_t *table, unsigned char hint, size_t bytes)
 
 /* The tag of a decision in the cache (its hint byte cleared; the top
    bit set, so that no filled slot is 0) and its first slot, from the
-   walk's HASH.  */
+   walk's HASH: a product's top bits are its best mixed, so the slot is
+   those (no finalizer of the hash on the common path).  */
 #define DECISION_TAG(hash) (((hash) | 1ULL << 63) & ~(uint64_t) 0xff)
-#define DECISION_SLOT(hash) ((unsigned) ((hash) >> 8) % DECISION_SLOTS)
+#define DECISION_SLOT(hash) ((unsigned) ((hash) >> (64 - DECISION_SLOT_BITS)))
 
 /* The hint of the context whose walk hashed to HASH, when its first
    slot did not hold it: the other slots probed, or else decided (the
-   first allocation of a calling context: walks again, names the return
-   addresses) and recorded in the first free slot probed, or the first.
-   A table whose header is not this library's decides 0.  */
+   first allocation of a calling context: walks again from FRAME, the
+   allocating function's, names the return addresses) and recorded in
+   the first free slot probed, or the first.  A table whose header is
+   not this library's decides 0.  */
 static unsigned char __attribute__ ((noinline, cold))
-context_hint_slow (const uint64_t *table, const void *frame, unsigned depth,
+context_hint_slow (const uint64_t *table, uintptr_t frame, unsigned depth,
                    uint64_t hash)
 {
   uintptr_t returns[MEMPROF_CONTEXT_MAX_DEPTH];
@@ -496,29 +513,73 @@ context_hint_slow (const uint64_t *table, const void *frame, unsigned depth,
   return hint;
 }
 
-/* The hint for an allocation of BYTES by TABLE's call, whose entry
-   point's frame is FRAME: 0 (the default class), or the hint byte.  The
-   common case, a context decided before and found in its first slot, is
-   the walk, a hash and one load, with no call.  */
-static inline __attribute__ ((always_inline)) unsigned char
-context_hint (uint64_t *table, const void *frame, size_t bytes)
+/* What cached_hint returns when the first slot does not hold the
+   decision (or statistics are counted): the entry point's slow path
+   decides.  */
+#define HINT_UNDECIDED 0x100u
+
+/* The hint for TABLE's call whose allocating function's frame is FRAME
+   when the first slot of the cache of decisions holds it (0: the
+   default class; a table of no valid depth is always that), else
+   HINT_UNDECIDED, with the walk's hash in *HASH.  No call: an entry
+   point whose hint is cached calls only its allocator, in tail
+   position, and so saves no register.  */
+static inline __attribute__ ((always_inline)) unsigned
+cached_hint (const uint64_t *table, uintptr_t frame, uintptr_t limit,
+             uint64_t *hash)
 {
   unsigned depth = (unsigned) (table[MEMPROF_CONTEXT_WORD_SHAPE] & 0xff);
-  uint64_t hash, word;
-  unsigned char hint;
+  uint64_t word;
 
   if (UNLIKELY (depth - 1 >= MEMPROF_CONTEXT_MAX_DEPTH))
     return 0;
-  hash = memprof_context_mix (caller_hash (frame, depth, (uintptr_t) table));
-  word = atomic_load_explicit (&decisions[DECISION_SLOT (hash)],
+  *hash = caller_hash (frame, depth, (uintptr_t) table, limit);
+  word = atomic_load_explicit (&decisions[DECISION_SLOT (*hash)],
                                memory_order_relaxed);
-  if (LIKELY ((word & ~(uint64_t) 0xff) == DECISION_TAG (hash)))
-    hint = (unsigned char) word;
-  else
-    hint = context_hint_slow (table, frame, depth, hash);
+  if (LIKELY ((word & ~(uint64_t) 0xff) == DECISION_TAG (*hash) && !statistics))
+    return (unsigned char) word;
+  return HINT_UNDECIDED;
+}
+
+/* The hint of an allocation of BYTES that cached_hint left undecided
+   (HASH, FRAME as it had them), counted with MEMPROF_HINT_STATS=1.  */
+static unsigned char
+undecided_hint (uint64_t *table, uintptr_t frame, uint64_t hash, size_t bytes)
+{
+  unsigned depth = (unsigned) (table[MEMPROF_CONTEXT_WORD_SHAPE] & 0xff);
+  unsigned char hint = context_hint_slow (table, frame, depth, hash);
+
   if (UNLIKELY (statistics))
     count_call (table, hint, bytes);
   return hint;
+}
+
+/* The hint for an allocation of BYTES by TABLE's call whose allocating
+   function's frame is FRAME (allocating_frame): 0 (the default class),
+   or the hint byte.  The common case, a context decided before and found
+   in its first slot, is the walk, a hash and one load, with no call.  */
+static inline __attribute__ ((always_inline)) unsigned char
+context_hint_from (uint64_t *table, uintptr_t frame, uintptr_t limit,
+                   size_t bytes)
+{
+  uint64_t hash = 0;
+  unsigned hint = cached_hint (table, frame, limit, &hash);
+
+  if (LIKELY (hint != HINT_UNDECIDED))
+    return (unsigned char) hint;
+  return undecided_hint (table, frame, hash, bytes);
+}
+
+/* The same from the entry point's own frame, ENTRY_FRAME.  */
+static inline __attribute__ ((always_inline)) unsigned char
+context_hint (uint64_t *table, const void *entry_frame, size_t bytes)
+{
+  uintptr_t limit = thread_walk_limit ();
+
+  return context_hint_from (table,
+                            allocating_frame (*(const uintptr_t *) entry_frame,
+                                              (uintptr_t) entry_frame, limit),
+                            limit, bytes);
 }
 
 /* ---- Statistics (MEMPROF_HINT_STATS=1) ---- */
@@ -584,23 +645,98 @@ context_initialize (void)
    hint_forwarding: by a tail call, so that a profiler sees the
    program's call site.  */
 
-HINT_EXPORT void *
-__memprof_hint_context_malloc (size_t size, uint64_t *table)
+/* __memprof_hint_malloc's work, without its call through the PLT:
+   malloc is the call that matters for speed.  Out of line, so that the
+   entry points reach it by a tail call.  */
+static void *__attribute__ ((noinline))
+context_allocate_hinted (size_t size, unsigned char hint)
 {
-  unsigned char hint;
-  void *pointer;
+  void *pointer = hint_allocate_cached (size, hint);
 
-  if (UNLIKELY (hint_forwarding ()))
-    return malloc (size);
-  hint = context_hint (table, __builtin_frame_address (0), size);
-  if (hint == 0)
-    return malloc (size);
-  /* __memprof_hint_malloc's work, without its call through the PLT:
-     malloc is the call that matters for speed.  */
-  pointer = hint_allocate_cached (size, hint);
   if (UNLIKELY (pointer == NULL))
     errno = ENOMEM;
   return pointer;
+}
+
+/* What the context-classified malloc (MALLOC_CALL, POINTER NULL) and
+   realloc do for a context of HINT (malloc_call is a constant wherever
+   it matters: the entry points are two instances of one body).  */
+static inline void *
+context_allocate_as (bool malloc_call, void *pointer, size_t size,
+                     unsigned char hint)
+{
+  if (hint == 0)
+    return malloc_call ? malloc (size) : hint_realloc_default (pointer, size);
+  if (pointer == NULL)
+    /* A new block (an interpreter's allocator reallocates NULL too).  */
+    return context_allocate_hinted (size, hint);
+  return hint_internal_realloc (pointer, size, hint);
+}
+
+/* The slow paths of the two, tail-called: a hint not in its first slot
+   (or statistics counted; FRAME is the allocating function's, HASH the
+   walk's), or the first call of the process or of the thread (the mode
+   or the walk's limit not known yet; NEXT is the word the entry point's
+   frame at ENTRY links to).  */
+static void *__attribute__ ((noinline))
+context_allocate_undecided (bool malloc_call, void *pointer, size_t size,
+                            uint64_t *table, uintptr_t frame, uint64_t hash)
+{
+  return context_allocate_as (malloc_call, pointer, size,
+                              undecided_hint (table, frame, hash, size));
+}
+
+static void *__attribute__ ((noinline, cold))
+context_allocate_first (bool malloc_call, void *pointer, size_t size,
+                        uint64_t *table, uintptr_t next, uintptr_t entry)
+{
+  uintptr_t limit;
+
+  if (hint_forwarding ())
+    return malloc_call ? malloc (size) : realloc (pointer, size);
+  limit = thread_walk_limit ();
+  return context_allocate_as (
+      malloc_call, pointer, size,
+      context_hint_from (table, allocating_frame (next, entry, limit), limit,
+                         size));
+}
+
+/* malloc and realloc, the calls that matter for speed (an interpreter
+   allocates through one realloc), decide without a call when the hint
+   is cached and then only tail-call: few registers are saved.  ENTRY is
+   the entry point's frame.  */
+static inline __attribute__ ((always_inline)) void *
+context_allocate (bool malloc_call, void *pointer, size_t size, uint64_t *table,
+                  const uintptr_t *entry)
+{
+  int mode = atomic_load_explicit (&hint_mode, memory_order_relaxed);
+  uintptr_t limit = walk_limit, frame;
+  uint64_t hash = 0;
+  unsigned hint;
+
+  if (UNLIKELY (mode != HINT_MODE_ARENAS))
+    {
+      if (mode == HINT_MODE_FORWARD)
+        return malloc_call ? malloc (size) : realloc (pointer, size);
+      return context_allocate_first (malloc_call, pointer, size, table,
+                                     entry[0], (uintptr_t) entry);
+    }
+  if (UNLIKELY (limit == 0))
+    return context_allocate_first (malloc_call, pointer, size, table, entry[0],
+                                   (uintptr_t) entry);
+  frame = allocating_frame (entry[0], (uintptr_t) entry, limit);
+  hint = cached_hint (table, frame, limit, &hash);
+  if (UNLIKELY (hint == HINT_UNDECIDED))
+    return context_allocate_undecided (malloc_call, pointer, size, table, frame,
+                                       hash);
+  return context_allocate_as (malloc_call, pointer, size, (unsigned char) hint);
+}
+
+HINT_EXPORT void *
+__memprof_hint_context_malloc (size_t size, uint64_t *table)
+{
+  return context_allocate (true, NULL, size, table,
+                           __builtin_frame_address (0));
 }
 
 HINT_EXPORT void *
@@ -619,23 +755,8 @@ __memprof_hint_context_calloc (size_t count, size_t size, uint64_t *table)
 HINT_EXPORT void *
 __memprof_hint_context_realloc (void *pointer, size_t size, uint64_t *table)
 {
-  unsigned char hint;
-
-  if (UNLIKELY (hint_forwarding ()))
-    return realloc (pointer, size);
-  hint = context_hint (table, __builtin_frame_address (0), size);
-  if (hint == 0)
-    return hint_realloc_default (pointer, size);
-  if (pointer == NULL)
-    {
-      /* A new block (an interpreter's allocator reallocates NULL): as
-         the context-classified malloc.  */
-      pointer = hint_allocate_cached (size, hint);
-      if (UNLIKELY (pointer == NULL))
-        errno = ENOMEM;
-      return pointer;
-    }
-  return hint_internal_realloc (pointer, size, hint);
+  return context_allocate (false, pointer, size, table,
+                           __builtin_frame_address (0));
 }
 
 HINT_EXPORT void *

@@ -125,6 +125,8 @@ extern __thread struct hint_cache *hint_thread_cache
     __attribute__ ((tls_model ("initial-exec")));
 void hint_cache_create (void);
 void *hint_realloc_default (void *block, size_t size);
+void *hint_cache_refill (struct hint_cache *cache, unsigned class_index,
+                         unsigned bin, unsigned char hint);
 void hint_cache_destroy (void);
 
 /* The bin of SIZE bytes, 1 to HINT_CACHE_MAX_SIZE: 16-byte steps up to
@@ -151,8 +153,9 @@ hint_allocate (size_t size, int flags)
 }
 
 /* A hinted allocation of SIZE bytes, as malloc: from this thread's cache
-   of the class's freed blocks of SIZE's bin, or from the class's arena
-   (the bin's size, so the block fits the bin when freed).  */
+   of the class's freed blocks of SIZE's bin, or, the bin empty, from the
+   class's arena in a batch of blocks of the bin's size (so each fits the
+   bin when freed): one returned, the others put in the bin.  */
 static inline void *
 hint_allocate_cached (size_t size, unsigned char hint)
 {
@@ -170,7 +173,7 @@ hint_allocate_cached (size_t size, unsigned char hint)
           cache->count[class_index][bin]--;
           return block;
         }
-      size = hint_bin_size[bin];
+      return hint_cache_refill (cache, class_index, bin, hint);
     }
   return hint_allocate (size, hint_flags (hint));
 }

@@ -244,6 +244,7 @@ def test_programs(work):
     run_checks("realloc", build(work, "realloc.c", "realloc", libs), done="realloc")
     run_checks("thread_caches", build(work, "thread_caches.c", "thread_caches", libs),
                done="thread_caches")
+    run_checks("refill", build(work, "refill.c", "refill", [*libs, "-ldl"]), done="refill")
     binary = build(work, "new_tcmalloc.cc", "new_tcmalloc", libs)
     run_checks("new_tcmalloc", binary, done="new_tcmalloc")
     if binary is not None:
