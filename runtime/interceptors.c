@@ -165,6 +165,20 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
   return false;
 }
 
+/* What the range scans of counts_call said about one caller, per thread:
+   a loop calling memcmp or memcpy asks about the same return address again
+   and again.  The answer holds while the module counts it was read with
+   are unchanged (modules are only ever added).  */
+struct caller_verdict
+{
+  uintptr_t caller;
+  size_t instrumented, runtime;
+  bool in_runtime, in_instrumented;
+};
+
+static __thread struct caller_verdict last_caller
+    __attribute__ ((tls_model ("initial-exec")));
+
 /* Does a call from CALLER count?  RANGES_COUNTED_BY_PLUGIN: the function
    is one the plugin counts in instrumented code.  */
 static inline bool
@@ -176,10 +190,21 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
       || library_access_weight () == 0)
     return false;
   uintptr_t address = (uintptr_t) caller;
-  if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
+  size_t runtime = atomic_load (&runtime_code_count);
+  struct caller_verdict *last = &last_caller;
+  if (last->caller != address || last->instrumented != instrumented
+      || last->runtime != runtime)
+    {
+      last->in_runtime = in_ranges (runtime_code, runtime, address);
+      last->in_instrumented
+          = in_ranges (instrumented_code, instrumented, address);
+      last->caller = address;
+      last->instrumented = instrumented;
+      last->runtime = runtime;
+    }
+  if (last->in_runtime)
     return false;
-  return !ranges_counted_by_plugin
-         || !in_ranges (instrumented_code, instrumented, address);
+  return !ranges_counted_by_plugin || !last->in_instrumented;
 }
 
 /* Does no call count: no module instrumented (the runtime alone: the
@@ -289,13 +314,48 @@ plain_length (const char *text, size_t limit)
   return length;
 }
 
+/* The smallest page size of the machines the runtime runs on: a read
+   that stays within the page of a byte known to be readable cannot
+   fault.  */
+#define SMALLEST_PAGE_SIZE 4096
+
+/* Could 8 bytes at ADDRESS cross into the next page?  */
+static inline bool
+word_crosses_page (const unsigned char *address)
+{
+  return ((uintptr_t) address & (SMALLEST_PAGE_SIZE - 1))
+         > SMALLEST_PAGE_SIZE - sizeof (uint64_t);
+}
+
 /* The bytes of A and B a comparison of at most LIMIT bytes reads: to the
-   first difference (or NUL, for strings), included.  */
+   first difference (or NUL, for strings), included.  Eight bytes at a
+   time while they lie within LIMIT and, for strings (whose end is not
+   known), within the pages of the bytes before them; the first flagged
+   byte of a word is exact on a little-endian machine (a zero byte's
+   borrow can only flag bytes above it).  */
 PLAIN static size_t
 compared_bytes (const unsigned char *a, const unsigned char *b, size_t limit,
                 bool strings)
 {
+  const uint64_t ones = 0x0101010101010101UL, highs = 0x8080808080808080UL;
   size_t i = 0;
+  while (
+      __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && limit - i >= 8
+      && !(strings && (word_crosses_page (a + i) || word_crosses_page (b + i))))
+    {
+      uint64_t x, y;
+      __builtin_memcpy (&x, a + i, sizeof x);
+      __builtin_memcpy (&y, b + i, sizeof y);
+      uint64_t flagged = x ^ y;
+      if (strings)
+        flagged |= (x - ones) & ~x & highs;
+      if (flagged != 0)
+        {
+          i += (size_t) __builtin_ctzll (flagged) / 8;
+          return i + 1;
+        }
+      i += 8;
+    }
   while (i < limit && a[i] == b[i] && !(strings && a[i] == '\0'))
     i++;
   return i < limit ? i + 1 : limit;
@@ -420,7 +480,10 @@ compare (int (*real) (const void *, const void *, size_t), const void *caller,
   if (counted || real == NULL)
     read = compared_bytes (a, b, limit, strings);
   if (counted)
-    count_two_ranges (caller, false, a, b, read);
+    {
+      count_range (a, read);
+      count_range (b, read);
+    }
   if (real != NULL)
     return real (a, b, limit);
   return read == 0 ? 0 : (int) a[read - 1] - (int) b[read - 1];
