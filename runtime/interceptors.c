@@ -180,8 +180,9 @@ static __thread struct caller_verdict last_caller
     __attribute__ ((tls_model ("initial-exec")));
 
 /* Does a call from CALLER count?  RANGES_COUNTED_BY_PLUGIN: the function
-   is one the plugin counts in instrumented code.  */
-static inline bool
+   is one the plugin counts in instrumented code.  Inlined: it runs on
+   every counted call.  */
+static inline __attribute__ ((always_inline)) bool
 counts_call (const void *caller, bool ranges_counted_by_plugin)
 {
   size_t instrumented
@@ -225,7 +226,18 @@ count_range (const void *address, size_t size)
 {
   /* Sampled access counting: in a burst only, RATE times (access_bursts.c). */
   unsigned long weight = library_access_weight ();
-  if (size > 0 && weight > 0)
+  if (size == 0 || weight == 0)
+    return;
+  uintptr_t first = (uintptr_t) address, last = first + size - 1;
+  /* A range within one granule (a short string, a key): its one counter
+     here, as __memprof_range_access_weighted would count it, without the
+     call through the PLT and the general loop.  */
+  if (LIKELY ((first & MEMPROF_GRANULE_MASK) == (last & MEMPROF_GRANULE_MASK)
+              && last >= first && !runtime_histogram && !stats_enabled
+              && __memprof_shadow_base != 0))
+    *memprof_shadow_for (__memprof_shadow_base, first)
+        += weight * ((size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP);
+  else
     __memprof_range_access_weighted (address, size, weight);
 }
 
