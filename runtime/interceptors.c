@@ -179,17 +179,20 @@ struct caller_verdict
 static __thread struct caller_verdict last_caller
     __attribute__ ((tls_model ("initial-exec")));
 
-/* Does a call from CALLER count?  RANGES_COUNTED_BY_PLUGIN: the function
-   is one the plugin counts in instrumented code.  Inlined: it runs on
-   every counted call.  */
-static inline __attribute__ ((always_inline)) bool
+/* Does a call from CALLER count, and how many times (0: it does not;
+   the weight of library accesses, access_bursts.c, otherwise)?
+   RANGES_COUNTED_BY_PLUGIN: the function is one the plugin counts in
+   instrumented code.  Inlined: it runs on every counted call.  */
+static inline __attribute__ ((always_inline)) unsigned long
 counts_call (const void *caller, bool ranges_counted_by_plugin)
 {
   size_t instrumented
       = atomic_load_explicit (&instrumented_code_count, memory_order_acquire);
-  if (instrumented == 0 || !runtime_options.count_library_accesses
-      || library_access_weight () == 0)
-    return false;
+  if (instrumented == 0 || !runtime_options.count_library_accesses)
+    return 0;
+  unsigned long weight = library_access_weight ();
+  if (weight == 0)
+    return 0;
   uintptr_t address = (uintptr_t) caller;
   size_t runtime = atomic_load (&runtime_code_count);
   struct caller_verdict *last = &last_caller;
@@ -203,9 +206,9 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
       last->instrumented = instrumented;
       last->runtime = runtime;
     }
-  if (last->in_runtime)
-    return false;
-  return !ranges_counted_by_plugin || !last->in_instrumented;
+  if (last->in_runtime || (ranges_counted_by_plugin && last->in_instrumented))
+    return 0;
+  return weight;
 }
 
 /* Does no call count: no module instrumented (the runtime alone: the
@@ -221,11 +224,10 @@ nothing_counts (void)
          || !runtime_options.count_library_accesses;
 }
 
+/* SIZE bytes at ADDRESS, each 8-byte step counted WEIGHT times.  */
 static inline void
-count_range (const void *address, size_t size)
+count_range_times (const void *address, size_t size, unsigned long weight)
 {
-  /* Sampled access counting: in a burst only, RATE times (access_bursts.c). */
-  unsigned long weight = library_access_weight ();
   if (size == 0 || weight == 0)
     return;
   uintptr_t first = (uintptr_t) address, last = first + size - 1;
@@ -239,6 +241,13 @@ count_range (const void *address, size_t size)
         += weight * ((size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP);
   else
     __memprof_range_access_weighted (address, size, weight);
+}
+
+static inline void
+count_range (const void *address, size_t size)
+{
+  /* Sampled access counting: in a burst only, RATE times (access_bursts.c). */
+  count_range_times (address, size, library_access_weight ());
 }
 
 /* ---- The C library's functions ---- */
@@ -385,10 +394,11 @@ static inline void
 count_two_ranges (const void *caller, bool counted_by_plugin, const void *first,
                   const void *second, size_t size)
 {
-  if (counts_call (caller, counted_by_plugin))
+  unsigned long weight = counts_call (caller, counted_by_plugin);
+  if (weight != 0)
     {
-      count_range (first, size);
-      count_range (second, size);
+      count_range_times (first, size, weight);
+      count_range_times (second, size, weight);
     }
 }
 
@@ -488,13 +498,13 @@ compare (int (*real) (const void *, const void *, size_t), const void *caller,
          bool strings)
 {
   size_t read = 0;
-  bool counted = counts_call (caller, false);
-  if (counted || real == NULL)
+  unsigned long weight = counts_call (caller, false);
+  if (weight != 0 || real == NULL)
     read = compared_bytes (a, b, limit, strings);
-  if (counted)
+  if (weight != 0)
     {
-      count_range (a, read);
-      count_range (b, read);
+      count_range_times (a, read, weight);
+      count_range_times (b, read, weight);
     }
   if (real != NULL)
     return real (a, b, limit);
@@ -560,10 +570,11 @@ memchr (const void *where, int value, size_t size)
 static __attribute__ ((noinline)) size_t
 strlen_counted (const char *text, const void *caller)
 {
-  (void) real_strlen ();
-  size_t length = length_of (text);
-  if (counts_call (caller, false))
-    count_range (text, length + 1);
+  length_fn real = real_strlen ();
+  size_t length = real ? real (text) : plain_length (text, (size_t) -1);
+  unsigned long weight = counts_call (caller, false);
+  if (weight != 0)
+    count_range_times (text, length + 1, weight);
   return length;
 }
 
