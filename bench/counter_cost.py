@@ -124,13 +124,13 @@ def sequence_cost(args, work):
         "## The inline sequence (-O2, x86-64, combine=none)",
         "",
         f"- an access alone in a function: **{straight:.1f} instructions** more "
-        "(load the shadow base, copy the address, mask, shift, add the base, "
-        "increment the counter in memory)",
+        "(load the shadow base, copy the address, shift it to the granule's number, "
+        "increment the counter at base + number * 8 in memory)",
         f"- an access in a loop (counter_loop.c's load_kernel): {in_loop} instructions more "
         "in the function (the shadow base is loaded once per call); the loop itself "
         f"runs {loop_plugin} instructions per iteration against {loop_plain} (the same "
         "loop not vectorised): "
-        f"**{loop_plugin - loop_plain} per access** (copy, mask, shift, a "
+        f"**{loop_plugin - loop_plain} per access** (copy, shift, a "
         "read-modify-write of the counter in memory)",
         ""]
 
