@@ -252,10 +252,12 @@ def real_code(args):
          torture_files),
     ]
     # The workloads' own files: the zlib and libiberty files they are
-    # built with are counted above.
+    # built with are counted above; a Debian package's files (Lua's
+    # interpreter, cJSON) with its workload.
     for w in WORKLOADS:
+        files = w.sources(src) if w.debian else [w.source]
         corpora.append((f"workload {w.name}", args.cxx if w.cxx else args.cc,
-                        w.compile_flags(src), [w.source]))
+                        w.compile_flags(src), files))
     lines = ["## Instrumented accesses whose own update is gone (static, -O2)", "",
              "| code | instrumented accesses | combined in a block | counted in registers "
              "over loops | updates added at loop exits | updates removed |",
