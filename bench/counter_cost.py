@@ -124,13 +124,13 @@ def sequence_cost(args, work):
         "## The inline sequence (-O2, x86-64, combine=none)",
         "",
         f"- an access alone in a function: **{straight:.1f} instructions** more "
-        "(load the shadow base, copy the address, mask, shift, add the base, "
-        "increment the counter in memory)",
+        "(load the shadow base, copy the address, shift it to the granule's number, "
+        "increment the counter at base + number * 8 in memory)",
         f"- an access in a loop (counter_loop.c's load_kernel): {in_loop} instructions more "
         "in the function (the shadow base is loaded once per call); the loop itself "
         f"runs {loop_plugin} instructions per iteration against {loop_plain} (the same "
         "loop not vectorised): "
-        f"**{loop_plugin - loop_plain} per access** (copy, mask, shift, a "
+        f"**{loop_plugin - loop_plain} per access** (copy, shift, a "
         "read-modify-write of the counter in memory)",
         ""]
 
@@ -252,10 +252,12 @@ def real_code(args):
          torture_files),
     ]
     # The workloads' own files: the zlib and libiberty files they are
-    # built with are counted above.
+    # built with are counted above; a Debian package's files (Lua's
+    # interpreter, cJSON) with its workload.
     for w in WORKLOADS:
+        files = w.sources(src) if w.debian else [w.source]
         corpora.append((f"workload {w.name}", args.cxx if w.cxx else args.cc,
-                        w.compile_flags(src), [w.source]))
+                        w.compile_flags(src), files))
     lines = ["## Instrumented accesses whose own update is gone (static, -O2)", "",
              "| code | instrumented accesses | combined in a block | counted in registers "
              "over loops | updates added at loop exits | updates removed |",

@@ -212,11 +212,25 @@ append_counter_update (gimple_seq *seq, location_t loc, tree address, tree base,
                            build_int_cst (uptr, MEMPROF_HISTOGRAM_SCALE));
   else
     {
+#if MEMPROF_GRANULE_SHIFT >= MEMPROF_SHADOW_SCALE
+      /* (address & -granule) >> scale, written as the granule's number
+         times the shadow bytes per granule: the same value, which x86
+         addresses as base + number * 8 -- a shift and the update, where
+         a mask and a shift took three instructions and a register for
+         the mask.  */
+      tree number = append_assign (seq, loc, RSHIFT_EXPR, uptr, a,
+                                   build_int_cst (uptr, MEMPROF_GRANULE_SHIFT));
+      index = append_assign (
+          seq, loc, MULT_EXPR, uptr, number,
+          build_int_cst (uptr, (HOST_WIDE_INT) 1 << (MEMPROF_GRANULE_SHIFT
+                                                     - MEMPROF_SHADOW_SCALE)));
+#else
       tree granule = append_assign (
           seq, loc, BIT_AND_EXPR, uptr, a,
           build_int_cst (uptr, -(HOST_WIDE_INT) MEMPROF_GRANULE_SIZE));
       index = append_assign (seq, loc, RSHIFT_EXPR, uptr, granule,
                              build_int_cst (uptr, MEMPROF_SHADOW_SCALE));
+#endif
     }
   tree sum = append_assign (seq, loc, PLUS_EXPR, uptr, index, base);
   tree counter = append_assign (seq, loc, NOP_EXPR, counter_pointer_type, sum);

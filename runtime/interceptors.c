@@ -165,21 +165,50 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
   return false;
 }
 
-/* Does a call from CALLER count?  RANGES_COUNTED_BY_PLUGIN: the function
-   is one the plugin counts in instrumented code.  */
-static inline bool
+/* What the range scans of counts_call said about one caller, per thread:
+   a loop calling memcmp or memcpy asks about the same return address again
+   and again.  The answer holds while the module counts it was read with
+   are unchanged (modules are only ever added).  */
+struct caller_verdict
+{
+  uintptr_t caller;
+  size_t instrumented, runtime;
+  bool in_runtime, in_instrumented;
+};
+
+static __thread struct caller_verdict last_caller
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* Does a call from CALLER count, and how many times (0: it does not;
+   the weight of library accesses, access_bursts.c, otherwise)?
+   RANGES_COUNTED_BY_PLUGIN: the function is one the plugin counts in
+   instrumented code.  Inlined: it runs on every counted call.  */
+static inline __attribute__ ((always_inline)) unsigned long
 counts_call (const void *caller, bool ranges_counted_by_plugin)
 {
   size_t instrumented
       = atomic_load_explicit (&instrumented_code_count, memory_order_acquire);
-  if (instrumented == 0 || !runtime_options.count_library_accesses
-      || library_access_weight () == 0)
-    return false;
+  if (instrumented == 0 || !runtime_options.count_library_accesses)
+    return 0;
+  unsigned long weight = library_access_weight ();
+  if (weight == 0)
+    return 0;
   uintptr_t address = (uintptr_t) caller;
-  if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
-    return false;
-  return !ranges_counted_by_plugin
-         || !in_ranges (instrumented_code, instrumented, address);
+  size_t runtime = atomic_load (&runtime_code_count);
+  struct caller_verdict *last = &last_caller;
+  if (last->caller != address || last->instrumented != instrumented
+      || last->runtime != runtime)
+    {
+      last->in_runtime = in_ranges (runtime_code, runtime, address);
+      last->in_instrumented
+          = in_ranges (instrumented_code, instrumented, address);
+      last->caller = address;
+      last->instrumented = instrumented;
+      last->runtime = runtime;
+    }
+  if (last->in_runtime || (ranges_counted_by_plugin && last->in_instrumented))
+    return 0;
+  return weight;
 }
 
 /* Does no call count: no module instrumented (the runtime alone: the
@@ -195,13 +224,30 @@ nothing_counts (void)
          || !runtime_options.count_library_accesses;
 }
 
+/* SIZE bytes at ADDRESS, each 8-byte step counted WEIGHT times.  */
+static inline void
+count_range_times (const void *address, size_t size, unsigned long weight)
+{
+  if (size == 0 || weight == 0)
+    return;
+  uintptr_t first = (uintptr_t) address, last = first + size - 1;
+  /* A range within one granule (a short string, a key): its one counter
+     here, as __memprof_range_access_weighted would count it, without the
+     call through the PLT and the general loop.  */
+  if (LIKELY ((first & MEMPROF_GRANULE_MASK) == (last & MEMPROF_GRANULE_MASK)
+              && last >= first && !runtime_histogram && !stats_enabled
+              && __memprof_shadow_base != 0))
+    *memprof_shadow_for (__memprof_shadow_base, first)
+        += weight * ((size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP);
+  else
+    __memprof_range_access_weighted (address, size, weight);
+}
+
 static inline void
 count_range (const void *address, size_t size)
 {
   /* Sampled access counting: in a burst only, RATE times (access_bursts.c). */
-  unsigned long weight = library_access_weight ();
-  if (size > 0 && weight > 0)
-    __memprof_range_access_weighted (address, size, weight);
+  count_range_times (address, size, library_access_weight ());
 }
 
 /* ---- The C library's functions ---- */
@@ -289,13 +335,48 @@ plain_length (const char *text, size_t limit)
   return length;
 }
 
+/* The smallest page size of the machines the runtime runs on: a read
+   that stays within the page of a byte known to be readable cannot
+   fault.  */
+#define SMALLEST_PAGE_SIZE 4096
+
+/* Could 8 bytes at ADDRESS cross into the next page?  */
+static inline bool
+word_crosses_page (const unsigned char *address)
+{
+  return ((uintptr_t) address & (SMALLEST_PAGE_SIZE - 1))
+         > SMALLEST_PAGE_SIZE - sizeof (uint64_t);
+}
+
 /* The bytes of A and B a comparison of at most LIMIT bytes reads: to the
-   first difference (or NUL, for strings), included.  */
+   first difference (or NUL, for strings), included.  Eight bytes at a
+   time while they lie within LIMIT and, for strings (whose end is not
+   known), within the pages of the bytes before them; the first flagged
+   byte of a word is exact on a little-endian machine (a zero byte's
+   borrow can only flag bytes above it).  */
 PLAIN static size_t
 compared_bytes (const unsigned char *a, const unsigned char *b, size_t limit,
                 bool strings)
 {
+  const uint64_t ones = 0x0101010101010101UL, highs = 0x8080808080808080UL;
   size_t i = 0;
+  while (
+      __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && limit - i >= 8
+      && !(strings && (word_crosses_page (a + i) || word_crosses_page (b + i))))
+    {
+      uint64_t x, y;
+      __builtin_memcpy (&x, a + i, sizeof x);
+      __builtin_memcpy (&y, b + i, sizeof y);
+      uint64_t flagged = x ^ y;
+      if (strings)
+        flagged |= (x - ones) & ~x & highs;
+      if (flagged != 0)
+        {
+          i += (size_t) __builtin_ctzll (flagged) / 8;
+          return i + 1;
+        }
+      i += 8;
+    }
   while (i < limit && a[i] == b[i] && !(strings && a[i] == '\0'))
     i++;
   return i < limit ? i + 1 : limit;
@@ -313,10 +394,11 @@ static inline void
 count_two_ranges (const void *caller, bool counted_by_plugin, const void *first,
                   const void *second, size_t size)
 {
-  if (counts_call (caller, counted_by_plugin))
+  unsigned long weight = counts_call (caller, counted_by_plugin);
+  if (weight != 0)
     {
-      count_range (first, size);
-      count_range (second, size);
+      count_range_times (first, size, weight);
+      count_range_times (second, size, weight);
     }
 }
 
@@ -416,11 +498,14 @@ compare (int (*real) (const void *, const void *, size_t), const void *caller,
          bool strings)
 {
   size_t read = 0;
-  bool counted = counts_call (caller, false);
-  if (counted || real == NULL)
+  unsigned long weight = counts_call (caller, false);
+  if (weight != 0 || real == NULL)
     read = compared_bytes (a, b, limit, strings);
-  if (counted)
-    count_two_ranges (caller, false, a, b, read);
+  if (weight != 0)
+    {
+      count_range_times (a, read, weight);
+      count_range_times (b, read, weight);
+    }
   if (real != NULL)
     return real (a, b, limit);
   return read == 0 ? 0 : (int) a[read - 1] - (int) b[read - 1];
@@ -485,10 +570,11 @@ memchr (const void *where, int value, size_t size)
 static __attribute__ ((noinline)) size_t
 strlen_counted (const char *text, const void *caller)
 {
-  (void) real_strlen ();
-  size_t length = length_of (text);
-  if (counts_call (caller, false))
-    count_range (text, length + 1);
+  length_fn real = real_strlen ();
+  size_t length = real ? real (text) : plain_length (text, (size_t) -1);
+  unsigned long weight = counts_call (caller, false);
+  if (weight != 0)
+    count_range_times (text, length + 1, weight);
   return length;
 }
 

@@ -23,7 +23,10 @@ no waste figures that mean nothing (issue 22, the analysis's part).
   libstdc++.so fills counts exactly what its memset and memcpy touched
   (nothing with count_library_accesses=0), the vector's counts are the
   same with and without them (the plugin's range calls are not counted
-  twice); noise_strings.c: strlen of a 101-byte heap string from
+  twice); noise_compare_steps.c: memcmp, strcmp and strncmp count exactly
+  the bytes to the first difference or NUL, at every position and start
+  alignment (against the same ranges counted by the program itself);
+  noise_strings.c: strlen of a 101-byte heap string from
   instrumented code adds exactly 13 counts, each comparison exactly the
   steps to the first difference, an instrumented memcpy of 4096 bytes
   counts 512, once; the comparisons return what the C library returns;
@@ -299,6 +302,14 @@ def test_interceptors(binary, profile):
     results.check(on.get("copy_site") == [(4096, 512)] and off.get("copy_site") == [(4096, 512)],
                   "interceptors: an instrumented memcpy is counted once, by the plugin",
                   f"on {on.get('copy_site')}, off {off.get('copy_site')}")
+    steps = analysis.build(os.path.join(HERE, "noise_compare_steps.c"),
+                           os.path.join(work, "compare_steps"))
+    counted = accesses_by_site(steps, analysis.profile_of(steps, "steps.profraw"))
+    results.check(counted.get("compared_site") is not None
+                  and counted.get("compared_site") == counted.get("mirror_site"),
+                  "interceptors: memcmp, strcmp and strncmp count the bytes to the first "
+                  "difference or NUL at every position and alignment",
+                  f"compared {counted.get('compared_site')}, mirror {counted.get('mirror_site')}")
     plain = os.path.join(work, "plain")
     subprocess.run(["gcc", "-O0", "-g", "-fno-builtin", source, "-o", plain], check=True)
     alone = subprocess.run([plain], cwd=work, capture_output=True, text=True)
