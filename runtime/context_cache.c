@@ -122,8 +122,7 @@ context_capture (int max, uintptr_t caller_return)
 
   /* With fold_recursion the fold memo is the thread's first cache: it
      hits on recursive code, whose raw stacks rarely repeat.  */
-  if (runtime_options.fold_recursion
-      && LIKELY (runtime_options.verbosity == 0))
+  if (runtime_options.fold_recursion && LIKELY (runtime_options.verbosity == 0))
     context = fold_memo_context (whole, functions, count, max);
   else if (runtime_options.fold_recursion)
     {

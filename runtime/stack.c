@@ -829,10 +829,8 @@ hot_frame_learn (uintptr_t return_address, uint64_t facts, uint64_t rule)
     return;
   struct hot_frame *set = hot_frame_set (return_address);
   set[1] = set[0];
-  set[0] = (struct hot_frame){
-    return_address, function_in (facts),
-    verdict == STEP_FRAME_POINTER ? 0 : rule, 0
-  };
+  set[0] = (struct hot_frame){ return_address, function_in (facts),
+                               verdict == STEP_FRAME_POINTER ? 0 : rule, 0 };
 }
 
 /* The frames from STATE outwards into OUT (at most MAX), by frame
