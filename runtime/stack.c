@@ -536,6 +536,28 @@ runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
   return NULL;
 }
 
+/* runtime_frame_under without the offsets, for the short walk: the
+   frames only grow, so the upper bound is the one checked at each.  */
+static inline const uintptr_t *
+runtime_frame_of (const uintptr_t *frame, uintptr_t caller_return,
+                  uintptr_t low, uintptr_t high)
+{
+  if (!frame_in_stack (frame, low, high))
+    return NULL;
+  uintptr_t limit = high - 2 * sizeof (uintptr_t);
+  for (int skipped = 0; skipped <= RUNTIME_FRAMES_MAX; skipped++)
+    {
+      if (frame[1] == caller_return)
+        return frame;
+      const uintptr_t *next = (const uintptr_t *) frame[0];
+      if (next <= frame || (uintptr_t) next > limit
+          || ((uintptr_t) next & (sizeof (uintptr_t) - 1)) != 0)
+        return NULL;
+      frame = next;
+    }
+  return NULL;
+}
+
 /* ---- The thread's last chain ----
 
    A thread's consecutive allocations have most of their stacks in
@@ -927,8 +949,8 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
       uintptr_t low, high;
       chain_length = runtime_frame_count = 0;
       known_stack_bounds (&low, &high);
-      const uintptr_t *frame = runtime_frame_under (
-          __builtin_frame_address (0), caller_return, low, high, NULL, NULL);
+      const uintptr_t *frame = runtime_frame_of (__builtin_frame_address (0),
+                                                 caller_return, low, high);
       count = frame != NULL
                   ? walk (out, functions, max, state_above (frame), low, high)
                   : -1;
