@@ -808,15 +808,19 @@ chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
 #define HOT_FRAMES 64 /* 2^6: the hash's top 6 bits; two ways */
 struct hot_frame
 {
-  uintptr_t return_address; /* 0: empty */
+  uintptr_t return_address; /* HOT_FRAME_EMPTY: empty */
   uintptr_t function;       /* 0: not known */
   uint64_t rule;            /* 0: a frame-pointer step; else its rule */
   uint64_t unused;
 };
 static __thread struct hot_frame hot_frames[HOT_FRAMES][2]
     __attribute__ ((tls_model ("initial-exec"), aligned (64)));
+/* facts_epoch + 1 when the table was emptied; 0: never.  */
 static __thread uint32_t hot_frames_epoch
     __attribute__ ((tls_model ("initial-exec")));
+/* Not 0, which ends a frame-pointer chain and would match zeroed
+   entries: no return address a verified step reads is all ones.  */
+#define HOT_FRAME_EMPTY UINTPTR_MAX
 
 static inline struct hot_frame *
 hot_frame_set (uintptr_t return_address)
@@ -828,31 +832,35 @@ hot_frame_set (uintptr_t return_address)
 static inline void
 hot_frames_check_epoch (void)
 {
-  uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
+  uint32_t epoch
+      = atomic_load_explicit (&facts_epoch, memory_order_acquire) + 1;
   if (UNLIKELY (hot_frames_epoch != epoch))
     {
-      memset (hot_frames, 0, sizeof hot_frames);
+      for (int set = 0; set < HOT_FRAMES; set++)
+        hot_frames[set][0].return_address = hot_frames[set][1].return_address
+            = HOT_FRAME_EMPTY;
       hot_frames_epoch = epoch;
     }
 }
 
 /* Keep what FACTS (and RULE) say of RETURN_ADDRESS's step, if the table
-   can hold it.  */
-static void
+   can hold it (a frame-pointer step or a usable rule); whether it did.  */
+static bool
 hot_frame_learn (uintptr_t return_address, uint64_t facts, uint64_t rule)
 {
   enum step_verdict verdict = verdict_of (facts);
   if (verdict == STEP_BY_RULE)
     {
       if ((rule & RULE_USABLE) == 0)
-        return;
+        return false;
     }
   else if (verdict != STEP_FRAME_POINTER)
-    return;
+    return false;
   struct hot_frame *set = hot_frame_set (return_address);
   set[1] = set[0];
   set[0] = (struct hot_frame){ return_address, function_in (facts),
                                verdict == STEP_FRAME_POINTER ? 0 : rule, 0 };
+  return true;
 }
 
 /* The frames from STATE outwards into OUT (at most MAX), by frame
@@ -900,30 +908,15 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
         }
       uint64_t rule;
       uint64_t facts = facts_of (state.return_address - 1, &rule);
-      hot_frame_learn (state.return_address, facts, rule);
+      /* A frame-pointer step or a usable rule is now a hot frame: the
+         next round takes it from the table.  */
+      if (hot_frame_learn (state.return_address, facts, rule))
+        continue;
+      if (verdict_of (facts) != STEP_UNWIND_FROM_HERE)
+        return -1;
       functions[count] = function_in (facts);
       out[count++] = state.return_address;
-      switch (verdict_of (facts))
-        {
-        case STEP_FRAME_POINTER:
-          if (!step_by_frame_pointer (&state, low, high))
-            return -1;
-          break;
-        case STEP_BY_RULE:
-          /* A rule the full map could not keep is not known here.  */
-          if (!(rule & RULE_USABLE))
-            return -1;
-          if (rule & RULE_END)
-            return count;
-          if (!step_by_rule (&state, rule, low, high))
-            return -1;
-          rule_steps++;
-          break;
-        case STEP_UNWIND_FROM_HERE:
-          return tail_from_cache (out, functions, count, max, &state);
-        default:
-          return -1;
-        }
+      return tail_from_cache (out, functions, count, max, &state);
     }
 }
 
