@@ -122,11 +122,13 @@ context_capture (int max, uintptr_t caller_return)
 
   /* With fold_recursion the fold memo is the thread's first cache: it
      hits on recursive code, whose raw stacks rarely repeat.  */
-  if (runtime_options.fold_recursion)
+  if (runtime_options.fold_recursion && LIKELY (runtime_options.verbosity == 0))
+    context = fold_memo_context (whole, functions, count, max);
+  else if (runtime_options.fold_recursion)
     {
       uint64_t misses = fold_memo_thread_misses ();
       context = fold_memo_context (whole, functions, count, max);
-      if (context != NULL && UNLIKELY (runtime_options.verbosity >= 1))
+      if (context != NULL)
         /* A hit: nothing to learn, as a hit of the raw-stack cache.  */
         atomic_fetch_add_explicit (
             fold_memo_thread_misses () == misses ? &cache_hits : &cache_misses,

@@ -536,6 +536,28 @@ runtime_frame_under (const uintptr_t *frame, uintptr_t caller_return,
   return NULL;
 }
 
+/* runtime_frame_under without the offsets, for the short walk: the
+   frames only grow, so the upper bound is the one checked at each.  */
+static inline const uintptr_t *
+runtime_frame_of (const uintptr_t *frame, uintptr_t caller_return,
+                  uintptr_t low, uintptr_t high)
+{
+  if (!frame_in_stack (frame, low, high))
+    return NULL;
+  uintptr_t limit = high - 2 * sizeof (uintptr_t);
+  for (int skipped = 0; skipped <= RUNTIME_FRAMES_MAX; skipped++)
+    {
+      if (frame[1] == caller_return)
+        return frame;
+      const uintptr_t *next = (const uintptr_t *) frame[0];
+      if (next <= frame || (uintptr_t) next > limit
+          || ((uintptr_t) next & (sizeof (uintptr_t) - 1)) != 0)
+        return NULL;
+      frame = next;
+    }
+  return NULL;
+}
+
 /* ---- The thread's last chain ----
 
    A thread's consecutive allocations have most of their stacks in
@@ -772,6 +794,75 @@ chain_join (uintptr_t *out, uintptr_t *functions, int count, int max, int join,
   return count;
 }
 
+/* ---- The thread's hot frames ----
+
+   The short walk below looks each return address up once, in a small
+   two-way set associative table of the thread's (HOT_FRAMES sets, the
+   newer entry first, no epoch per entry): a return address whose step is known to be a frame-pointer
+   step or a usable frame rule, with its function, so that the hot case
+   is one probe and a load or two.  An entry is made from the verdict
+   facts_of gives; the whole table is dropped when facts_epoch changes
+   (checked once per capture), as a verdict then may have become
+   STEP_FULL_UNWIND.  Anything else (no entry, another verdict) takes
+   facts_of's way, as before.  */
+#define HOT_FRAMES 64 /* 2^6: the hash's top 6 bits; two ways */
+struct hot_frame
+{
+  uintptr_t return_address; /* HOT_FRAME_EMPTY: empty */
+  uintptr_t function;       /* 0: not known */
+  uint64_t rule;            /* 0: a frame-pointer step; else its rule */
+  uint64_t unused;
+};
+static __thread struct hot_frame hot_frames[HOT_FRAMES][2]
+    __attribute__ ((tls_model ("initial-exec"), aligned (64)));
+/* facts_epoch + 1 when the table was emptied; 0: never.  */
+static __thread uint32_t hot_frames_epoch
+    __attribute__ ((tls_model ("initial-exec")));
+/* Not 0, which ends a frame-pointer chain and would match zeroed
+   entries: no return address a verified step reads is all ones.  */
+#define HOT_FRAME_EMPTY UINTPTR_MAX
+
+static inline struct hot_frame *
+hot_frame_set (uintptr_t return_address)
+{
+  return hot_frames[(return_address * 0x9e3779b97f4a7c15ULL) >> 58];
+}
+
+/* The table, emptied when a verdict changed since it was filled.  */
+static inline void
+hot_frames_check_epoch (void)
+{
+  uint32_t epoch
+      = atomic_load_explicit (&facts_epoch, memory_order_acquire) + 1;
+  if (UNLIKELY (hot_frames_epoch != epoch))
+    {
+      for (int set = 0; set < HOT_FRAMES; set++)
+        hot_frames[set][0].return_address = hot_frames[set][1].return_address
+            = HOT_FRAME_EMPTY;
+      hot_frames_epoch = epoch;
+    }
+}
+
+/* Keep what FACTS (and RULE) say of RETURN_ADDRESS's step, if the table
+   can hold it (a frame-pointer step or a usable rule); whether it did.  */
+static bool
+hot_frame_learn (uintptr_t return_address, uint64_t facts, uint64_t rule)
+{
+  enum step_verdict verdict = verdict_of (facts);
+  if (verdict == STEP_BY_RULE)
+    {
+      if ((rule & RULE_USABLE) == 0)
+        return false;
+    }
+  else if (verdict != STEP_FRAME_POINTER)
+    return false;
+  struct hot_frame *set = hot_frame_set (return_address);
+  set[1] = set[0];
+  set[0] = (struct hot_frame){ return_address, function_in (facts),
+                               verdict == STEP_FRAME_POINTER ? 0 : rule, 0 };
+  return true;
+}
+
 /* The frames from STATE outwards into OUT (at most MAX), by frame
    pointers and frame rules where the verdicts allow it, with no chain:
    for short stacks.  */
@@ -780,35 +871,52 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
       uintptr_t low, uintptr_t high)
 {
   int count = 0;
+  /* STATE.sp is in the stack (from a frame there), and every step keeps
+     it there and makes it grow.  */
+  if (state.sp < low || high < 2 * sizeof (uintptr_t))
+    return -1;
+  uintptr_t limit = high - 2 * sizeof (uintptr_t);
+  hot_frames_check_epoch ();
   for (;;)
     {
       if (count == max)
         return count;
-      uint64_t rule;
-      uint64_t facts = facts_of (state.return_address - 1, &rule);
-      functions[count] = function_in (facts);
-      out[count++] = state.return_address;
-      switch (verdict_of (facts))
+      const struct hot_frame *hot = hot_frame_set (state.return_address);
+      if (LIKELY (hot->return_address == state.return_address)
+          || (++hot)->return_address == state.return_address)
         {
-        case STEP_FRAME_POINTER:
-          if (!step_by_frame_pointer (&state, low, high))
-            return -1;
-          break;
-        case STEP_BY_RULE:
-          /* A rule the full map could not keep is not known here.  */
-          if (!(rule & RULE_USABLE))
-            return -1;
-          if (rule & RULE_END)
+          functions[count] = hot->function;
+          out[count++] = state.return_address;
+          uint64_t hot_rule = hot->rule;
+          if (LIKELY (hot_rule == 0))
+            {
+              /* step_by_frame_pointer, with the bounds that state.sp
+                 (never below LOW) and LIMIT already give.  */
+              const uintptr_t *frame = (const uintptr_t *) state.rbp;
+              if ((uintptr_t) frame < state.sp || (uintptr_t) frame > limit
+                  || ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) != 0)
+                return -1;
+              state = state_above (frame);
+              continue;
+            }
+          if (hot_rule & RULE_END)
             return count;
-          if (!step_by_rule (&state, rule, low, high))
+          if (!step_by_rule (&state, hot_rule, low, high))
             return -1;
           rule_steps++;
-          break;
-        case STEP_UNWIND_FROM_HERE:
-          return tail_from_cache (out, functions, count, max, &state);
-        default:
-          return -1;
+          continue;
         }
+      uint64_t rule;
+      uint64_t facts = facts_of (state.return_address - 1, &rule);
+      /* A frame-pointer step or a usable rule is now a hot frame: the
+         next round takes it from the table.  */
+      if (hot_frame_learn (state.return_address, facts, rule))
+        continue;
+      if (verdict_of (facts) != STEP_UNWIND_FROM_HERE)
+        return -1;
+      functions[count] = function_in (facts);
+      out[count++] = state.return_address;
+      return tail_from_cache (out, functions, count, max, &state);
     }
 }
 
@@ -834,8 +942,8 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
       uintptr_t low, high;
       chain_length = runtime_frame_count = 0;
       known_stack_bounds (&low, &high);
-      const uintptr_t *frame = runtime_frame_under (
-          __builtin_frame_address (0), caller_return, low, high, NULL, NULL);
+      const uintptr_t *frame = runtime_frame_of (__builtin_frame_address (0),
+                                                 caller_return, low, high);
       count = frame != NULL
                   ? walk (out, functions, max, state_above (frame), low, high)
                   : -1;

@@ -29,6 +29,10 @@ built with the plugin at -O0 and -O2:
 - verify_contexts=1: every context the fast unwinder and the thread's
   context cache give is the one a full unwind gives, on callbacks.c,
   recursion.c and a real program (libiberty's C++ demangler);
+- a return address whose frame-pointer step turns wrong (changed_step.c,
+  hand-written assembly) is stepped wrongly only until the first check
+  against a full unwind, never after: no cache of verdicts, the thread's
+  hot frames included, keeps it;
 - the clock (CLOCK_MONOTONIC through the TSC, runtime/clock.c) measures
   the lifetimes of blocks held for known times (lifetime.c) to the
   millisecond of a clock_gettime measure, within the scheduler's slack;
@@ -387,6 +391,46 @@ def test_reentry(work):
         verify_log(label, binary, work, expected, depth, cached=False)
 
 
+def test_changed_step(work):
+    """changed_step.c: a return address whose frame-pointer step is right
+    in a first phase and wrong in a second (hand-written assembly).  The
+    runtime learns the step, takes it wrongly in the second phase until a
+    check against a full unwind (one capture in VERIFY_INTERVAL, 1024)
+    finds it wrong, and never after: every cache of verdicts, the
+    thread's hot frames (runtime/stack.c) included, must forget it.  With
+    verify_contexts=1 the wrong contexts are counted (and replaced): some,
+    and at most 1024, of the second phase's; a cache that kept the step
+    gives nearly all of them."""
+    source = os.path.join(HERE, "changed_step.c")
+    binary = os.path.join(work, "changed_step")
+    plain = os.path.join(work, "changed_step-plain")
+    flags = ["-O2", "-g", "-fno-omit-frame-pointer", source]
+    built = run([args.cc, *flags, "-o", binary, *runtime_flags()])
+    if not (results.check(built.returncode == 0, "changed_step: builds", built.stderr[-600:])
+            and results.check(run([args.cc, *flags, "-o", plain]).returncode == 0,
+                              "changed_step: builds without the runtime")):
+        return
+    rounds = ["20000"]
+    expected = run([plain, *rounds])
+    result, _, records = profile_of(binary, work, "changed_step",
+                                    "verify_contexts=1:verbosity=1", rounds)
+    results.check(result.stdout == expected.stdout and result.returncode == expected.returncode,
+                  "changed_step: same output and exit status as without the runtime",
+                  result.stderr[-300:])
+    found = re.search(r"(\d+) contexts checked against a full unwind, (\d+) differed",
+                      result.stderr)
+    differed = int(found.group(2)) if found else -1
+    results.check(0 < differed <= 1024,
+                  "changed_step: a frame-pointer step once found wrong is never taken "
+                  f"again (1..1024 of 20000 contexts wrong before the check, {differed})",
+                  result.stderr[-400:])
+    under_caller = sum(r["allocs"] for r in records or []
+                       if "caller" in [f["function"] for f in r["frames"]])
+    results.check(under_caller == 40000,
+                  "changed_step: all 40000 allocations under caller in the profile "
+                  f"(verify_contexts keeps the full unwind's contexts), {under_caller}")
+
+
 def test_clock(work):
     source = os.path.join(HERE, "lifetime.c")
     binary = os.path.join(work, "lifetime")
@@ -423,6 +467,7 @@ def main():
     test_verify_contexts(work)
     test_glibc_frames(work)
     test_reentry(work)
+    test_changed_step(work)
     test_clock(work)
     return results.finish()
 
