@@ -713,11 +713,21 @@ void
 interceptors_recheck (void)
 {
   atomic_fetch_add (&recheck_generation, 1);
-#define RECHECK(name) atomic_store (&name##_target, name##_entry);
-  RECHECK (memcpy)
-  RECHECK (memmove) RECHECK (mempcpy) RECHECK (memset) RECHECK (memcmp)
-      RECHECK (memchr) RECHECK (strlen) RECHECK (strnlen) RECHECK (strcmp)
-          RECHECK (strncmp) RECHECK (strcpy) RECHECK (stpcpy) RECHECK (strcat)
-              RECHECK (strchr) RECHECK (strrchr)
+#define RECHECK(name) atomic_store (&name##_target, name##_entry)
+  RECHECK (memcpy);
+  RECHECK (memmove);
+  RECHECK (mempcpy);
+  RECHECK (memset);
+  RECHECK (memcmp);
+  RECHECK (memchr);
+  RECHECK (strlen);
+  RECHECK (strnlen);
+  RECHECK (strcmp);
+  RECHECK (strncmp);
+  RECHECK (strcpy);
+  RECHECK (stpcpy);
+  RECHECK (strcat);
+  RECHECK (strchr);
+  RECHECK (strrchr);
 #undef RECHECK
 }
