@@ -834,12 +834,23 @@ malloc (size_t size)
   return malloc_at (size, CALLER);
 }
 
+/* Is POINTER's free glibc's alone: nobody watches and sampling left the
+   block out?  free (NULL) is then nothing at all (json_tree frees NULL
+   in 4 of its 10 frees).  */
+static inline bool
+free_is_plain (void *pointer)
+{
+  return LIKELY (no_observers ())
+         && (pointer == NULL || surely_plain (pointer));
+}
+
 MEMPROF_EXPORT void
 free (void *pointer)
 {
-  if (LIKELY (no_observers ()) && pointer != NULL && surely_plain (pointer))
+  if (free_is_plain (pointer))
     {
-      __libc_free (pointer);
+      if (pointer != NULL)
+        __libc_free (pointer);
       return;
     }
   trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
@@ -906,22 +917,21 @@ free_aligned_sized (void *pointer, size_t alignment, size_t size)
   free (pointer);
 }
 
-MEMPROF_EXPORT void *
-calloc (size_t count, size_t size)
+/* calloc's own path for COUNT * SIZE bytes (BYTES, or an overflow) at
+   SITE that malloc_left_out_quickly did not decide.  */
+static __attribute__ ((noinline)) void *
+calloc_at (size_t count, size_t size, size_t bytes, bool overflow,
+           uintptr_t site)
 {
-  size_t bytes;
   void *pointer;
-
-  if (__builtin_mul_overflow (count, size, &bytes))
+  if (overflow)
     {
       TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, NULL);
       errno = ENOMEM;
       return NULL;
     }
-  if (LIKELY (malloc_left_out_quickly (bytes, CALLER)))
-    return __libc_calloc (count, size);
   uint32_t weight;
-  if (!sampling_keeps (bytes, CALLER, &weight))
+  if (!sampling_keeps (bytes, site, &weight))
     {
       /* glibc's calloc knows when its memory is zero already.  */
       pointer = __libc_calloc (count, size);
@@ -932,14 +942,26 @@ calloc (size_t count, size_t size)
     {
       pointer = NULL;
       if (slab_takes (bytes, PLAIN_ALIGNMENT))
-        pointer = slab_allocate (bytes, CALLER);
+        pointer = slab_allocate (bytes, site);
       if (pointer == NULL)
-        pointer = allocate_with_header (bytes, PLAIN_ALIGNMENT, CALLER, weight);
+        pointer = allocate_with_header (bytes, PLAIN_ALIGNMENT, site, weight);
       if (pointer != NULL)
         memset (pointer, 0, bytes);
     }
   TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, pointer);
   return pointer;
+}
+
+/* The fast path without a frame (calloc_at's registers are saved there
+   only): 14 instructions fewer a call.  */
+FRAMELESS MEMPROF_EXPORT void *
+calloc (size_t count, size_t size)
+{
+  size_t bytes;
+  bool overflow = __builtin_mul_overflow (count, size, &bytes);
+  if (LIKELY (!overflow && malloc_left_out_quickly (bytes, CALLER)))
+    return __libc_calloc (count, size);
+  return calloc_at (count, size, bytes, overflow, CALLER);
 }
 
 /* realloc: recorded after it returns, with the sequence number read
@@ -1093,8 +1115,16 @@ allocator_allocate (size_t size, size_t alignment, uintptr_t caller_return)
   return allocate (size, alignment, caller_return);
 }
 
+/* operator delete's, with free's fast path: deallocate saves six
+   registers before it looks.  */
 void
 allocator_deallocate (void *pointer)
 {
+  if (free_is_plain (pointer))
+    {
+      if (pointer != NULL)
+        __libc_free (pointer);
+      return;
+    }
   deallocate (pointer);
 }

@@ -154,6 +154,7 @@ interceptors_note_modules (void)
   spin_lock (&modules_lock);
   dl_iterate_phdr (examine_module, NULL);
   spin_unlock (&modules_lock);
+  interceptors_recheck ();
 }
 
 static bool
@@ -409,16 +410,46 @@ length_of (const char *text)
   return real ? real (text) : plain_length (text, (size_t) -1);
 }
 
-/* The exported functions' fast path: the C library's own function, a
-   tail call, when nothing counts and it is looked up already; NAME_counted
-   otherwise (out of line, so that the fast path saves no registers),
-   which looks its own function up: the next call takes the fast path.  */
+/* Each exported function is one indirect jump through NAME_target: to
+   NAME_entry, which decides as below, until a call has found that
+   nothing counts; from then on to the C library's function itself (a
+   std::map keyed by strings makes tens of millions of memcmp calls, and
+   the check before the jump was 5 instructions of each).  When something
+   may start to count (a module noted, an option set), interceptors_recheck
+   sends every function to its NAME_entry again.  The jump leaves the
+   return address as the caller's: NAME_entry sees the caller.  */
+#define JUMP_THROUGH(type, name, parameters, ...)                              \
+  static type name##_entry parameters;                                         \
+  static type (*_Atomic name##_target) parameters = name##_entry;              \
+  FRAMELESS MEMPROF_EXPORT type name parameters                                \
+  {                                                                            \
+    return atomic_load_explicit (&name##_target,                               \
+                                 memory_order_relaxed) (__VA_ARGS__);          \
+  }
+
+#define FRAMELESS __attribute__ ((optimize ("omit-frame-pointer")))
+
+/* Bumped by interceptors_recheck: a NAME_entry that found nothing
+   counting takes its NAME_target back when a recheck ran meanwhile.  */
+static _Atomic unsigned recheck_generation;
+
+/* NAME_entry's decision: the C library's own function, a tail call, when
+   nothing counts and it is looked up already (and from then on the
+   target of NAME's jump); NAME_counted otherwise (out of line, so that
+   this path saves no registers), which looks its own function up: the
+   next call takes this path.  */
 #define PASS_THROUGH(name, ...)                                                \
   do                                                                           \
     {                                                                          \
+      unsigned generation = atomic_load (&recheck_generation);                 \
       __typeof__ (known_##name ()) known = known_##name ();                    \
       if (LIKELY (known != NULL) && nothing_counts ())                         \
-        return known (__VA_ARGS__);                                            \
+        {                                                                      \
+          atomic_store (&name##_target, known);                                \
+          if (atomic_load (&recheck_generation) != generation)                 \
+            atomic_store (&name##_target, name##_entry);                       \
+          return known (__VA_ARGS__);                                          \
+        }                                                                      \
     }                                                                          \
   while (0)
 
@@ -433,21 +464,23 @@ copy_counted (bool move, void *to, const void *from, size_t size,
   return result;
 }
 
-MEMPROF_EXPORT void *
-memcpy (void *to, const void *from, size_t size)
+JUMP_THROUGH (void *, memcpy, (void *to, const void *from, size_t size), to,
+              from, size)
+
+static void *
+memcpy_entry (void *to, const void *from, size_t size)
 {
-  copy_fn known = known_memcpy ();
-  if (LIKELY (known != NULL) && nothing_counts ())
-    return known (to, from, size);
+  PASS_THROUGH (memcpy, to, from, size);
   return copy_counted (false, to, from, size, __builtin_return_address (0));
 }
 
-MEMPROF_EXPORT void *
-memmove (void *to, const void *from, size_t size)
+JUMP_THROUGH (void *, memmove, (void *to, const void *from, size_t size), to,
+              from, size)
+
+static void *
+memmove_entry (void *to, const void *from, size_t size)
 {
-  copy_fn known = known_memmove ();
-  if (LIKELY (known != NULL) && nothing_counts ())
-    return known (to, from, size);
+  PASS_THROUGH (memmove, to, from, size);
   return copy_counted (true, to, from, size, __builtin_return_address (0));
 }
 
@@ -461,8 +494,11 @@ mempcpy_counted (void *to, const void *from, size_t size, const void *caller)
   return result;
 }
 
-MEMPROF_EXPORT void *
-mempcpy (void *to, const void *from, size_t size)
+JUMP_THROUGH (void *, mempcpy, (void *to, const void *from, size_t size), to,
+              from, size)
+
+static void *
+mempcpy_entry (void *to, const void *from, size_t size)
 {
   PASS_THROUGH (mempcpy, to, from, size);
   return mempcpy_counted (to, from, size, __builtin_return_address (0));
@@ -482,8 +518,11 @@ memset_counted (void *to, int value, size_t size, const void *caller)
   return to;
 }
 
-PLAIN MEMPROF_EXPORT void *
-memset (void *to, int value, size_t size)
+JUMP_THROUGH (void *, memset, (void *to, int value, size_t size), to, value,
+              size)
+
+PLAIN static void *
+memset_entry (void *to, int value, size_t size)
 {
   PASS_THROUGH (memset, to, value, size);
   return memset_counted (to, value, size, __builtin_return_address (0));
@@ -532,12 +571,13 @@ memcmp_counted (const void *a, const void *b, size_t size, const void *caller)
   return compare (real_memcmp (), caller, a, b, size, false);
 }
 
-MEMPROF_EXPORT int
-memcmp (const void *a, const void *b, size_t size)
+JUMP_THROUGH (int, memcmp, (const void *a, const void *b, size_t size), a, b,
+              size)
+
+static int
+memcmp_entry (const void *a, const void *b, size_t size)
 {
-  compare_fn known = known_memcmp ();
-  if (LIKELY (known != NULL) && nothing_counts ())
-    return known (a, b, size);
+  PASS_THROUGH (memcmp, a, b, size);
   return memcmp_counted (a, b, size, __builtin_return_address (0));
 }
 
@@ -560,8 +600,11 @@ memchr_counted (const void *where, int value, size_t size, const void *caller)
   return result;
 }
 
-PLAIN MEMPROF_EXPORT void *
-memchr (const void *where, int value, size_t size)
+JUMP_THROUGH (void *, memchr, (const void *where, int value, size_t size),
+              where, value, size)
+
+PLAIN static void *
+memchr_entry (const void *where, int value, size_t size)
 {
   PASS_THROUGH (memchr, where, value, size);
   return memchr_counted (where, value, size, __builtin_return_address (0));
@@ -578,8 +621,10 @@ strlen_counted (const char *text, const void *caller)
   return length;
 }
 
-MEMPROF_EXPORT size_t
-strlen (const char *text)
+JUMP_THROUGH (size_t, strlen, (const char *text), text)
+
+static size_t
+strlen_entry (const char *text)
 {
   PASS_THROUGH (strlen, text);
   return strlen_counted (text, __builtin_return_address (0));
@@ -595,8 +640,10 @@ strnlen_counted (const char *text, size_t limit, const void *caller)
   return length;
 }
 
-MEMPROF_EXPORT size_t
-strnlen (const char *text, size_t limit)
+JUMP_THROUGH (size_t, strnlen, (const char *text, size_t limit), text, limit)
+
+static size_t
+strnlen_entry (const char *text, size_t limit)
 {
   PASS_THROUGH (strnlen, text, limit);
   return strnlen_counted (text, limit, __builtin_return_address (0));
@@ -610,8 +657,10 @@ strcmp_counted (const char *a, const char *b, const void *caller)
                   (size_t) -1, true);
 }
 
-MEMPROF_EXPORT int
-strcmp (const char *a, const char *b)
+JUMP_THROUGH (int, strcmp, (const char *a, const char *b), a, b)
+
+static int
+strcmp_entry (const char *a, const char *b)
 {
   PASS_THROUGH (strcmp, a, b);
   return strcmp_counted (a, b, __builtin_return_address (0));
@@ -625,8 +674,11 @@ strncmp_counted (const char *a, const char *b, size_t limit, const void *caller)
                   true);
 }
 
-MEMPROF_EXPORT int
-strncmp (const char *a, const char *b, size_t limit)
+JUMP_THROUGH (int, strncmp, (const char *a, const char *b, size_t limit), a, b,
+              limit)
+
+static int
+strncmp_entry (const char *a, const char *b, size_t limit)
 {
   PASS_THROUGH (strncmp, a, b, limit);
   return strncmp_counted (a, b, limit, __builtin_return_address (0));
@@ -646,16 +698,20 @@ copy_string_counted (char *to, const char *from, const void *caller,
   return to + size - 1;
 }
 
-MEMPROF_EXPORT char *
-strcpy (char *to, const char *from)
+JUMP_THROUGH (char *, strcpy, (char *to, const char *from), to, from)
+
+static char *
+strcpy_entry (char *to, const char *from)
 {
   PASS_THROUGH (strcpy, to, from);
   copy_string_counted (to, from, __builtin_return_address (0), false);
   return to;
 }
 
-MEMPROF_EXPORT char *
-stpcpy (char *to, const char *from)
+JUMP_THROUGH (char *, stpcpy, (char *to, const char *from), to, from)
+
+static char *
+stpcpy_entry (char *to, const char *from)
 {
   PASS_THROUGH (stpcpy, to, from);
   return copy_string_counted (to, from, __builtin_return_address (0), true);
@@ -675,8 +731,10 @@ strcat_counted (char *to, const char *from, const void *caller)
   return to;
 }
 
-MEMPROF_EXPORT char *
-strcat (char *to, const char *from)
+JUMP_THROUGH (char *, strcat, (char *to, const char *from), to, from)
+
+static char *
+strcat_entry (char *to, const char *from)
 {
   PASS_THROUGH (strcat, to, from);
   return strcat_counted (to, from, __builtin_return_address (0));
@@ -703,8 +761,10 @@ strchr_counted (const char *text, int value, const void *caller)
   return (char *) found;
 }
 
-PLAIN MEMPROF_EXPORT char *
-strchr (const char *text, int value)
+JUMP_THROUGH (char *, strchr, (const char *text, int value), text, value)
+
+PLAIN static char *
+strchr_entry (const char *text, int value)
 {
   PASS_THROUGH (strchr, text, value);
   return strchr_counted (text, value, __builtin_return_address (0));
@@ -724,9 +784,36 @@ strrchr_counted (const char *text, int value, const void *caller)
   return (char *) found;
 }
 
-PLAIN MEMPROF_EXPORT char *
-strrchr (const char *text, int value)
+JUMP_THROUGH (char *, strrchr, (const char *text, int value), text, value)
+
+PLAIN static char *
+strrchr_entry (const char *text, int value)
 {
   PASS_THROUGH (strrchr, text, value);
   return strrchr_counted (text, value, __builtin_return_address (0));
+}
+
+/* Something may count from now on (a module was noted, an option set):
+   every exported function goes through its NAME_entry again.  */
+void
+interceptors_recheck (void)
+{
+  atomic_fetch_add (&recheck_generation, 1);
+#define RECHECK(name) atomic_store (&name##_target, name##_entry)
+  RECHECK (memcpy);
+  RECHECK (memmove);
+  RECHECK (mempcpy);
+  RECHECK (memset);
+  RECHECK (memcmp);
+  RECHECK (memchr);
+  RECHECK (strlen);
+  RECHECK (strnlen);
+  RECHECK (strcmp);
+  RECHECK (strncmp);
+  RECHECK (strcpy);
+  RECHECK (stpcpy);
+  RECHECK (strcat);
+  RECHECK (strchr);
+  RECHECK (strrchr);
+#undef RECHECK
 }

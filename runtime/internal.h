@@ -50,6 +50,8 @@ void runtime_ensure_initialized (void);
    look at the modules loaded since the last call, for the instrumented
    ones.  */
 void interceptors_note_modules (void) __attribute__ ((weak));
+/* Something may count from now on: look again at the next calls.  */
+void interceptors_recheck (void) __attribute__ ((weak));
 uint32_t runtime_now_ms (void);
 
 /* ---- Segments of the modules (profile.c, modules.c) ---- */

@@ -267,6 +267,8 @@ memprof_set_option (const char *key_equals_value)
       if (log_changed)
         log_configure (runtime_options.log_path);
     }
+  if (problems == 0 && interceptors_recheck != NULL)
+    interceptors_recheck ();
   in_runtime--;
   return problems == 0 ? 0 : -1;
 }

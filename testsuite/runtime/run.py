@@ -1013,6 +1013,30 @@ def test_always_on_new(work):
                             expected, calls, "alloc_node")
 
 
+def test_library_recheck(work):
+    """library_recheck.c: strlen's calls count again once
+    count_library_accesses is set back to 1 (the interceptors' jump to
+    the C library's own function is taken back)."""
+    directory, binary = prepare(work, "library-recheck", "library_recheck.c",
+                                extra=plugin_flags())
+    if binary is None:
+        return
+    result = execute(binary, directory, "profile_file=r.prof")
+    if not results.check(result.returncode == 0 and result.stdout == "3000\n",
+                         "library recheck: runs", result.stdout + result.stderr):
+        return
+    sites, error = sites_of(os.path.join(directory, "r.prof"), binary)
+    if not results.check(sites is not None, "library recheck: llvm-profdata-19 reads the "
+                         "profile", error):
+        return
+    accesses = {name: sum(mib.get("TotalAccessCount", 0) for frames, mib in sites
+                          if frames and frames[0][0] == name)
+                for name in ("quiet", "counted")}
+    results.check(accesses["counted"] - accesses["quiet"] == 200,
+                  "library recheck: 100 strlen calls of 16 bytes counted after "
+                  "count_library_accesses=1, none before", str(accesses))
+
+
 def test_census_many_sites(work):
     """Sampling records each site's first allocation (the census), also
     where the thread's table of sites known to it collides: 96 sites
@@ -1294,6 +1318,7 @@ def main():
     test_always_on(work)
     test_always_on_new(work)
     test_census_many_sites(work)
+    test_library_recheck(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
