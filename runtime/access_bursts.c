@@ -51,7 +51,7 @@ gap_length (long gap)
 /* The largest RATE a period has started with; 0 before any; and the
    BURST that came with it.  */
 static _Atomic uint64_t burst_rate;
-static _Atomic uint64_t burst_checks;
+_Atomic uint64_t __memprof_access_burst_checks;
 static atomic_bool mixed_rates_reported;
 
 static void
@@ -66,7 +66,8 @@ note_rate (long burst, long gap)
                 "1 in %llu): the counts stay estimates, with bursts and "
                 "gaps of whichever module a check ends them in",
                 (unsigned long long) seen, (unsigned long long) rate);
-  atomic_store_explicit (&burst_checks, (uint64_t) burst, memory_order_relaxed);
+  atomic_store_explicit (&__memprof_access_burst_checks, (uint64_t) burst,
+                         memory_order_relaxed);
   while (seen < rate
          && !atomic_compare_exchange_weak (&burst_rate, &seen, rate))
     ;
@@ -101,7 +102,8 @@ access_sample_rate_of_profile (void)
 unsigned long
 library_access_weight (void)
 {
-  uint64_t burst = atomic_load_explicit (&burst_checks, memory_order_relaxed);
+  uint64_t burst = atomic_load_explicit (&__memprof_access_burst_checks,
+                                         memory_order_relaxed);
   if (LIKELY (burst == 0))
     return 1;
   if ((unsigned long) __memprof_access_countdown >= burst)
