@@ -31,6 +31,11 @@ unsigned access_weight (void);
    are then guarded (guard_updates).  */
 bool make_burst_copies (void);
 
+/* In a copied function, load the shadow's base (the SSA name BASE,
+   loaded at the entry) in each block that uses it instead: the plain
+   copy then keeps no register for it.  */
+void load_shadow_base_where_used (tree base);
+
 /* In a function without copies, a tick on the back edge of each loop
    that calls a function: the countdown goes on, so that the library
    calls the runtime counts (interceptors.c) are sampled in time as the
