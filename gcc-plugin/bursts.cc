@@ -873,10 +873,71 @@ add_ticks (void)
 /* Is the function being instrumented left whole under sampling?  */
 static bool guarded_updates;
 
+/* Its updates, in statement order, until guard_updates (false) inserts
+   them: an update (SEQ) for the access STMT.  */
+struct pending_update
+{
+  gimple *stmt;
+  gimple_seq seq;
+};
+static vec<pending_update> pending_updates;
+
+static void insert_guarded (gimple *stmt, gimple_seq seq);
+
+/* Are FROM and TO in one block, FROM first, with no call and no asm from
+   FROM up to TO (TO excluded)?  Then the countdown cannot change between
+   them, nor a block be freed: their updates can share one test, before
+   TO.  */
+static bool
+one_stretch (gimple *from, gimple *to)
+{
+  if (gimple_bb (from) != gimple_bb (to))
+    return false;
+  for (gimple_stmt_iterator gsi = gsi_for_stmt (from); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      gimple *stmt = gsi_stmt (gsi);
+      if (stmt == to)
+        return true;
+      if (is_gimple_call (stmt) || gimple_code (stmt) == GIMPLE_ASM)
+        return false;
+    }
+  return false;
+}
+
+/* Insert the pending updates: one test of the countdown for each stretch
+   of a block without calls (an interpreter's dispatch, left whole, has
+   several updates an instruction: lua's luaV_execute).  */
+static void
+insert_pending_updates (void)
+{
+  unsigned n = pending_updates.length (), tests = 0;
+  for (unsigned i = 0; i < n;)
+    {
+      gimple_seq seq = pending_updates[i].seq;
+      unsigned last = i;
+      while (last + 1 < n
+             && one_stretch (pending_updates[i].stmt,
+                             pending_updates[last + 1].stmt))
+        gimple_seq_add_seq (&seq, pending_updates[++last].seq);
+      insert_guarded (pending_updates[last].stmt, seq);
+      i = last + 1;
+      tests++;
+    }
+  if (dump_file && n > 0)
+    fprintf (dump_file,
+             ";; memprof: sample-accesses: %u update(s) in bursts only, "
+             "under %u test(s) of the countdown\n",
+             n, tests);
+  pending_updates.release ();
+}
+
 /* See bursts.h.  */
 void
 guard_updates (bool guarded)
 {
+  if (guarded_updates && !guarded)
+    insert_pending_updates ();
   guarded_updates = guarded;
   if (guarded)
     build_burst_decls ();
@@ -892,6 +953,14 @@ updates_guarded (void)
 /* See bursts.h.  */
 void
 insert_in_bursts_only (gimple *stmt, gimple_seq seq)
+{
+  struct pending_update update = { stmt, seq };
+  pending_updates.safe_push (update);
+}
+
+/* Insert SEQ before STMT, in a block of its own that runs in a burst.  */
+static void
+insert_guarded (gimple *stmt, gimple_seq seq)
 {
   basic_block block = gimple_bb (stmt);
   gimple_stmt_iterator gsi = gsi_for_stmt (stmt);

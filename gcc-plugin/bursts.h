@@ -48,7 +48,10 @@ void guard_updates (bool guarded);
 bool updates_guarded (void);
 
 /* Insert SEQ (a counter update) before STMT, in a block of its own that
-   runs when the thread's countdown is in a burst.  */
+   runs when the thread's countdown is in a burst; the updates of a
+   stretch of a block without calls share one such block, before the
+   stretch's last access (inserted when guard_updates (false) is
+   called).  */
 void insert_in_bursts_only (gimple *stmt, gimple_seq seq);
 
 /* Is STMT in the counting copy?  Valid after make_burst_copies returned
