@@ -30,7 +30,7 @@ report (const long *a, long n)
 /* Five switch calls, each from an asm statement that keeps the caller's
    registers: one a copy on each loop's back edge, and report's entry;
    sum calls no function, so its entry only reads the countdown.  */
-/* { dg-final { scan-tree-dump-times "call __memprof_access_switch_preserving@PLT" 5 "memprof" } } */
+/* { dg-final { scan-tree-dump-times "call \\*__memprof_access_switch_preserving@GOTPCREL" 5 "memprof" } } */
 /* { dg-final { scan-tree-dump "sum copied .*, the entry's check only reads" "memprof" } } */
 /* { dg-final { scan-tree-dump-times "the entry's check only reads" 1 "memprof" } } */
 /* One counted load a function, in the counting copy only, adding 100.  */
