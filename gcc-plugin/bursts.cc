@@ -341,7 +341,8 @@ enum check_kind
   CHECK_PLAIN,    /* countdown -= 1; if ((long) countdown < BURST) */
   CHECK_COUNTING, /* countdown -= 1; if ((unsigned long) countdown >= BURST) */
   CHECK_SWITCH,   /* if (__memprof_access_switch (BURST, GAP) != 0) */
-  CHECK_TICK      /* countdown -= 1; if ((long) countdown < 0) */
+  CHECK_TICK,     /* countdown -= 1; if ((long) countdown < 0) */
+  CHECK_PEEK      /* if ((unsigned long) countdown < BURST) */
 };
 
 struct check
@@ -378,20 +379,52 @@ add_switch_block (basic_block after, basic_block counting, basic_block plain,
 
 /* At the entry: a plain check, whose slow path picks the copy.  FIRST
    and FIRST_COPY are the first blocks of the plain and counting copies;
-   the edge from the entry block leads to FIRST.  */
+   the edge from the entry block leads to FIRST.  PEEK: a function that
+   calls no other (see calls_only_builtins) only reads the countdown and
+   enters the counting copy in a burst: no store, so no chain through
+   memory from one call's check to the next.  */
 static void
-add_entry_dispatch (basic_block first, basic_block first_copy,
+add_entry_dispatch (basic_block first, basic_block first_copy, bool peek,
                     vec<struct check> *checks)
 {
   basic_block countdown
       = split_edge (single_succ_edge (ENTRY_BLOCK_PTR_FOR_FN (cfun)));
-  struct check c
-      = { add_placeholder_condition (countdown), CHECK_PLAIN, NULL_TREE };
+  struct check c = { add_placeholder_condition (countdown),
+                     peek ? CHECK_PEEK : CHECK_PLAIN, NULL_TREE };
   checks->safe_push (c);
+  if (peek)
+    {
+      profile_probability in_burst
+          = profile_probability::always ().apply_scale (1, sample_rate);
+      make_false_edge (countdown, in_burst.invert ());
+      add_true_edge (countdown, first_copy, in_burst);
+      return;
+    }
   make_false_edge (countdown, profile_probability::very_likely ());
   basic_block slow
       = add_switch_block (countdown, first_copy, first, NULL_TREE, checks);
   add_true_edge (countdown, slow, profile_probability::very_unlikely ());
+}
+
+/* Does the function call only builtins (the C library's string and
+   memory functions, which call no instrumented code)?  Then a call of it
+   need not advance the countdown: the calls and loops around it do, and
+   its own loops have their checks.  Its accesses are counted when the
+   thread is in a burst, as any other code's.  */
+static bool
+calls_only_builtins (void)
+{
+  basic_block bb;
+  FOR_EACH_BB_FN (bb, cfun)
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      gimple *stmt = gsi_stmt (gsi);
+      if (is_gimple_call (stmt) && !gimple_call_internal_p (stmt)
+          && !gimple_call_builtin_p (stmt, BUILT_IN_NORMAL))
+        return false;
+    }
+  return true;
 }
 
 /* On the latch edge LATCH -> HEADER of a loop of one copy: countdown, and
@@ -432,6 +465,51 @@ add_back_edge_check (basic_block latch, basic_block header,
     }
 }
 
+/* An operand of an asm statement: CONSTRAINT and VALUE.  */
+static tree
+asm_operand (const char *constraint, tree value)
+{
+  return build_tree_list (
+      build_tree_list (NULL_TREE,
+                       build_string (strlen (constraint) + 1, constraint)),
+      value);
+}
+
+/* LHS = the switch, called from an asm statement that GCC sees as no
+   call: it keeps every register but %rax and the flags (the runtime's
+   __memprof_access_switch_preserving saves the rest), so a check's cold
+   path does not make a leaf a caller, nor move a loop's values into
+   callee-saved registers and a prologue the plain copy would pay on
+   every call (measured: d_number of libiberty's demangler saved 5
+   registers more than at -O2).  The stack goes below the red zone, which
+   a leaf may use, around the call; "memory": the switch reads and writes
+   the countdown.  The call goes through the GOT, bound at load time: a
+   PLT's lazy binding (a program linked without -z now) would clobber
+   %r10 and %r11 on the first call (found by make check-torture-bursts).  */
+static gimple *
+preserving_switch (tree lhs)
+{
+  vec<tree, va_gc> *inputs = NULL, *outputs = NULL, *clobbers = NULL;
+  vec_safe_push (outputs, asm_operand ("=a", lhs));
+  vec_safe_push (
+      inputs,
+      asm_operand ("D", build_int_cst (long_integer_type_node, burst_checks)));
+  vec_safe_push (inputs,
+                 asm_operand ("S", build_int_cst (long_integer_type_node,
+                                                  (HOST_WIDE_INT) burst_checks
+                                                      * (sample_rate - 1))));
+  vec_safe_push (clobbers,
+                 build_tree_list (NULL_TREE, build_string (7, "memory")));
+  vec_safe_push (clobbers, build_tree_list (NULL_TREE, build_string (3, "cc")));
+  gasm *g = gimple_build_asm_vec (
+      "lea -128(%%rsp), %%rsp\n\tcall *" MEMPROF_ACCESS_SWITCH_PRESERVING_NAME
+      "@GOTPCREL(%%rip)\n\tlea 128(%%rsp), %%rsp",
+      inputs, outputs, clobbers, NULL);
+  gimple_asm_set_volatile (g, true);
+  SSA_NAME_DEF_STMT (lhs) = g;
+  return g;
+}
+
 /* A check's statements, before its condition.  */
 static void
 complete_check (const struct check *c)
@@ -443,6 +521,15 @@ complete_check (const struct check *c)
 
   switch (c->kind)
     {
+    case CHECK_PEEK:
+      lhs = make_ssa_name (long_unsigned_type_node);
+      g = gimple_build_assign (lhs, countdown_decl);
+      gimple_set_location (g, loc);
+      gsi_insert_before (&gsi, g, GSI_SAME_STMT);
+      gimple_cond_set_code (c->cond, LT_EXPR);
+      gimple_cond_set_rhs (
+          c->cond, build_int_cst (long_unsigned_type_node, burst_checks));
+      break;
     case CHECK_PLAIN:
     case CHECK_COUNTING:
     case CHECK_TICK:
@@ -504,11 +591,7 @@ complete_check (const struct check *c)
           gsi_insert_before (&gsi, g, GSI_SAME_STMT);
         }
       lhs = make_ssa_name (integer_type_node);
-      g = gimple_build_call (
-          switch_decl, 2, build_int_cst (long_integer_type_node, burst_checks),
-          build_int_cst (long_integer_type_node,
-                         (HOST_WIDE_INT) burst_checks * (sample_rate - 1)));
-      gimple_call_set_lhs (g, lhs);
+      g = preserving_switch (lhs);
       gimple_set_location (g, loc);
       gsi_insert_before (&gsi, g, GSI_SAME_STMT);
       if (c->local != NULL_TREE)
@@ -583,6 +666,7 @@ make_burst_copies (void)
       return false;
     }
   build_burst_decls ();
+  bool peek = calls_only_builtins ();
 
   /* Simple latches: one latch edge a loop, from an empty block.  */
   loop_optimizer_init (LOOPS_HAVE_SIMPLE_LATCHES | LOOPS_HAVE_PREHEADERS);
@@ -647,7 +731,7 @@ make_burst_copies (void)
           header_copies.safe_push (header_copy);
         }
     }
-  add_entry_dispatch (first, get_bb_copy (first), &checks);
+  add_entry_dispatch (first, get_bb_copy (first), peek, &checks);
   free_original_copy_tables ();
 
   /* The copies' definitions are new names of the originals: update_ssa
@@ -683,10 +767,52 @@ make_burst_copies (void)
     fprintf (dump_file,
              ";; memprof: sample-accesses: %s copied (%u blocks), %u loop "
              "check(s) a copy (%u in a register), one access in %u counted "
-             "as %u\n",
+             "as %u%s\n",
              function_name (cfun), n, latches.length (), kept, sample_rate,
-             sample_rate);
+             sample_rate, peek ? ", the entry's check only reads" : "");
   return true;
+}
+
+/* See bursts.h.  */
+void
+load_shadow_base_where_used (tree base)
+{
+  gimple *def = SSA_NAME_DEF_STMT (base);
+  tree decl = gimple_assign_rhs1 (def);
+  auto_vec<tree> loaded;
+  loaded.safe_grow_cleared (last_basic_block_for_fn (cfun));
+  imm_use_iterator iter;
+  gimple *use;
+  FOR_EACH_IMM_USE_STMT (use, iter, base)
+  {
+    if (is_gimple_debug (use))
+      {
+        gimple_debug_bind_reset_value (use);
+        update_stmt (use);
+        continue;
+      }
+    if (gimple_code (use) == GIMPLE_PHI)
+      continue;
+    basic_block bb = gimple_bb (use);
+    if (loaded[bb->index] == NULL_TREE)
+      {
+        loaded[bb->index] = make_ssa_name (TREE_TYPE (base));
+        gassign *load = gimple_build_assign (loaded[bb->index], decl);
+        gimple_set_location (load, gimple_location (def));
+        gimple_stmt_iterator gsi = gsi_after_labels (bb);
+        gsi_insert_before (&gsi, load, GSI_SAME_STMT);
+      }
+    use_operand_p use_p;
+    FOR_EACH_IMM_USE_ON_STMT (use_p, iter)
+    SET_USE (use_p, loaded[bb->index]);
+    update_stmt (use);
+  }
+  if (has_zero_uses (base))
+    {
+      gimple_stmt_iterator gsi = gsi_for_stmt (def);
+      gsi_remove (&gsi, true);
+      release_ssa_name (base);
+    }
 }
 
 /* ---- Ticks: time in functions without a copy ---- */
@@ -749,10 +875,71 @@ add_ticks (void)
 /* Is the function being instrumented left whole under sampling?  */
 static bool guarded_updates;
 
+/* Its updates, in statement order, until guard_updates (false) inserts
+   them: an update (SEQ) for the access STMT.  */
+struct pending_update
+{
+  gimple *stmt;
+  gimple_seq seq;
+};
+static vec<pending_update> pending_updates;
+
+static void insert_guarded (gimple *stmt, gimple_seq seq);
+
+/* Are FROM and TO in one block, FROM first, with no call and no asm from
+   FROM up to TO (TO excluded)?  Then the countdown cannot change between
+   them, nor a block be freed: their updates can share one test, before
+   TO.  */
+static bool
+one_stretch (gimple *from, gimple *to)
+{
+  if (gimple_bb (from) != gimple_bb (to))
+    return false;
+  for (gimple_stmt_iterator gsi = gsi_for_stmt (from); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      gimple *stmt = gsi_stmt (gsi);
+      if (stmt == to)
+        return true;
+      if (is_gimple_call (stmt) || gimple_code (stmt) == GIMPLE_ASM)
+        return false;
+    }
+  return false;
+}
+
+/* Insert the pending updates: one test of the countdown for each stretch
+   of a block without calls (an interpreter's dispatch, left whole, has
+   several updates an instruction: lua's luaV_execute).  */
+static void
+insert_pending_updates (void)
+{
+  unsigned n = pending_updates.length (), tests = 0;
+  for (unsigned i = 0; i < n;)
+    {
+      gimple_seq seq = pending_updates[i].seq;
+      unsigned last = i;
+      while (last + 1 < n
+             && one_stretch (pending_updates[i].stmt,
+                             pending_updates[last + 1].stmt))
+        gimple_seq_add_seq (&seq, pending_updates[++last].seq);
+      insert_guarded (pending_updates[last].stmt, seq);
+      i = last + 1;
+      tests++;
+    }
+  if (dump_file && n > 0)
+    fprintf (dump_file,
+             ";; memprof: sample-accesses: %u update(s) in bursts only, "
+             "under %u test(s) of the countdown\n",
+             n, tests);
+  pending_updates.release ();
+}
+
 /* See bursts.h.  */
 void
 guard_updates (bool guarded)
 {
+  if (guarded_updates && !guarded)
+    insert_pending_updates ();
   guarded_updates = guarded;
   if (guarded)
     build_burst_decls ();
@@ -768,6 +955,14 @@ updates_guarded (void)
 /* See bursts.h.  */
 void
 insert_in_bursts_only (gimple *stmt, gimple_seq seq)
+{
+  struct pending_update update = { stmt, seq };
+  pending_updates.safe_push (update);
+}
+
+/* Insert SEQ before STMT, in a block of its own that runs in a burst.  */
+static void
+insert_guarded (gimple *stmt, gimple_seq seq)
 {
   basic_block block = gimple_bb (stmt);
   gimple_stmt_iterator gsi = gsi_for_stmt (stmt);

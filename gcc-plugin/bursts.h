@@ -31,6 +31,11 @@ unsigned access_weight (void);
    are then guarded (guard_updates).  */
 bool make_burst_copies (void);
 
+/* In a copied function, load the shadow's base (the SSA name BASE,
+   loaded at the entry) in each block that uses it instead: the plain
+   copy then keeps no register for it.  */
+void load_shadow_base_where_used (tree base);
+
 /* In a function without copies, a tick on the back edge of each loop
    that calls a function: the countdown goes on, so that the library
    calls the runtime counts (interceptors.c) are sampled in time as the
@@ -43,7 +48,10 @@ void guard_updates (bool guarded);
 bool updates_guarded (void);
 
 /* Insert SEQ (a counter update) before STMT, in a block of its own that
-   runs when the thread's countdown is in a burst.  */
+   runs when the thread's countdown is in a burst; the updates of a
+   stretch of a block without calls share one such block, before the
+   stretch's last access (inserted when guard_updates (false) is
+   called).  */
 void insert_in_bursts_only (gimple *stmt, gimple_seq seq);
 
 /* Is STMT in the counting copy?  Valid after make_burst_copies returned

@@ -261,6 +261,8 @@ instrument_function (void)
     if (update_counts[i] > 0)
       instrument_access (&accesses[i], base, update_counts[i]);
   guard_updates (false);
+  if (counting_copy && base != NULL_TREE)
+    load_shadow_base_where_used (base);
   finish_loop_counting ();
 
   if (dump_file)

@@ -33,7 +33,11 @@ MEMPROF_EXPORT __thread long __memprof_access_countdown
 static __thread uint64_t gap_random
     __attribute__ ((tls_model ("initial-exec")));
 
-static long
+/* The switch and what it calls use general registers only (see
+   __memprof_access_switch_preserving).  */
+#define GENERAL_REGISTERS_ONLY __attribute__ ((target ("general-regs-only")))
+
+GENERAL_REGISTERS_ONLY static long
 gap_length (long gap)
 {
   uint64_t x = gap_random;
@@ -51,29 +55,38 @@ gap_length (long gap)
 /* The largest RATE a period has started with; 0 before any; and the
    BURST that came with it.  */
 static _Atomic uint64_t burst_rate;
-static _Atomic uint64_t burst_checks;
+_Atomic uint64_t __memprof_access_burst_checks;
+/* Two rates seen (the first two), reported with the profile: the switch
+   itself calls no function that may touch a vector register.  */
+static _Atomic uint64_t mixed_rates[2];
 static atomic_bool mixed_rates_reported;
 
-static void
+GENERAL_REGISTERS_ONLY static void
 note_rate (long burst, long gap)
 {
   uint64_t rate = (uint64_t) ((burst + gap) / burst);
   uint64_t seen = atomic_load_explicit (&burst_rate, memory_order_relaxed);
   if (LIKELY (seen == rate))
     return;
-  if (seen != 0 && !atomic_exchange (&mixed_rates_reported, true))
-    log_printf ("modules sample accesses at different rates (1 in %llu and "
-                "1 in %llu): the counts stay estimates, with bursts and "
-                "gaps of whichever module a check ends them in",
-                (unsigned long long) seen, (unsigned long long) rate);
-  atomic_store_explicit (&burst_checks, (uint64_t) burst, memory_order_relaxed);
+  if (seen != 0)
+    {
+      uint64_t none = 0;
+      if (atomic_compare_exchange_strong (&mixed_rates[0], &none, seen))
+        atomic_store (&mixed_rates[1], rate);
+    }
+  atomic_store_explicit (&__memprof_access_burst_checks, (uint64_t) burst,
+                         memory_order_relaxed);
   while (seen < rate
          && !atomic_compare_exchange_weak (&burst_rate, &seen, rate))
     ;
 }
 
-MEMPROF_EXPORT int
-__memprof_access_switch (long burst, long gap)
+/* The switch (see abi.h); general registers only: the preserving switch
+   keeps those alone for its callers.  */
+int __memprof_access_switch_body (long burst, long gap);
+
+GENERAL_REGISTERS_ONLY int
+__memprof_access_switch_body (long burst, long gap)
 {
   long countdown = __memprof_access_countdown;
   if (UNLIKELY (burst < 1 || gap < 0))
@@ -88,10 +101,58 @@ __memprof_access_switch (long burst, long gap)
   return countdown < burst;
 }
 
+/* The switch for the checks of copied functions (gcc-plugin/bursts.cc):
+   its callers' asm statement moved the stack below their red zone and
+   counts on every register but %rax and the flags being kept, so it
+   saves the rest of the caller-saved general registers (the switch uses
+   no vector register) and aligns the stack for the call.  */
+#if defined(__x86_64__)
+MEMPROF_EXPORT __attribute__ ((naked)) int
+__memprof_access_switch_preserving (long burst, long gap)
+{
+  __asm__("push %rbp\n\t"
+          "mov %rsp, %rbp\n\t"
+          "and $-16, %rsp\n\t"
+          "push %rcx\n\t"
+          "push %rdx\n\t"
+          "push %rsi\n\t"
+          "push %rdi\n\t"
+          "push %r8\n\t"
+          "push %r9\n\t"
+          "push %r10\n\t"
+          "push %r11\n\t"
+          "call __memprof_access_switch_body\n\t"
+          "pop %r11\n\t"
+          "pop %r10\n\t"
+          "pop %r9\n\t"
+          "pop %r8\n\t"
+          "pop %rdi\n\t"
+          "pop %rsi\n\t"
+          "pop %rdx\n\t"
+          "pop %rcx\n\t"
+          "mov %rbp, %rsp\n\t"
+          "pop %rbp\n\t"
+          "ret");
+}
+#endif
+
+MEMPROF_EXPORT int
+__memprof_access_switch (long burst, long gap)
+{
+  return __memprof_access_switch_body (burst, gap);
+}
+
 /* See internal.h.  */
 uint64_t
 access_sample_rate_of_profile (void)
 {
+  uint64_t first = atomic_load (&mixed_rates[0]);
+  if (first != 0 && !atomic_exchange (&mixed_rates_reported, true))
+    log_printf ("modules sample accesses at different rates (1 in %llu and "
+                "1 in %llu): the counts stay estimates, with bursts and "
+                "gaps of whichever module a check ends them in",
+                (unsigned long long) first,
+                (unsigned long long) atomic_load (&mixed_rates[1]));
   uint64_t rate = atomic_load_explicit (&burst_rate, memory_order_relaxed);
   uint64_t option = (uint64_t) runtime_options.access_sample_rate;
   return rate > option ? rate : option;
@@ -101,7 +162,8 @@ access_sample_rate_of_profile (void)
 unsigned long
 library_access_weight (void)
 {
-  uint64_t burst = atomic_load_explicit (&burst_checks, memory_order_relaxed);
+  uint64_t burst = atomic_load_explicit (&__memprof_access_burst_checks,
+                                         memory_order_relaxed);
   if (LIKELY (burst == 0))
     return 1;
   if ((unsigned long) __memprof_access_countdown >= burst)

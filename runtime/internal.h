@@ -665,4 +665,19 @@ uint64_t access_sample_rate_of_profile (void);
    and 0 in its gap.  */
 unsigned long library_access_weight (void);
 
+/* Sampled access counting, in the interceptors' fast path: is this
+   thread between bursts (so no library call counts)?  An inline test of
+   the countdown against the burst's checks (0 while no module samples
+   accesses), instead of a call.  */
+extern __thread long __memprof_access_countdown
+    __attribute__ ((tls_model ("initial-exec")));
+extern _Atomic uint64_t __memprof_access_burst_checks;
+static inline bool
+between_access_bursts (void)
+{
+  uint64_t burst = atomic_load_explicit (&__memprof_access_burst_checks,
+                                         memory_order_relaxed);
+  return burst != 0 && (unsigned long) __memprof_access_countdown >= burst;
+}
+
 #endif /* MEMPROF_INTERNAL_H */

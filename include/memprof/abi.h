@@ -77,6 +77,12 @@
    Ranges of the counting code add WEIGHT for each step.  */
 #define MEMPROF_ACCESS_COUNTDOWN_NAME "__memprof_access_countdown"
 #define MEMPROF_ACCESS_SWITCH_NAME "__memprof_access_switch"
+/* The same switch for the checks of copied functions (x86-64): called
+   from an asm statement, below the red zone, it keeps every register but
+   %rax (its result) and the flags, so that a check's cold path does not
+   make a leaf a caller (callee-saved registers, a prologue).  */
+#define MEMPROF_ACCESS_SWITCH_PRESERVING_NAME                                  \
+  "__memprof_access_switch_preserving"
 #define MEMPROF_RANGE_ACCESS_WEIGHTED_NAME "__memprof_range_access_weighted"
 
 #ifdef __cplusplus
