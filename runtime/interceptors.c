@@ -169,9 +169,14 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
 /* What the range scans of counts_call said about one caller, per thread:
    a loop calling memcmp or memcpy asks about the same return address again
    and again.  The answer holds while the module counts it was read with
-   are unchanged (modules are only ever added).  */
+   are unchanged (modules are only ever added).  A signal handler on the
+   same thread may ask (memcpy is async-signal-safe) while the entry is
+   half written: the entry is written between two steps of SEQUENCE (odd
+   while it is written), and a reader that finds it odd or changed under
+   it scans the ranges itself.  */
 struct caller_verdict
 {
+  unsigned sequence;
   uintptr_t caller;
   size_t instrumented, runtime;
   bool in_runtime, in_instrumented;
@@ -197,17 +202,30 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
   uintptr_t address = (uintptr_t) caller;
   size_t runtime = atomic_load (&runtime_code_count);
   struct caller_verdict *last = &last_caller;
-  if (last->caller != address || last->instrumented != instrumented
-      || last->runtime != runtime)
+  unsigned sequence = last->sequence;
+  atomic_signal_fence (memory_order_seq_cst);
+  bool in_runtime = last->in_runtime, in_instrumented = last->in_instrumented;
+  bool hit = !(sequence & 1) && last->caller == address
+             && last->instrumented == instrumented && last->runtime == runtime;
+  atomic_signal_fence (memory_order_seq_cst);
+  if (UNLIKELY (!hit || last->sequence != sequence))
     {
-      last->in_runtime = in_ranges (runtime_code, runtime, address);
-      last->in_instrumented
-          = in_ranges (instrumented_code, instrumented, address);
-      last->caller = address;
-      last->instrumented = instrumented;
-      last->runtime = runtime;
+      in_runtime = in_ranges (runtime_code, runtime, address);
+      in_instrumented = in_ranges (instrumented_code, instrumented, address);
+      if (!(sequence & 1) && last->sequence == sequence)
+        {
+          last->sequence = sequence + 1;
+          atomic_signal_fence (memory_order_seq_cst);
+          last->caller = address;
+          last->instrumented = instrumented;
+          last->runtime = runtime;
+          last->in_runtime = in_runtime;
+          last->in_instrumented = in_instrumented;
+          atomic_signal_fence (memory_order_seq_cst);
+          last->sequence = sequence + 2;
+        }
     }
-  if (last->in_runtime || (ranges_counted_by_plugin && last->in_instrumented))
+  if (in_runtime || (ranges_counted_by_plugin && in_instrumented))
     return 0;
   return weight;
 }

@@ -1037,6 +1037,32 @@ def test_library_recheck(work):
                   "count_library_accesses=1, none before", str(accesses))
 
 
+def test_verdict_signal(work):
+    """verdict_signal.c: a signal handler's memcpy from instrumented code,
+    arriving while the interceptors' per-thread verdict of the last caller
+    is being rewritten, is counted once (not twice, not never)."""
+    directory, binary = prepare(work, "verdict-signal", "verdict_signal.c",
+                                extra=[*plugin_flags(), "-ldl", "-pthread"])
+    if binary is None:
+        return
+    library = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC",
+                              os.path.join(HERE, "verdict_signal_lib.c"), "-o",
+                              os.path.join(directory, "libverdict_plain.so")],
+                             capture_output=True, text=True)
+    if not results.check(library.returncode == 0, "verdict signal: the plain library builds",
+                         library.stderr):
+        return
+    result = execute(binary, directory, "profile_file=v.prof")
+    found = re.fullmatch(r"(\d+) handled, (\d+) wrong\n", result.stdout)
+    if not results.check(result.returncode == 0 and found is not None,
+                         "verdict signal: runs", result.stdout + result.stderr):
+        return
+    handled, wrong = int(found.group(1)), int(found.group(2))
+    results.check(handled >= 10000 and wrong == 0,
+                  "verdict signal: every copy of the signal handler counted once "
+                  "(8 accesses) while the loop's callers alternate", result.stdout)
+
+
 def test_census_many_sites(work):
     """Sampling records each site's first allocation (the census), also
     where the thread's table of sites known to it collides: 96 sites
@@ -1319,6 +1345,7 @@ def main():
     test_always_on_new(work)
     test_census_many_sites(work)
     test_library_recheck(work)
+    test_verdict_signal(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
