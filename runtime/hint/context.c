@@ -130,29 +130,61 @@ allocating_frame (uintptr_t next, uintptr_t entry, uintptr_t limit)
    allocating function's (0: none), up, with HASH, one multiply each (a
    walk that ends early adds a multiply for each frame missing).
    Nothing is stored: the cache of decisions' hit, the common case,
-   needs the hash alone; a miss walks again (caller_returns).  */
-static inline uint64_t
+   needs the hash alone; a miss walks again (caller_returns).  The walk
+   is unrolled, entered at the step of its depth (a switch), so a frame
+   costs its two loads, the multiply and the two bounds tests, with no
+   count; a depth above MEMPROF_CONTEXT_MAX_DEPTH walks nothing (its
+   table decides 0, in the slow path).  */
+#define HASH_MULTIPLIER 0x9e3779b97f4a7c15ULL
+#define WALK_STEP(n)                                                           \
+  case n:                                                                      \
+    {                                                                          \
+      const uintptr_t *words = (const uintptr_t *) frame;                      \
+      uintptr_t next = words[0];                                               \
+                                                                               \
+      hash = (hash ^ words[1]) * HASH_MULTIPLIER;                              \
+      if (n == 1)                                                              \
+        return hash;                                                           \
+      if (UNLIKELY (!WALK_STEP_OK (next, frame, limit)))                       \
+        {                                                                      \
+          missing = n - 1;                                                     \
+          break;                                                               \
+        }                                                                      \
+      frame = next;                                                            \
+    }                                                                          \
+    __attribute__ ((fallthrough));
+
+static inline __attribute__ ((always_inline)) uint64_t
 caller_hash (uintptr_t frame, unsigned depth, uint64_t hash, uintptr_t limit)
 {
-  unsigned remaining = depth;
+  unsigned missing = depth;
 
-  if (LIKELY (frame != 0 && remaining != 0))
-    for (;;)
+  if (LIKELY (frame != 0))
+    switch (depth)
       {
-        const uintptr_t *words = (const uintptr_t *) frame;
-        uintptr_t next = words[0];
-
-        hash = (hash ^ words[1]) * 0x9e3779b97f4a7c15ULL;
-        if (--remaining == 0)
-          return hash;
-        if (UNLIKELY (!WALK_STEP_OK (next, frame, limit)))
-          break;
-        frame = next;
+        WALK_STEP (12)
+        WALK_STEP (11)
+        WALK_STEP (10)
+        WALK_STEP (9)
+        WALK_STEP (8)
+        WALK_STEP (7)
+        WALK_STEP (6)
+        WALK_STEP (5)
+        WALK_STEP (4)
+        WALK_STEP (3)
+        WALK_STEP (2)
+        WALK_STEP (1)
+      default:
+        return hash;
       }
-  for (; remaining != 0; remaining--)
-    hash *= 0x9e3779b97f4a7c15ULL;
+  for (; missing != 0 && missing <= MEMPROF_CONTEXT_MAX_DEPTH; missing--)
+    hash *= HASH_MULTIPLIER;
   return hash;
 }
+#undef WALK_STEP
+
+_Static_assert(MEMPROF_CONTEXT_MAX_DEPTH == 12,
+               "caller_hash has a step for each depth");
 
 /* The same walk, storing the return addresses into RETURNS (0 past the
    walk's end), for a decision.  */
