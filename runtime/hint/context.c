@@ -130,27 +130,61 @@ allocating_frame (uintptr_t next, uintptr_t entry, uintptr_t limit)
    allocating function's (0: none), up, with HASH, one multiply each (a
    walk that ends early adds a multiply for each frame missing).
    Nothing is stored: the cache of decisions' hit, the common case,
-   needs the hash alone; a miss walks again (caller_returns).  */
-static inline uint64_t
+   needs the hash alone; a miss walks again (caller_returns).  The walk
+   is unrolled, entered at the step of its depth (a switch), so a frame
+   costs its two loads, the multiply and the two bounds tests, with no
+   count; a depth above MEMPROF_CONTEXT_MAX_DEPTH walks nothing (its
+   table decides 0, in the slow path).  */
+#define HASH_MULTIPLIER 0x9e3779b97f4a7c15ULL
+#define WALK_STEP(n)                                                           \
+  case n:                                                                      \
+    {                                                                          \
+      const uintptr_t *words = (const uintptr_t *) frame;                      \
+      uintptr_t next = words[0];                                               \
+                                                                               \
+      hash = (hash ^ words[1]) * HASH_MULTIPLIER;                              \
+      if (n == 1)                                                              \
+        return hash;                                                           \
+      if (UNLIKELY (!WALK_STEP_OK (next, frame, limit)))                       \
+        {                                                                      \
+          missing = n - 1;                                                     \
+          break;                                                               \
+        }                                                                      \
+      frame = next;                                                            \
+    }                                                                          \
+    __attribute__ ((fallthrough));
+
+static inline __attribute__ ((always_inline)) uint64_t
 caller_hash (uintptr_t frame, unsigned depth, uint64_t hash, uintptr_t limit)
 {
-  unsigned count = 0;
+  unsigned missing = depth;
 
   if (LIKELY (frame != 0))
-    for (;;)
+    switch (depth)
       {
-        const uintptr_t *words = (const uintptr_t *) frame;
-        uintptr_t next = words[0];
-
-        hash = (hash ^ words[1]) * 0x9e3779b97f4a7c15ULL;
-        if (++count == depth || UNLIKELY (!WALK_STEP_OK (next, frame, limit)))
-          break;
-        frame = next;
+        WALK_STEP (12)
+        WALK_STEP (11)
+        WALK_STEP (10)
+        WALK_STEP (9)
+        WALK_STEP (8)
+        WALK_STEP (7)
+        WALK_STEP (6)
+        WALK_STEP (5)
+        WALK_STEP (4)
+        WALK_STEP (3)
+        WALK_STEP (2)
+        WALK_STEP (1)
+      default:
+        return hash;
       }
-  for (; count < depth; count++)
-    hash *= 0x9e3779b97f4a7c15ULL;
+  for (; missing != 0 && missing <= MEMPROF_CONTEXT_MAX_DEPTH; missing--)
+    hash *= HASH_MULTIPLIER;
   return hash;
 }
+#undef WALK_STEP
+
+_Static_assert(MEMPROF_CONTEXT_MAX_DEPTH == 12,
+               "caller_hash has a step for each depth");
 
 /* The same walk, storing the return addresses into RETURNS (0 past the
    walk's end), for a decision.  */
@@ -469,12 +503,21 @@ count_call (uint64_t *table, unsigned char hint, size_t bytes)
                              bytes, memory_order_relaxed);
 }
 
-/* The tag of a decision in the cache (its hint byte cleared; the top
-   bit set, so that no filled slot is 0) and its first slot, from the
-   walk's HASH: a product's top bits are its best mixed, so the slot is
-   those (no finalizer of the hash on the common path).  */
-#define DECISION_TAG(hash) (((hash) | 1ULL << 63) & ~(uint64_t) 0xff)
+/* The tag of a decision in the cache (the walk's HASH, its hint byte
+   cleared) and its first slot: a product's top bits are its best mixed,
+   so the slot is those (no finalizer of the hash on the common path).
+   A slot holds tag | hint; 0 is an empty slot, which the inline probe
+   takes for the default class of a hash whose tag is 0 (one hash in
+   2^56, as likely as two contexts sharing a tag).  With
+   MEMPROF_HINT_STATS=1 every slot holds its tag with DECISION_COUNTED
+   flipped, so the inline probe never matches and each call is counted
+   by the slow path, with no test of the mode on the common path.  */
+#define DECISION_TAG(hash) ((hash) & ~(uint64_t) 0xff)
 #define DECISION_SLOT(hash) ((unsigned) ((hash) >> (64 - DECISION_SLOT_BITS)))
+#define DECISION_COUNTED ((uint64_t) 1 << 8)
+
+/* Does the slot's WORD hold the decision of HASH?  */
+#define DECISION_HOLDS(word, hash) ((((word) ^ (hash)) >> 8) == 0)
 
 /* The hint of the context whose walk hashed to HASH, when its first
    slot did not hold it: the other slots probed, or else decided (the
@@ -487,7 +530,8 @@ context_hint_slow (const uint64_t *table, uintptr_t frame, unsigned depth,
                    uint64_t hash)
 {
   uintptr_t returns[MEMPROF_CONTEXT_MAX_DEPTH];
-  uint64_t tag = DECISION_TAG (hash);
+  uint64_t tag
+      = DECISION_TAG (hash) ^ (UNLIKELY (statistics) ? DECISION_COUNTED : 0);
   unsigned slot = DECISION_SLOT (hash), free_slot = DECISION_SLOTS;
   unsigned char hint = 0;
 
@@ -496,13 +540,17 @@ context_hint_slow (const uint64_t *table, uintptr_t frame, unsigned depth,
       unsigned index = (slot + probe) % DECISION_SLOTS;
       uint64_t word
           = atomic_load_explicit (&decisions[index], memory_order_relaxed);
-      if ((word & ~(uint64_t) 0xff) == tag)
+      if (word != 0 && DECISION_HOLDS (word, tag))
         return (unsigned char) word;
       if (word == 0 && free_slot == DECISION_SLOTS)
         free_slot = index;
     }
-  if (table[MEMPROF_CONTEXT_WORD_HEADER]
-      == (MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION))
+  /* The depth is tested here, not on the common path: a walk of any
+     depth reads only the stack, and a table of no valid depth decides 0
+     (the default class).  */
+  if (depth - 1 < MEMPROF_CONTEXT_MAX_DEPTH
+      && table[MEMPROF_CONTEXT_WORD_HEADER]
+             == (MEMPROF_CONTEXT_MAGIC << 32 | MEMPROF_CONTEXT_VERSION))
     {
       caller_returns (frame, depth, returns);
       hint = decide (table, depth, returns);
@@ -520,10 +568,11 @@ context_hint_slow (const uint64_t *table, uintptr_t frame, unsigned depth,
 
 /* The hint for TABLE's call whose allocating function's frame is FRAME
    when the first slot of the cache of decisions holds it (0: the
-   default class; a table of no valid depth is always that), else
-   HINT_UNDECIDED, with the walk's hash in *HASH.  No call: an entry
-   point whose hint is cached calls only its allocator, in tail
-   position, and so saves no register.  */
+   default class; a table of no valid depth is always that, decided by
+   the slow path), else HINT_UNDECIDED, with the walk's hash in *HASH
+   (always, with MEMPROF_HINT_STATS=1).  No call: an entry point whose
+   hint is cached calls only its allocator, in tail position, and so
+   saves no register.  */
 static inline __attribute__ ((always_inline)) unsigned
 cached_hint (const uint64_t *table, uintptr_t frame, uintptr_t limit,
              uint64_t *hash)
@@ -531,12 +580,10 @@ cached_hint (const uint64_t *table, uintptr_t frame, uintptr_t limit,
   unsigned depth = (unsigned) (table[MEMPROF_CONTEXT_WORD_SHAPE] & 0xff);
   uint64_t word;
 
-  if (UNLIKELY (depth - 1 >= MEMPROF_CONTEXT_MAX_DEPTH))
-    return 0;
   *hash = caller_hash (frame, depth, (uintptr_t) table, limit);
   word = atomic_load_explicit (&decisions[DECISION_SLOT (*hash)],
                                memory_order_relaxed);
-  if (LIKELY ((word & ~(uint64_t) 0xff) == DECISION_TAG (*hash) && !statistics))
+  if (LIKELY (DECISION_HOLDS (word, *hash)))
     return (unsigned char) word;
   return HINT_UNDECIDED;
 }
@@ -709,21 +756,21 @@ static inline __attribute__ ((always_inline)) void *
 context_allocate (bool malloc_call, void *pointer, size_t size, uint64_t *table,
                   const uintptr_t *entry)
 {
-  int mode = atomic_load_explicit (&hint_mode, memory_order_relaxed);
   uintptr_t limit = walk_limit, frame;
   uint64_t hash = 0;
   unsigned hint;
 
-  if (UNLIKELY (mode != HINT_MODE_ARENAS))
+  /* A thread learns its walk's limit only in HINT_MODE_ARENAS (every
+     caller of thread_walk_limit has tested the mode, decided once and
+     for all, before): a limit known is the mode known.  */
+  if (UNLIKELY (limit == 0))
     {
-      if (mode == HINT_MODE_FORWARD)
+      if (atomic_load_explicit (&hint_mode, memory_order_relaxed)
+          == HINT_MODE_FORWARD)
         return malloc_call ? malloc (size) : realloc (pointer, size);
       return context_allocate_first (malloc_call, pointer, size, table,
                                      entry[0], (uintptr_t) entry);
     }
-  if (UNLIKELY (limit == 0))
-    return context_allocate_first (malloc_call, pointer, size, table, entry[0],
-                                   (uintptr_t) entry);
   frame = allocating_frame (entry[0], (uintptr_t) entry, limit);
   hint = cached_hint (table, frame, limit, &hash);
   if (UNLIKELY (hint == HINT_UNDECIDED))

@@ -262,6 +262,33 @@ def test_programs(work):
                done="entry_points")
 
 
+def test_context_walk(work):
+    """The walk reads its table's depth of frames, at every depth: two
+    contexts that part at the walk's last frame are two decisions, two
+    that part one frame above it one (context_walk.c)."""
+    binary = build(work, "context_walk.c", "context_walk", pkg_config("--libs", "memprof-hint"),
+                   ["-O0", "-fno-omit-frame-pointer", "-fno-inline",
+                    "-fno-optimize-sibling-calls"])
+    result = run_checks("context_walk", binary, env=dict(os.environ, MEMPROF_HINT_DEBUG="1"),
+                        done="context_walk")
+    if result is None:
+        return
+    decisions = {}
+    for match in re.finditer(r"debug: decision depth (\d+) split (\d+):", result.stderr):
+        key = (int(match.group(1)), int(match.group(2)))
+        decisions[key] = decisions.get(key, 0) + 1
+    wrong = {f"depth {depth} split {split}": decisions.get((depth, split), 0)
+             for depth in range(1, 13) for split in (depth - 1, depth)
+             if decisions.get((depth, split), 0) != (2 if split < depth else 1)}
+    results.check(len(decisions) == 24 and not wrong,
+                  "context_walk: at each depth from 1 to 12, contexts that part at the "
+                  "walk's last frame are decided apart, those that part above it "
+                  "together", f"{len(decisions)} tables decided; wrong counts: {wrong}")
+    results.check("decision depth 0 " not in result.stderr
+                  and "decision depth 13 " not in result.stderr,
+                  "context_walk: a table of no valid depth is never decided by its entries")
+
+
 def profile_sites(binary, profile):
     show = run([args.llvm_profdata, "show", "--memory", profile, "--profiled-binary", binary])
     if show.returncode != 0:
@@ -360,6 +387,7 @@ def main():
     test_pkg_config()
     test_failure_cases(work)
     test_programs(work)
+    test_context_walk(work)
     test_forwarding(work)
     test_wrong_link(work)
     return results.finish()
