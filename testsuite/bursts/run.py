@@ -163,19 +163,27 @@ def check_counts(work, rate):
                       shown.stderr[-1000:])
 
 
+def check_thread_blocks(label, binary, directory):
+    """threads.c's two blocks (8000 bytes, 2 * 1500 * 1000 accesses
+    each) within the bound of rate 10."""
+    result, profile = execute(binary, directory)
+    shown = run([MEMPROF, "show", "--format=json", "--top=0", "--binary=" + binary,
+                 profile]) if profile else None
+    counts = [r["accesses"] for r in json.loads(shown.stdout)["records"]
+              if r["mean_size"] == 8000 and not r.get("system")] \
+        if shown is not None and shown.returncode == 0 else []
+    exact = 2 * 1500 * 1000
+    results.check(len(counts) == 2 and all(within(c, exact, BOUNDS[10]) for c in counts),
+                  f"{label}: each thread's block within {BOUNDS[10]:.0%} of {exact}",
+                  f"{counts} {shown.stderr[-500:] if shown else result.stderr[-500:]}")
+
+
 def check_threads(work):
     binary = os.path.join(work, "threads.sampled")
     if not build("threads.c (rate 10)", "threads.c", binary,
                  ["-fplugin-arg-memprof-sample-accesses=10"]):
         return
-    result, profile = execute(binary, os.path.join(work, "threads.run"))
-    shown = run([MEMPROF, "show", "--format=json", "--top=0", "--binary=" + binary, profile])
-    counts = [r["accesses"] for r in json.loads(shown.stdout)["records"]
-              if r["mean_size"] == 8000 and not r.get("system")] if shown.returncode == 0 else []
-    exact = 2 * 1500 * 1000
-    results.check(len(counts) == 2 and all(within(c, exact, BOUNDS[10]) for c in counts),
-                  f"threads: each thread's block within {BOUNDS[10]:.0%} of {exact}",
-                  f"{counts} {shown.stderr[-500:]}")
+    check_thread_blocks("threads", binary, os.path.join(work, "threads.run"))
 
 
 def countdown_relocations(work, name, flags):
@@ -212,16 +220,8 @@ def check_countdown_access(work):
                   built.stderr[-2000:])
     if built.returncode != 0:
         return
-    result, profile = execute(binary, os.path.join(work, "threads.static.run"))
-    shown = run([MEMPROF, "show", "--format=json", "--top=0", "--binary=" + binary, profile]) \
-        if profile else None
-    counts = [r["accesses"] for r in json.loads(shown.stdout)["records"]
-              if r["mean_size"] == 8000 and not r.get("system")] \
-        if shown is not None and shown.returncode == 0 else []
-    exact = 2 * 1500 * 1000
-    results.check(len(counts) == 2 and all(within(c, exact, BOUNDS[10]) for c in counts),
-                  f"threads, static runtime: each thread's block within {BOUNDS[10]:.0%} of "
-                  f"{exact}", f"{counts} {result.stderr[-500:]}")
+    check_thread_blocks("threads, static runtime", binary,
+                        os.path.join(work, "threads.static.run"))
 
 
 def main():
