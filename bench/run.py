@@ -50,9 +50,11 @@ BUILDS = {
                              "-fplugin-arg-memprof-stack-analysis=basic"]),
     "callbacks": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls", "{plugin}",
                           "-fplugin-arg-memprof-callbacks"]),
-    # Sampled access counting: bursts of counting code (gcc-plugin/bursts.cc).
-    "plugin-sampled-accesses": ("gcc", ["-O2", "-g", "-fno-optimize-sibling-calls",
-                                        "{plugin}",
+    # Sampled access counting: bursts of counting code (gcc-plugin/bursts.cc),
+    # built as the manual says, without -fno-optimize-sibling-calls (the
+    # plugin keeps the tail calls that may allocate; the flag also turned off
+    # tail recursion: libiberty_demangle's d_count_templates_scopes).
+    "plugin-sampled-accesses": ("gcc", ["-O2", "-g", "{plugin}",
                                         "-fplugin-arg-memprof-sample-accesses"]),
     # The runtime alone, without the plugin: allocations, no access counters;
     # with frame pointers, as the manual says (the plugin keeps them itself).

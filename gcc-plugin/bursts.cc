@@ -202,12 +202,32 @@ thread_variable (const char *name)
   return decl;
 }
 
+/* In code for an executable, the countdown is defined in the program
+   (a weak zero in each unit: the linker keeps one, and a strong
+   definition, the runtime's in a static link, wins; the shared
+   runtime's reference resolves to the program's, as to any definition
+   of the program): then each check reads it at a constant offset from %fs
+   (local-exec) instead of loading that offset from the GOT first, a
+   load and a register held through the function.  */
+static void
+define_in_executable (tree decl)
+{
+  if (flag_shlib)
+    return;
+  DECL_EXTERNAL (decl) = 0;
+  DECL_INITIAL (decl) = build_zero_cst (TREE_TYPE (decl));
+  DECL_WEAK (decl) = 1;
+  set_decl_tls_model (decl, TLS_MODEL_LOCAL_EXEC);
+  varpool_node::finalize_decl (decl);
+}
+
 static void
 build_burst_decls (void)
 {
   if (countdown_decl != NULL_TREE)
     return;
   countdown_decl = thread_variable (MEMPROF_ACCESS_COUNTDOWN_NAME);
+  define_in_executable (countdown_decl);
   switch_decl = runtime_function (
       MEMPROF_ACCESS_SWITCH_NAME,
       build_function_type_list (integer_type_node, long_integer_type_node,

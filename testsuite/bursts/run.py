@@ -13,7 +13,9 @@ programs built with the real gcc and the plugin and read back with the
   whole (setjmp) and for strlen's interception; the side file says the counts are a sample, so no block is
   called never touched or over-reserved;
 - threads.c: each thread's countdown is its own; both blocks within the
-  bound;
+  bound, with the shared and with the static runtime; the countdown is
+  read local-exec in an executable's code, initial-exec in a shared
+  library's;
 - llvm-profdata-19 reads the sampled raw profile.
 
 Ends with `bursts: N passed, N failed`."""
@@ -161,19 +163,65 @@ def check_counts(work, rate):
                       shown.stderr[-1000:])
 
 
+def check_thread_blocks(label, binary, directory):
+    """threads.c's two blocks (8000 bytes, 2 * 1500 * 1000 accesses
+    each) within the bound of rate 10."""
+    result, profile = execute(binary, directory)
+    shown = run([MEMPROF, "show", "--format=json", "--top=0", "--binary=" + binary,
+                 profile]) if profile else None
+    counts = [r["accesses"] for r in json.loads(shown.stdout)["records"]
+              if r["mean_size"] == 8000 and not r.get("system")] \
+        if shown is not None and shown.returncode == 0 else []
+    exact = 2 * 1500 * 1000
+    results.check(len(counts) == 2 and all(within(c, exact, BOUNDS[10]) for c in counts),
+                  f"{label}: each thread's block within {BOUNDS[10]:.0%} of {exact}",
+                  f"{counts} {shown.stderr[-500:] if shown else result.stderr[-500:]}")
+
+
 def check_threads(work):
     binary = os.path.join(work, "threads.sampled")
     if not build("threads.c (rate 10)", "threads.c", binary,
                  ["-fplugin-arg-memprof-sample-accesses=10"]):
         return
-    result, profile = execute(binary, os.path.join(work, "threads.run"))
-    shown = run([MEMPROF, "show", "--format=json", "--top=0", "--binary=" + binary, profile])
-    counts = [r["accesses"] for r in json.loads(shown.stdout)["records"]
-              if r["mean_size"] == 8000 and not r.get("system")] if shown.returncode == 0 else []
-    exact = 2 * 1500 * 1000
-    results.check(len(counts) == 2 and all(within(c, exact, BOUNDS[10]) for c in counts),
-                  f"threads: each thread's block within {BOUNDS[10]:.0%} of {exact}",
-                  f"{counts} {shown.stderr[-500:]}")
+    check_thread_blocks("threads", binary, os.path.join(work, "threads.run"))
+
+
+def countdown_relocations(work, name, flags):
+    """The relocation types against the countdown in threads.c's object
+    built with FLAGS."""
+    obj = os.path.join(work, name + ".o")
+    command = [args.cc, "-O2", "-c", *flags, "-fplugin=" + pkg_config("--variable=plugin")[0],
+               "-fplugin-arg-memprof-sample-accesses", *pkg_config("--cflags"),
+               os.path.join(HERE, "threads.c"), "-o", obj]
+    if run(command).returncode != 0:
+        return set()
+    relocations = run(["readelf", "-rW", obj]).stdout.splitlines()
+    return {line.split()[2] for line in relocations
+            if "__memprof_access_countdown" in line and len(line.split()) > 2}
+
+
+def check_countdown_access(work):
+    """An executable's code reads the countdown local-exec (it defines it,
+    weak); a shared library's, initial-exec; a static link keeps the
+    runtime's definition, and the code and the runtime share it."""
+    executable = countdown_relocations(work, "threads.pie", ["-fPIE"])
+    shared = countdown_relocations(work, "threads.pic", ["-fPIC"])
+    results.check(executable == {"R_X86_64_TPOFF32"} and shared == {"R_X86_64_GOTTPOFF"},
+                  "the countdown: local-exec in an executable's code, initial-exec in a "
+                  "shared library's", f"executable {executable}, shared {shared}")
+    binary = os.path.join(work, "threads.static-runtime")
+    command = [args.cc, "-O2", "-g", "-fplugin=" + pkg_config("--variable=plugin")[0],
+               "-fplugin-arg-memprof-sample-accesses=10", *pkg_config("--cflags"),
+               os.path.join(HERE, "threads.c"), "-o", binary,
+               os.path.join(TOP, "runtime", "libmemprof.a"), "-lunwind", "-lzstd",
+               "-lpthread", "-lm"]
+    built = run(command)
+    results.check(built.returncode == 0, "threads.c with the static runtime: builds",
+                  built.stderr[-2000:])
+    if built.returncode != 0:
+        return
+    check_thread_blocks("threads, static runtime", binary,
+                        os.path.join(work, "threads.static.run"))
 
 
 def main():
@@ -191,6 +239,7 @@ def main():
     for rate in sorted(BOUNDS):
         check_counts(WORK, rate)
     check_threads(WORK)
+    check_countdown_access(WORK)
     return results.finish()
 
 
