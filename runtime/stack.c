@@ -558,6 +558,9 @@ runtime_frame_of (const uintptr_t *frame, uintptr_t caller_return,
   return NULL;
 }
 
+__thread const uintptr_t *stack_entry_frame
+    __attribute__ ((tls_model ("initial-exec")));
+
 /* ---- The thread's last chain ----
 
    A thread's consecutive allocations have most of their stacks in
@@ -942,8 +945,13 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
       uintptr_t low, high;
       chain_length = runtime_frame_count = 0;
       known_stack_bounds (&low, &high);
-      const uintptr_t *frame = runtime_frame_of (__builtin_frame_address (0),
-                                                 caller_return, low, high);
+      const uintptr_t *own = __builtin_frame_address (0);
+      const uintptr_t *frame = stack_entry_frame;
+      /* The entry's own frame, set by its path (allocator.c) and in the
+         chain while that path runs; found from OWN otherwise.  */
+      if (frame <= own || (uintptr_t) frame > high - 2 * sizeof (uintptr_t)
+          || frame[1] != caller_return)
+        frame = runtime_frame_of (own, caller_return, low, high);
       count = frame != NULL
                   ? walk (out, functions, max, state_above (frame), low, high)
                   : -1;
