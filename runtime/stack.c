@@ -873,18 +873,24 @@ static int
 walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
       uintptr_t low, uintptr_t high)
 {
-  int count = 0;
+  /* A long, so that it indexes both arrays with no sign extension.  */
+  long count = 0;
   /* STATE.sp is in the stack (from a frame there), and every step keeps
      it there and makes it grow.  */
   if (state.sp < low || high < 2 * sizeof (uintptr_t))
     return -1;
   uintptr_t limit = high - 2 * sizeof (uintptr_t);
   hot_frames_check_epoch ();
+  /* The table's address, computed once (from the thread pointer), not
+     at each frame.  */
+  struct hot_frame (*table)[2] = hot_frames;
+  __asm__("" : "+r"(table)); /* kept in a register, not recomputed */
   for (;;)
     {
       if (count == max)
-        return count;
-      const struct hot_frame *hot = hot_frame_set (state.return_address);
+        return (int) count;
+      const struct hot_frame *hot
+          = table[(state.return_address * 0x9e3779b97f4a7c15ULL) >> 58];
       if (LIKELY (hot->return_address == state.return_address)
           || (++hot)->return_address == state.return_address)
         {
@@ -903,7 +909,7 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
               continue;
             }
           if (hot_rule & RULE_END)
-            return count;
+            return (int) count;
           if (!step_by_rule (&state, hot_rule, low, high))
             return -1;
           rule_steps++;
@@ -919,7 +925,7 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
         return -1;
       functions[count] = function_in (facts);
       out[count++] = state.return_address;
-      return tail_from_cache (out, functions, count, max, &state);
+      return tail_from_cache (out, functions, (int) count, max, &state);
     }
 }
 
