@@ -44,6 +44,10 @@
    frame's function, an allocation or a recursive call each (binary
    trees: 17, as GCC inlines the recursion into itself).  */
 #define NODE_STEPS 32
+/* Slots a step is looked for in, from its home slot: a step that finds
+   them taken goes to the table, so a full node's miss costs this many
+   probes, not NODE_STEPS.  */
+#define NODE_PROBES 4
 
 struct fold_context;
 struct fold_node;
@@ -247,7 +251,7 @@ static inline const struct fold_node *
 step_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc)
 {
   if (from != NULL)
-    for (unsigned i = step_home (pc), n = 0; n < NODE_STEPS;
+    for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
          i = (i + 1) % NODE_STEPS, n++)
       {
         const struct fold_edge *edge = &from->steps[i];
@@ -268,7 +272,7 @@ step_add_locked (struct fold_slot *table, const struct fold_node *from,
                  uintptr_t pc, const struct fold_node *to)
 {
   if (from != NULL)
-    for (unsigned i = step_home (pc), n = 0; n < NODE_STEPS;
+    for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
          i = (i + 1) % NODE_STEPS, n++)
       {
         struct fold_edge *edge = (struct fold_edge *) &from->steps[i];
