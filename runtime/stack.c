@@ -561,6 +561,20 @@ runtime_frame_of (const uintptr_t *frame, uintptr_t caller_return,
 __thread const uintptr_t *stack_entry_frame
     __attribute__ ((tls_model ("initial-exec")));
 
+/* The entry point's own frame (STACK_ENTRY_BEGIN), which its path keeps
+   while it runs, if it lies above OWN in the stack and returns to
+   CALLER_RETURN; NULL when not (docs/internals.md, "The entry's
+   frame").  */
+static inline const uintptr_t *
+entry_frame (const uintptr_t *own, uintptr_t caller_return, uintptr_t high)
+{
+  const uintptr_t *frame = stack_entry_frame;
+  if (frame <= own || (uintptr_t) frame > high - 2 * sizeof (uintptr_t)
+      || frame[1] != caller_return)
+    return NULL;
+  return frame;
+}
+
 /* ---- The thread's last chain ----
 
    A thread's consecutive allocations have most of their stacks in
@@ -952,11 +966,8 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
       chain_length = runtime_frame_count = 0;
       known_stack_bounds (&low, &high);
       const uintptr_t *own = __builtin_frame_address (0);
-      const uintptr_t *frame = stack_entry_frame;
-      /* The entry's own frame, set by its path (allocator.c) and in the
-         chain while that path runs; found from OWN otherwise.  */
-      if (frame <= own || (uintptr_t) frame > high - 2 * sizeof (uintptr_t)
-          || frame[1] != caller_return)
+      const uintptr_t *frame = entry_frame (own, caller_return, high);
+      if (frame == NULL)
         frame = runtime_frame_of (own, caller_return, low, high);
       count = frame != NULL
                   ? walk (out, functions, max, state_above (frame), low, high)
@@ -978,7 +989,9 @@ capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
 
   known_stack_bounds (&low, &high);
   const uintptr_t *own = __builtin_frame_address (0);
-  const uintptr_t *frame = runtime_frame_again (own, caller_return, low, high);
+  const uintptr_t *frame = entry_frame (own, caller_return, high);
+  if (frame == NULL)
+    frame = runtime_frame_again (own, caller_return, low, high);
   if (frame == NULL)
     {
       frame = runtime_frame_remembered (own, caller_return, low, high);
