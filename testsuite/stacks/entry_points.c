@@ -22,53 +22,23 @@ static long made[ENTRIES];
 
 #define KEEP(block) __asm__ volatile ("" : : "r"(block) : "memory")
 
-__attribute__ ((noinline)) static void *
-by_malloc (size_t size)
-{
-  void *block = malloc (size);
-  KEEP (block);
-  return block;
-}
+/* A function of its own whose allocation is CALL (of SIZE).  */
+#define BY(name, call)                                                         \
+  __attribute__ ((noinline)) static void *name (size_t size)                   \
+  {                                                                            \
+    void *block = call;                                                        \
+    KEEP (block);                                                              \
+    return block;                                                              \
+  }
 
-__attribute__ ((noinline)) static void *
-by_calloc (size_t size)
-{
-  void *block = calloc (2, size);
-  KEEP (block);
-  return block;
-}
-
-__attribute__ ((noinline)) static void *
-by_realloc (size_t size)
-{
-  void *block = realloc (NULL, size);
-  KEEP (block);
-  return block;
-}
-
-__attribute__ ((noinline)) static void *
-by_reallocarray (size_t size)
-{
-  void *block = reallocarray (NULL, 3, size);
-  KEEP (block);
-  return block;
-}
-
-__attribute__ ((noinline)) static void *
-by_memalign (size_t size)
-{
-  void *block = memalign (64, size);
-  KEEP (block);
-  return block;
-}
-
-__attribute__ ((noinline)) static void *
-by_aligned_alloc (size_t size)
-{
-  void *block = aligned_alloc (32, size);
-  KEEP (block);
-  return block;
-}
+BY (by_malloc, malloc (size))
+BY (by_calloc, calloc (2, size))
+BY (by_realloc, realloc (NULL, size))
+BY (by_reallocarray, reallocarray (NULL, 3, size))
+BY (by_memalign, memalign (64, size))
+BY (by_aligned_alloc, aligned_alloc (32, size))
+BY (by_valloc, valloc (size))
+BY (by_pvalloc, pvalloc (size))
 
 __attribute__ ((noinline)) static void *
 by_posix_memalign (size_t size)
@@ -76,22 +46,6 @@ by_posix_memalign (size_t size)
   void *block = NULL;
   if (posix_memalign (&block, 128, size) != 0)
     block = NULL;
-  KEEP (block);
-  return block;
-}
-
-__attribute__ ((noinline)) static void *
-by_valloc (size_t size)
-{
-  void *block = valloc (size);
-  KEEP (block);
-  return block;
-}
-
-__attribute__ ((noinline)) static void *
-by_pvalloc (size_t size)
-{
-  void *block = pvalloc (size);
   KEEP (block);
   return block;
 }
