@@ -816,7 +816,9 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 static __attribute__ ((noinline)) void *
 malloc_at (size_t size, uintptr_t site)
 {
+  STACK_ENTRY_BEGIN ();
   void *result = allocate (size, PLAIN_ALIGNMENT, site);
+  STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
   return result;
 }
@@ -941,10 +943,12 @@ calloc_at (size_t count, size_t size, size_t bytes, bool overflow,
   else
     {
       pointer = NULL;
+      STACK_ENTRY_BEGIN ();
       if (slab_takes (bytes, PLAIN_ALIGNMENT))
         pointer = slab_allocate (bytes, site);
       if (pointer == NULL)
         pointer = allocate_with_header (bytes, PLAIN_ALIGNMENT, site, weight);
+      STACK_ENTRY_END ();
       if (pointer != NULL)
         memset (pointer, 0, bytes);
     }
@@ -971,7 +975,9 @@ traced_reallocate (unsigned op, void *pointer, size_t size,
                    uint64_t traced_size, uintptr_t caller_return)
 {
   uint64_t before = trace_is_recording () ? trace_next_sequence () : 0;
+  STACK_ENTRY_BEGIN ();
   void *result = reallocate (pointer, size, caller_return);
+  STACK_ENTRY_END ();
   if (before != 0 && trace_is_recording ())
     allocator_trace_allocation (op, 0, traced_size, before, result,
                                 (uintptr_t) pointer);
@@ -1019,7 +1025,9 @@ memalign (size_t alignment, size_t size)
         rounded <<= 1;
       alignment = rounded;
     }
+  STACK_ENTRY_BEGIN ();
   void *result = allocate (size, alignment, CALLER);
+  STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_MEMALIGN, 0, size, alignment, result);
   return result;
 }
@@ -1033,7 +1041,9 @@ aligned_alloc (size_t alignment, size_t size)
       errno = EINVAL;
       return NULL;
     }
+  STACK_ENTRY_BEGIN ();
   void *result = allocate (size, alignment, CALLER);
+  STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_ALIGNED_ALLOC, 0, size, alignment, result);
   return result;
 }
@@ -1049,7 +1059,9 @@ posix_memalign (void **result, size_t alignment, size_t size)
       TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment, NULL);
       return EINVAL;
     }
+  STACK_ENTRY_BEGIN ();
   pointer = allocate (size, alignment, CALLER);
+  STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment, pointer);
   if (pointer == NULL)
     {
@@ -1064,7 +1076,9 @@ MEMPROF_EXPORT void *
 valloc (size_t size)
 {
   size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  STACK_ENTRY_BEGIN ();
   void *result = allocate (size, page, CALLER);
+  STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_VALLOC, 0, size, page, result);
   return result;
 }
@@ -1080,7 +1094,9 @@ pvalloc (size_t size)
       errno = ENOMEM;
       return NULL;
     }
+  STACK_ENTRY_BEGIN ();
   void *result = allocate (rounded, page, CALLER);
+  STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_PVALLOC, 0, size, page, result);
   return result;
 }

@@ -44,6 +44,10 @@
    frame's function, an allocation or a recursive call each (binary
    trees: 17, as GCC inlines the recursion into itself).  */
 #define NODE_STEPS 32
+/* Slots a step is looked for in, from its home slot: a step that finds
+   them taken goes to the table, so a full node's miss costs this many
+   probes, not NODE_STEPS.  */
+#define NODE_PROBES 4
 
 struct fold_context;
 struct fold_node;
@@ -247,7 +251,7 @@ static inline const struct fold_node *
 step_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc)
 {
   if (from != NULL)
-    for (unsigned i = step_home (pc), n = 0; n < NODE_STEPS;
+    for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
          i = (i + 1) % NODE_STEPS, n++)
       {
         const struct fold_edge *edge = &from->steps[i];
@@ -268,7 +272,7 @@ step_add_locked (struct fold_slot *table, const struct fold_node *from,
                  uintptr_t pc, const struct fold_node *to)
 {
   if (from != NULL)
-    for (unsigned i = step_home (pc), n = 0; n < NODE_STEPS;
+    for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
          i = (i + 1) % NODE_STEPS, n++)
       {
         struct fold_edge *edge = (struct fold_edge *) &from->steps[i];
@@ -360,24 +364,34 @@ fold_memo_context (const uintptr_t *whole, const uintptr_t *functions,
     return NULL;
   if (known > count)
     known = count;
-  /* WHOLE is leaf first; K counts frames from the root.  */
-  while (k < known && last_frames[k] == whole[count - 1 - k])
+  /* WHOLE is leaf first; K counts frames from the root, ROOT[-K].  Two
+     frames a round, one branch for both.  */
+  const uintptr_t *root = whole + count - 1;
+  const uintptr_t *root_functions = functions + count - 1;
+  while (k + 1 < known
+         && ((last_frames[k] ^ root[-k]) | (last_frames[k + 1] ^ root[-k - 1]))
+                == 0)
+    k += 2;
+  if (k < known && last_frames[k] == root[-k])
     k++;
   if (k > 0)
     node = last_nodes[k - 1];
-  last_count = (uint32_t) k;
   for (; k < count; k++)
     {
-      int i = count - 1 - k;
-      node = fold_step (table, node, whole[i] - 1, functions[i]);
+      node = fold_step (table, node, root[-k] - 1, root_functions[-k]);
       if (UNLIKELY (node == NULL))
-        return NULL;
+        {
+          last_count
+              = (uint32_t) (k < LAST_STACK_FRAMES ? k : LAST_STACK_FRAMES);
+          return NULL;
+        }
       if (k < LAST_STACK_FRAMES)
         {
-          last_frames[k] = whole[i];
+          last_frames[k] = root[-k];
           last_nodes[k] = node;
-          last_count = (uint32_t) k + 1;
         }
     }
+  last_count
+      = (uint32_t) (count < LAST_STACK_FRAMES ? count : LAST_STACK_FRAMES);
   return node_context (node, max);
 }

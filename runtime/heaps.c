@@ -232,7 +232,9 @@ __memprof_heap_alloc (unsigned heap, const void *block, size_t size)
     }
   if (take_live (heap, pointer, &previous))
     heap_block_freed (&previous);
+  STACK_ENTRY_BEGIN ();
   record.context = allocator_capture_context (size, caller, &record.weight);
+  STACK_ENTRY_END ();
   if (record.context == NULL)
     return;
   record.user = pointer & ~(uintptr_t) (MEMPROF_GRANULE_SIZE - 1);

@@ -291,6 +291,17 @@ int stack_capture (uintptr_t *pcs, int max, uintptr_t caller_return);
    function of each where known (0 where not); returns the count.  */
 int stack_capture_raw (uintptr_t *whole, uintptr_t *functions,
                        uintptr_t caller_return);
+/* The frame of the entry point whose path is running (its return
+   address is the program's), for the capture to start from; NULL when
+   none is known.  */
+extern __thread const uintptr_t *stack_entry_frame
+    __attribute__ ((tls_model ("initial-exec")));
+/* Every entry point whose path may capture a stack runs it between
+   these two, in its own frame (stack.c, "The entry's frame").  */
+#define STACK_ENTRY_BEGIN()                                                    \
+  const uintptr_t *entry_frame_before = stack_entry_frame;                     \
+  stack_entry_frame = __builtin_frame_address (0)
+#define STACK_ENTRY_END() (stack_entry_frame = entry_frame_before)
 /* The same by a full unwind with libunwind, whatever the unwinder option
    (for verify_contexts).  */
 int stack_capture_full (uintptr_t *whole, uintptr_t *functions,

@@ -122,6 +122,7 @@ static void *
 new_or_throw (size_t size, size_t alignment, uintptr_t caller_return,
               unsigned op, unsigned flags)
 {
+  STACK_ENTRY_BEGIN ();
   for (;;)
     {
       void *pointer = allocator_allocate (size, alignment, caller_return);
@@ -129,6 +130,7 @@ new_or_throw (size_t size, size_t alignment, uintptr_t caller_return,
 
       if (LIKELY (pointer != NULL))
         {
+          STACK_ENTRY_END ();
           TRACE_ALLOCATION (op, flags, size,
                             TRACED_ALIGNMENT (flags, alignment), pointer);
           return pointer;
@@ -136,6 +138,7 @@ new_or_throw (size_t size, size_t alignment, uintptr_t caller_return,
       handler = current_new_handler ();
       if (handler == NULL)
         {
+          STACK_ENTRY_END ();
           TRACE_ALLOCATION (op, flags, size,
                             TRACED_ALIGNMENT (flags, alignment), NULL);
           throw_bad_alloc ("failed", size);
@@ -177,12 +180,14 @@ static void *
 new_or_null (size_t size, size_t alignment, uintptr_t caller_return,
              unsigned op, unsigned flags)
 {
+  STACK_ENTRY_BEGIN ();
   void *pointer = allocator_allocate (size, alignment, caller_return);
   if (UNLIKELY (pointer == NULL) && current_new_handler () != NULL)
     {
       struct retry retry = { size, alignment, caller_return };
       pointer = call_catching (retry_after_new_handlers, &retry);
     }
+  STACK_ENTRY_END ();
   TRACE_ALLOCATION (op, flags, size, TRACED_ALIGNMENT (flags, alignment),
                     pointer);
   return pointer;

@@ -558,6 +558,23 @@ runtime_frame_of (const uintptr_t *frame, uintptr_t caller_return,
   return NULL;
 }
 
+__thread const uintptr_t *stack_entry_frame
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* The entry point's own frame (STACK_ENTRY_BEGIN), which its path keeps
+   while it runs, if it lies above OWN in the stack and returns to
+   CALLER_RETURN; NULL when not (docs/internals.md, "The entry's
+   frame").  */
+static inline const uintptr_t *
+entry_frame (const uintptr_t *own, uintptr_t caller_return, uintptr_t high)
+{
+  const uintptr_t *frame = stack_entry_frame;
+  if (frame <= own || (uintptr_t) frame > high - 2 * sizeof (uintptr_t)
+      || frame[1] != caller_return)
+    return NULL;
+  return frame;
+}
+
 /* ---- The thread's last chain ----
 
    A thread's consecutive allocations have most of their stacks in
@@ -870,18 +887,24 @@ static int
 walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
       uintptr_t low, uintptr_t high)
 {
-  int count = 0;
+  /* A long, so that it indexes both arrays with no sign extension.  */
+  long count = 0;
   /* STATE.sp is in the stack (from a frame there), and every step keeps
      it there and makes it grow.  */
   if (state.sp < low || high < 2 * sizeof (uintptr_t))
     return -1;
   uintptr_t limit = high - 2 * sizeof (uintptr_t);
   hot_frames_check_epoch ();
+  /* The table's address, computed once (from the thread pointer), not
+     at each frame.  */
+  struct hot_frame (*table)[2] = hot_frames;
+  __asm__("" : "+r"(table)); /* kept in a register, not recomputed */
   for (;;)
     {
       if (count == max)
-        return count;
-      const struct hot_frame *hot = hot_frame_set (state.return_address);
+        return (int) count;
+      const struct hot_frame *hot
+          = table[(state.return_address * 0x9e3779b97f4a7c15ULL) >> 58];
       if (LIKELY (hot->return_address == state.return_address)
           || (++hot)->return_address == state.return_address)
         {
@@ -900,7 +923,7 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
               continue;
             }
           if (hot_rule & RULE_END)
-            return count;
+            return (int) count;
           if (!step_by_rule (&state, hot_rule, low, high))
             return -1;
           rule_steps++;
@@ -916,7 +939,7 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
         return -1;
       functions[count] = function_in (facts);
       out[count++] = state.return_address;
-      return tail_from_cache (out, functions, count, max, &state);
+      return tail_from_cache (out, functions, (int) count, max, &state);
     }
 }
 
@@ -942,8 +965,10 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
       uintptr_t low, high;
       chain_length = runtime_frame_count = 0;
       known_stack_bounds (&low, &high);
-      const uintptr_t *frame = runtime_frame_of (__builtin_frame_address (0),
-                                                 caller_return, low, high);
+      const uintptr_t *own = __builtin_frame_address (0);
+      const uintptr_t *frame = entry_frame (own, caller_return, high);
+      if (frame == NULL)
+        frame = runtime_frame_of (own, caller_return, low, high);
       count = frame != NULL
                   ? walk (out, functions, max, state_above (frame), low, high)
                   : -1;
@@ -964,7 +989,9 @@ capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
 
   known_stack_bounds (&low, &high);
   const uintptr_t *own = __builtin_frame_address (0);
-  const uintptr_t *frame = runtime_frame_again (own, caller_return, low, high);
+  const uintptr_t *frame = entry_frame (own, caller_return, high);
+  if (frame == NULL)
+    frame = runtime_frame_again (own, caller_return, low, high);
   if (frame == NULL)
     {
       frame = runtime_frame_remembered (own, caller_return, low, high);

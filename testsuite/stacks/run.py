@@ -29,6 +29,10 @@ built with the plugin at -O0 and -O2:
 - verify_contexts=1: every context the fast unwinder and the thread's
   context cache give is the one a full unwind gives, on callbacks.c,
   recursion.c and a real program (libiberty's C++ demangler);
+- the capture starts at the frame of the entry point the program called
+  (entry_points.c: each allocating entry point of the malloc family from
+  its own function): the full unwind's stacks, each function's
+  allocations as the program counted them;
 - a return address whose frame-pointer step turns wrong (changed_step.c,
   hand-written assembly) is stepped wrongly only until the first check
   against a full unwind, never after: no cache of verdicts, the thread's
@@ -62,6 +66,10 @@ DEPTH = 9
 # Folded, a context is an allocation call, the physical frames of distinct
 # functions around it and markers: a few per allocation call and caller.
 FOLDED_CONTEXTS_MAX = 40
+# entry_points.c's functions, one an entry point, in the order it prints.
+ENTRY_FUNCTIONS = ("by_malloc", "by_calloc", "by_realloc", "by_reallocarray",
+                   "by_memalign", "by_aligned_alloc", "by_posix_memalign",
+                   "by_valloc", "by_pvalloc")
 # glibc_alloc.c: libunwind steps to learn the rules of the frames without
 # frame pointers, one per return address (a few dozen), whatever the
 # number of allocations.
@@ -391,6 +399,40 @@ def test_reentry(work):
         verify_log(label, binary, work, expected, depth, cached=False)
 
 
+def test_entry_points(work):
+    """entry_points.c: allocations through each entry point of the malloc
+    family (malloc, calloc, realloc, reallocarray, memalign, aligned_alloc,
+    posix_memalign, valloc, pvalloc), each from its own function, at a
+    depth that changes at every allocation.  The capture starts at the
+    frame of the entry point called (runtime/stack.c, "The entry's
+    frame"): unwinder=fast gives the full unwind's stacks, each function
+    has the allocations the program counted through its entry point, few
+    stacks are unwound in full, and verify_contexts=1 finds none wrong."""
+    depth = ["12"]
+    for name, label, binary, expected, log in unwound_builds(
+            work, "entry_points.c", "entry-points", depth,
+            (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+             ("no-plugin", ["-O2", "-fno-omit-frame-pointer"]))):
+        words = expected.stdout.split()
+        made = dict(zip(ENTRY_FUNCTIONS, (int(n) for n in words[1:])))
+        figures = unwinder_figures(log)
+        blocks = sum(made.values())
+        results.check(figures is not None and figures[0] < blocks // 10,
+                      f"{label}: fewer than 10% of its {blocks} stacks unwound in full",
+                      log[-300:])
+        _, _, records = profile_of(binary, work, f"entry-points-{name}-folded", "", depth)
+        if records is None:
+            continue
+        found = {function: sum(r["allocs"] for r in records
+                               if physical_functions(r)[:1] == [function])
+                 for function in ENTRY_FUNCTIONS}
+        results.check(len(made) == len(ENTRY_FUNCTIONS) and found == made,
+                      f"{label}: each entry point's allocations under the function that "
+                      f"called it, as the program counted ({blocks})",
+                      f"{found} != {made}")
+        verify_log(label, binary, work, expected, depth, cached=False)
+
+
 def test_changed_step(work):
     """changed_step.c: a return address whose frame-pointer step is right
     in a first phase and wrong in a second (hand-written assembly).  The
@@ -467,6 +509,7 @@ def main():
     test_verify_contexts(work)
     test_glibc_frames(work)
     test_reentry(work)
+    test_entry_points(work)
     test_changed_step(work)
     test_clock(work)
     return results.finish()
