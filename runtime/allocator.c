@@ -598,6 +598,31 @@ no_observers (void)
          & UNSAMPLED_UNWATCHED;
 }
 
+/* Take BYTES off the thread's countdown; true, with the countdown as it
+   was, when that would end it (it was BYTES or less, as unsigned).  One
+   subtraction on the thread's word whose flags decide (sub, jbe): GCC
+   writes a load, a compare, a branch, a subtraction and a store.  */
+static inline bool
+countdown_ends (uint64_t bytes)
+{
+  bool ended;
+#if defined(__x86_64__)
+  __asm__("subq %[bytes], %[countdown]"
+          : [countdown] "+m"(sampling_thread.bytes_until_sample),
+            "=@ccbe"(ended)
+          : [bytes] "r"(bytes));
+#else
+  ended = (uint64_t) sampling_thread.bytes_until_sample <= bytes;
+  sampling_thread.bytes_until_sample -= (int64_t) bytes;
+#endif
+  if (UNLIKELY (ended))
+    {
+      sampling_thread.bytes_until_sample += (int64_t) bytes;
+      return true;
+    }
+  return false;
+}
+
 /* The always-on mode's common case, in as few instructions as it takes
    (a native malloc+free pair costs about 15 ns, so each one shows): is
    the allocation of SIZE at SITE one that sampling leaves out, decided
@@ -624,11 +649,7 @@ malloc_left_out_quickly (size_t size, uintptr_t site)
   /* bytes_until_sample is never negative here; a SIZE above it (or one
      above INT64_MAX) ends the countdown: malloc_at's.  */
   uint64_t bytes = size ? size : 1;
-  int64_t before = sampling_thread.bytes_until_sample;
-  if ((uint64_t) before <= bytes)
-    return false;
-  sampling_thread.bytes_until_sample = before - (int64_t) bytes;
-  return true;
+  return !countdown_ends (bytes);
 }
 
 /* allocate_with_header, or glibc's block when ALIGNMENT is malloc's and
