@@ -617,7 +617,12 @@ countdown_ends (uint64_t bytes)
 #endif
   if (UNLIKELY (ended))
     {
-      sampling_thread.bytes_until_sample += (int64_t) bytes;
+      /* A signal handler's malloc between the subtraction and this line
+         found the countdown below zero and took its own bytes off it:
+         never leave it negative (read as unsigned, a huge countdown
+         would end sampling on this thread); 0 draws a new one.  */
+      int64_t restored = sampling_thread.bytes_until_sample + (int64_t) bytes;
+      sampling_thread.bytes_until_sample = restored < 0 ? 0 : restored;
       return true;
     }
   return false;
