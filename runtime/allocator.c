@@ -237,29 +237,34 @@ first_allocation_at (uintptr_t site)
 static __thread struct
 {
   int64_t bytes_until_sample;
-  uintptr_t sites_seen[SITES_SEEN];
+  uintptr_t sites_seen[SITES_SEEN / 2];   /* each set's most recent */
+  uintptr_t sites_before[SITES_SEEN / 2]; /* and the one before it */
 } sampling_thread __attribute__ ((tls_model ("initial-exec")));
 
-/* The first of SITE's two entries in sites_seen.  Sites are return
+/* SITE's set in sites_seen and sites_before.  Sites are return
    addresses a few bytes apart (binary_trees: 76 malloc calls in 6 KiB of
    code, GCC inlines `build` into itself), so the set is the address's
    bits 4 to 10: neighbouring calls take neighbouring sets, and a set
    holds two sites 2 KiB apart.  binary_trees' 76 sites then share no set
    beyond its two ways; a product hash into 256 single entries left 22 of
    them colliding (a census call on 2 % of its allocations).  Bits below
-   12 do not move with the load address, so neither does this.  */
+   12 do not move with the load address, so neither does this.  The two
+   ways are two arrays, not pairs: GCC then reads both from the one
+   thread-pointer offset (%fs:OFFSET(%reg,%set,8)); as pairs it rebuilt
+   the address of the second for each call.  */
 static inline unsigned
 site_seen_slot (uintptr_t site)
 {
-  return (unsigned) (site >> 3) & (SITES_SEEN - 2); /* (bits 4-10) * 2 */
+  return (unsigned) (site >> 4) & (SITES_SEEN / 2 - 1);
 }
 
 /* Is SITE one of the thread's recent sites?  */
 static inline bool
 site_seen (uintptr_t site)
 {
-  const uintptr_t *set = &sampling_thread.sites_seen[site_seen_slot (site)];
-  return set[0] == site || set[1] == site;
+  unsigned set = site_seen_slot (site);
+  return sampling_thread.sites_seen[set] == site
+         || sampling_thread.sites_before[set] == site;
 }
 
 /* Is an allocation of SIZE bytes, made at SITE, sampled?  If so, *WEIGHT
@@ -307,10 +312,10 @@ sample_allocation (uint64_t size, uintptr_t site, uint32_t *weight)
   /* A loop allocating at a few sites asks the census once for each.  */
   if (!site_seen (site))
     {
-      uintptr_t *set = &sampling_thread.sites_seen[site_seen_slot (site)];
+      unsigned set = site_seen_slot (site);
       bool first = first_allocation_at (site);
-      set[1] = set[0];
-      set[0] = site;
+      sampling_thread.sites_before[set] = sampling_thread.sites_seen[set];
+      sampling_thread.sites_seen[set] = site;
       if (first)
         return true;
     }
@@ -593,27 +598,63 @@ no_observers (void)
          & UNSAMPLED_UNWATCHED;
 }
 
+/* Take BYTES off the thread's countdown; true, with the countdown as it
+   was, when that would end it (it was BYTES or less, as unsigned).  One
+   subtraction on the thread's word whose flags decide (sub, jbe): GCC
+   writes a load, a compare, a branch, a subtraction and a store.  */
+static inline bool
+countdown_ends (uint64_t bytes)
+{
+  bool ended;
+#if defined(__x86_64__)
+  __asm__("subq %[bytes], %[countdown]"
+          : [countdown] "+m"(sampling_thread.bytes_until_sample),
+            "=@ccbe"(ended)
+          : [bytes] "r"(bytes));
+#else
+  ended = (uint64_t) sampling_thread.bytes_until_sample <= bytes;
+  sampling_thread.bytes_until_sample -= (int64_t) bytes;
+#endif
+  if (UNLIKELY (ended))
+    {
+      /* A signal handler's malloc between the subtraction and this line
+         found the countdown below zero and took its own bytes off it:
+         never leave it negative (read as unsigned, a huge countdown
+         would end sampling on this thread); 0 draws a new one.  */
+      int64_t restored = sampling_thread.bytes_until_sample + (int64_t) bytes;
+      sampling_thread.bytes_until_sample = restored < 0 ? 0 : restored;
+      return true;
+    }
+  return false;
+}
+
 /* The always-on mode's common case, in as few instructions as it takes
    (a native malloc+free pair costs about 15 ns, so each one shows): is
    the allocation of SIZE at SITE one that sampling leaves out, decided
    without the census or the end of the countdown, with nobody watching?
    Then the countdown is taken down as sample_allocation would.  Any
-   other case is malloc_at's, which decides it as before.  */
+   other case is malloc_at's, which decides it as before.
+
+   in_runtime is not asked (4 instructions an allocation): the runtime's
+   own allocations made while it is set (libunwind, dl_iterate_phdr,
+   stdio when the profile is written) come from call sites in the C
+   library or the runtime; where such a site is also in the thread's
+   table (the program called the same function), the allocation takes
+   glibc's block here and the countdown is taken down by its size, as
+   the program's own would be.  It is never recorded: the fast path
+   records nothing, and an allocation that would end the countdown goes
+   to malloc_at, whose sampling_keeps sees in_runtime as before.  */
 static inline bool
 malloc_left_out_quickly (size_t size, uintptr_t site)
 {
   if (atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
           != UNSAMPLED_OPEN
-      || in_runtime || !site_seen (site))
+      || !site_seen (site))
     return false;
   /* bytes_until_sample is never negative here; a SIZE above it (or one
      above INT64_MAX) ends the countdown: malloc_at's.  */
   uint64_t bytes = size ? size : 1;
-  int64_t before = sampling_thread.bytes_until_sample;
-  if ((uint64_t) before <= bytes)
-    return false;
-  sampling_thread.bytes_until_sample = before - (int64_t) bytes;
-  return true;
+  return !countdown_ends (bytes);
 }
 
 /* allocate_with_header, or glibc's block when ALIGNMENT is malloc's and

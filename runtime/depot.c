@@ -18,6 +18,11 @@
 static const size_t depot_arena_sizes[] = { 8UL << 30, 1UL << 30, 128UL << 20 };
 
 static struct depot_context *_Atomic *depot_table;
+/* One bit per bucket, set when the bucket gets its first record: the
+   walk over every context (depot_for_each, when the profile is written)
+   reads these 128 KiB, not the table's 8 MiB (2-3 ms a run).  */
+#define DEPOT_USED_WORDS (DEPOT_BUCKETS / 64)
+static _Atomic uint64_t *depot_used;
 static char *depot_arena;
 static size_t depot_arena_size;
 static _Atomic size_t depot_arena_used;
@@ -43,13 +48,14 @@ depot_setup (void)
   if (!depot_ready)
     {
       depot_table = runtime_map (DEPOT_BUCKETS * sizeof *depot_table);
+      depot_used = runtime_map (DEPOT_USED_WORDS * sizeof *depot_used);
       for (size_t i = 0;
            depot_arena == NULL
            && i < sizeof depot_arena_sizes / sizeof depot_arena_sizes[0];
            i++)
         if ((depot_arena = runtime_map (depot_arena_sizes[i])) != NULL)
           depot_arena_size = depot_arena_sizes[i];
-      if (depot_table != NULL && depot_arena != NULL)
+      if (depot_table != NULL && depot_used != NULL && depot_arena != NULL)
         atomic_store_explicit (&depot_ready, true, memory_order_release);
     }
   spin_unlock (&depot_setup_lock);
@@ -124,7 +130,8 @@ depot_intern (const uintptr_t *pcs, uint32_t depth)
 
   if (!depot_setup ())
     return overflow_context ();
-  bucket = &depot_table[hash & (DEPOT_BUCKETS - 1)];
+  size_t index = hash & (DEPOT_BUCKETS - 1);
+  bucket = &depot_table[index];
   head = atomic_load_explicit (bucket, memory_order_acquire);
   found = find_in_chain (head, hash, pcs, depth);
   if (found != NULL)
@@ -143,6 +150,10 @@ depot_intern (const uintptr_t *pcs, uint32_t depth)
       if (atomic_compare_exchange_weak_explicit (
               bucket, &head, fresh, memory_order_release, memory_order_acquire))
         {
+          if (head == NULL)
+            atomic_fetch_or_explicit (&depot_used[index / 64],
+                                      1ULL << (index % 64),
+                                      memory_order_release);
           atomic_fetch_add (&depot_contexts, 1);
           return fresh;
         }
@@ -300,13 +311,16 @@ void
 depot_for_each (void (*visit) (struct depot_context *, void *), void *cookie)
 {
   if (depot_ready)
-    for (size_t i = 0; i < DEPOT_BUCKETS; i++)
-      {
-        struct depot_context *head
-            = atomic_load_explicit (&depot_table[i], memory_order_acquire);
-        if (head != NULL)
-          visit_chain (head, visit, cookie);
-      }
+    for (size_t word = 0; word < DEPOT_USED_WORDS; word++)
+      for (uint64_t used
+           = atomic_load_explicit (&depot_used[word], memory_order_acquire);
+           used != 0; used &= used - 1)
+        {
+          size_t i = word * 64 + (size_t) __builtin_ctzll (used);
+          visit_chain (
+              atomic_load_explicit (&depot_table[i], memory_order_acquire),
+              visit, cookie);
+        }
   if (depot_overflow.context.id != 0)
     visit (&depot_overflow.context, cookie);
 }
