@@ -438,13 +438,13 @@ length_of (const char *text)
    may start to count (a module noted, an option set), interceptors_recheck
    sends every function to its NAME_entry again.  The jump leaves the
    return address as the caller's: NAME_entry sees the caller.  */
-#define JUMP_THROUGH(type, name, parameters, ...)                              \
+#define JUMP_THROUGH(type, name, parameters, arguments)                        \
   static type name##_entry parameters;                                         \
   static type (*_Atomic name##_target) parameters = name##_entry;              \
   FRAMELESS MEMPROF_EXPORT type name parameters                                \
   {                                                                            \
-    return atomic_load_explicit (&name##_target,                               \
-                                 memory_order_relaxed) (__VA_ARGS__);          \
+    return atomic_load_explicit (&name##_target, memory_order_relaxed)         \
+        arguments;                                                             \
   }
 
 #define FRAMELESS __attribute__ ((optimize ("omit-frame-pointer")))
@@ -461,7 +461,7 @@ static _Atomic unsigned recheck_generation;
    (containers: 29 % of its time went to the counting path there): the C
    library's function at once, NAME's target left as it is for the next
    burst.  */
-#define PASS_THROUGH(name, ...)                                                \
+#define PASS_THROUGH(name, arguments)                                          \
   do                                                                           \
     {                                                                          \
       unsigned generation = atomic_load (&recheck_generation);                 \
@@ -471,12 +471,26 @@ static _Atomic unsigned recheck_generation;
           atomic_store (&name##_target, known);                                \
           if (atomic_load (&recheck_generation) != generation)                 \
             atomic_store (&name##_target, name##_entry);                       \
-          return known (__VA_ARGS__);                                          \
+          return known arguments;                                              \
         }                                                                      \
       if (LIKELY (known != NULL) && between_access_bursts ())                  \
-        return known (__VA_ARGS__);                                            \
+        return known arguments;                                                \
     }                                                                          \
   while (0)
+
+#define NO_ATTRIBUTES
+
+/* NAME, exported, and NAME_entry (with ATTRIBUTES): the C library's
+   function when nothing counts, else COUNTED, an expression of the
+   ARGUMENTS and of CALLER, NAME's caller.  */
+#define INTERCEPT(attributes, type, name, parameters, arguments, counted)      \
+  JUMP_THROUGH (type, name, parameters, arguments)                             \
+  attributes static type name##_entry parameters                               \
+  {                                                                            \
+    PASS_THROUGH (name, arguments);                                            \
+    const void *caller = __builtin_return_address (0);                         \
+    return counted;                                                            \
+  }
 
 /* memcpy and memmove when something may count (out of line: the fast
    path of the exported functions then saves no registers).  */
@@ -489,25 +503,13 @@ copy_counted (bool move, void *to, const void *from, size_t size,
   return result;
 }
 
-JUMP_THROUGH (void *, memcpy, (void *to, const void *from, size_t size), to,
-              from, size)
+INTERCEPT (NO_ATTRIBUTES, void *, memcpy,
+           (void *to, const void *from, size_t size), (to, from, size),
+           copy_counted (false, to, from, size, caller))
 
-static void *
-memcpy_entry (void *to, const void *from, size_t size)
-{
-  PASS_THROUGH (memcpy, to, from, size);
-  return copy_counted (false, to, from, size, __builtin_return_address (0));
-}
-
-JUMP_THROUGH (void *, memmove, (void *to, const void *from, size_t size), to,
-              from, size)
-
-static void *
-memmove_entry (void *to, const void *from, size_t size)
-{
-  PASS_THROUGH (memmove, to, from, size);
-  return copy_counted (true, to, from, size, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, void *, memmove,
+           (void *to, const void *from, size_t size), (to, from, size),
+           copy_counted (true, to, from, size, caller))
 
 static __attribute__ ((noinline)) void *
 mempcpy_counted (void *to, const void *from, size_t size, const void *caller)
@@ -519,15 +521,9 @@ mempcpy_counted (void *to, const void *from, size_t size, const void *caller)
   return result;
 }
 
-JUMP_THROUGH (void *, mempcpy, (void *to, const void *from, size_t size), to,
-              from, size)
-
-static void *
-mempcpy_entry (void *to, const void *from, size_t size)
-{
-  PASS_THROUGH (mempcpy, to, from, size);
-  return mempcpy_counted (to, from, size, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, void *, mempcpy,
+           (void *to, const void *from, size_t size), (to, from, size),
+           mempcpy_counted (to, from, size, caller))
 
 PLAIN static __attribute__ ((noinline)) void *
 memset_counted (void *to, int value, size_t size, const void *caller)
@@ -543,15 +539,8 @@ memset_counted (void *to, int value, size_t size, const void *caller)
   return to;
 }
 
-JUMP_THROUGH (void *, memset, (void *to, int value, size_t size), to, value,
-              size)
-
-PLAIN static void *
-memset_entry (void *to, int value, size_t size)
-{
-  PASS_THROUGH (memset, to, value, size);
-  return memset_counted (to, value, size, __builtin_return_address (0));
-}
+INTERCEPT (PLAIN, void *, memset, (void *to, int value, size_t size),
+           (to, value, size), memset_counted (to, value, size, caller))
 
 /* The comparisons: the result is the C library's own (its sign is all
    the standard promises, and programs must see what they saw before); the
@@ -596,15 +585,9 @@ memcmp_counted (const void *a, const void *b, size_t size, const void *caller)
   return compare (real_memcmp (), caller, a, b, size, false);
 }
 
-JUMP_THROUGH (int, memcmp, (const void *a, const void *b, size_t size), a, b,
-              size)
-
-static int
-memcmp_entry (const void *a, const void *b, size_t size)
-{
-  PASS_THROUGH (memcmp, a, b, size);
-  return memcmp_counted (a, b, size, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, int, memcmp,
+           (const void *a, const void *b, size_t size), (a, b, size),
+           memcmp_counted (a, b, size, caller))
 
 PLAIN static __attribute__ ((noinline)) void *
 memchr_counted (const void *where, int value, size_t size, const void *caller)
@@ -625,15 +608,8 @@ memchr_counted (const void *where, int value, size_t size, const void *caller)
   return result;
 }
 
-JUMP_THROUGH (void *, memchr, (const void *where, int value, size_t size),
-              where, value, size)
-
-PLAIN static void *
-memchr_entry (const void *where, int value, size_t size)
-{
-  PASS_THROUGH (memchr, where, value, size);
-  return memchr_counted (where, value, size, __builtin_return_address (0));
-}
+INTERCEPT (PLAIN, void *, memchr, (const void *where, int value, size_t size),
+           (where, value, size), memchr_counted (where, value, size, caller))
 
 static __attribute__ ((noinline)) size_t
 strlen_counted (const char *text, const void *caller)
@@ -646,14 +622,8 @@ strlen_counted (const char *text, const void *caller)
   return length;
 }
 
-JUMP_THROUGH (size_t, strlen, (const char *text), text)
-
-static size_t
-strlen_entry (const char *text)
-{
-  PASS_THROUGH (strlen, text);
-  return strlen_counted (text, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, size_t, strlen, (const char *text), (text),
+           strlen_counted (text, caller))
 
 static __attribute__ ((noinline)) size_t
 strnlen_counted (const char *text, size_t limit, const void *caller)
@@ -665,14 +635,8 @@ strnlen_counted (const char *text, size_t limit, const void *caller)
   return length;
 }
 
-JUMP_THROUGH (size_t, strnlen, (const char *text, size_t limit), text, limit)
-
-static size_t
-strnlen_entry (const char *text, size_t limit)
-{
-  PASS_THROUGH (strnlen, text, limit);
-  return strnlen_counted (text, limit, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, size_t, strnlen, (const char *text, size_t limit),
+           (text, limit), strnlen_counted (text, limit, caller))
 
 static __attribute__ ((noinline)) int
 strcmp_counted (const char *a, const char *b, const void *caller)
@@ -682,14 +646,8 @@ strcmp_counted (const char *a, const char *b, const void *caller)
                   (size_t) -1, true);
 }
 
-JUMP_THROUGH (int, strcmp, (const char *a, const char *b), a, b)
-
-static int
-strcmp_entry (const char *a, const char *b)
-{
-  PASS_THROUGH (strcmp, a, b);
-  return strcmp_counted (a, b, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, int, strcmp, (const char *a, const char *b), (a, b),
+           strcmp_counted (a, b, caller))
 
 static __attribute__ ((noinline)) int
 strncmp_counted (const char *a, const char *b, size_t limit, const void *caller)
@@ -699,15 +657,9 @@ strncmp_counted (const char *a, const char *b, size_t limit, const void *caller)
                   true);
 }
 
-JUMP_THROUGH (int, strncmp, (const char *a, const char *b, size_t limit), a, b,
-              limit)
-
-static int
-strncmp_entry (const char *a, const char *b, size_t limit)
-{
-  PASS_THROUGH (strncmp, a, b, limit);
-  return strncmp_counted (a, b, limit, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, int, strncmp,
+           (const char *a, const char *b, size_t limit), (a, b, limit),
+           strncmp_counted (a, b, limit, caller))
 
 /* strcpy and stpcpy when something may count: the string FROM copied
    to TO (the bytes counted), its end in TO returned.  STPCPY: the
@@ -723,24 +675,11 @@ copy_string_counted (char *to, const char *from, const void *caller,
   return to + size - 1;
 }
 
-JUMP_THROUGH (char *, strcpy, (char *to, const char *from), to, from)
+INTERCEPT (NO_ATTRIBUTES, char *, strcpy, (char *to, const char *from),
+           (to, from), (copy_string_counted (to, from, caller, false), to))
 
-static char *
-strcpy_entry (char *to, const char *from)
-{
-  PASS_THROUGH (strcpy, to, from);
-  copy_string_counted (to, from, __builtin_return_address (0), false);
-  return to;
-}
-
-JUMP_THROUGH (char *, stpcpy, (char *to, const char *from), to, from)
-
-static char *
-stpcpy_entry (char *to, const char *from)
-{
-  PASS_THROUGH (stpcpy, to, from);
-  return copy_string_counted (to, from, __builtin_return_address (0), true);
-}
+INTERCEPT (NO_ATTRIBUTES, char *, stpcpy, (char *to, const char *from),
+           (to, from), copy_string_counted (to, from, caller, true))
 
 static __attribute__ ((noinline)) char *
 strcat_counted (char *to, const char *from, const void *caller)
@@ -756,14 +695,8 @@ strcat_counted (char *to, const char *from, const void *caller)
   return to;
 }
 
-JUMP_THROUGH (char *, strcat, (char *to, const char *from), to, from)
-
-static char *
-strcat_entry (char *to, const char *from)
-{
-  PASS_THROUGH (strcat, to, from);
-  return strcat_counted (to, from, __builtin_return_address (0));
-}
+INTERCEPT (NO_ATTRIBUTES, char *, strcat, (char *to, const char *from),
+           (to, from), strcat_counted (to, from, caller))
 
 PLAIN static __attribute__ ((noinline)) char *
 strchr_counted (const char *text, int value, const void *caller)
@@ -786,14 +719,8 @@ strchr_counted (const char *text, int value, const void *caller)
   return (char *) found;
 }
 
-JUMP_THROUGH (char *, strchr, (const char *text, int value), text, value)
-
-PLAIN static char *
-strchr_entry (const char *text, int value)
-{
-  PASS_THROUGH (strchr, text, value);
-  return strchr_counted (text, value, __builtin_return_address (0));
-}
+INTERCEPT (PLAIN, char *, strchr, (const char *text, int value), (text, value),
+           strchr_counted (text, value, caller))
 
 PLAIN static __attribute__ ((noinline)) char *
 strrchr_counted (const char *text, int value, const void *caller)
@@ -809,14 +736,8 @@ strrchr_counted (const char *text, int value, const void *caller)
   return (char *) found;
 }
 
-JUMP_THROUGH (char *, strrchr, (const char *text, int value), text, value)
-
-PLAIN static char *
-strrchr_entry (const char *text, int value)
-{
-  PASS_THROUGH (strrchr, text, value);
-  return strrchr_counted (text, value, __builtin_return_address (0));
-}
+INTERCEPT (PLAIN, char *, strrchr, (const char *text, int value), (text, value),
+           strrchr_counted (text, value, caller))
 
 /* Something may count from now on (a module was noted, an option set):
    every exported function goes through its NAME_entry again.  */
