@@ -223,14 +223,20 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
   return false;
 }
 
-/* Whether ADDRESS is in the runtime's code (*IN_RUNTIME) and in an
-   instrumented module's (*IN_INSTRUMENTED), read while no writer changed
-   the lists; the generation they were read in, in *GENERATION.  False
-   when a writer kept changing them: a signal handler's call on the
-   writer's own thread (inside dlclose), which then does not count.  */
-static __attribute__ ((noinline)) bool
-scan_code_ranges (uintptr_t address, unsigned *generation, bool *in_runtime,
-                  bool *in_instrumented)
+/* What scan_code_ranges found: whether the address is in the runtime's
+   code and in an instrumented module's, in the generation of the lists
+   above the low 32 bits.  */
+#define SCAN_IN_RUNTIME 1
+#define SCAN_IN_INSTRUMENTED 2
+#define SCAN_DONE 4
+
+/* Where ADDRESS is, read while no writer changed the lists: SCAN_DONE
+   and the bits above; 0 when a writer kept changing them (a signal
+   handler's call on the writer's own thread, inside dlclose), and the
+   call then does not count.  One value, not pointers to the caller's
+   variables: the fast path keeps them in registers.  */
+static __attribute__ ((noinline)) uint64_t
+scan_code_ranges (uintptr_t address)
 {
   for (int attempt = 0; attempt < SCAN_ATTEMPTS; attempt++)
     {
@@ -238,19 +244,18 @@ scan_code_ranges (uintptr_t address, unsigned *generation, bool *in_runtime,
           = atomic_load_explicit (&code_generation, memory_order_acquire);
       if (before & 1)
         continue;
-      *in_runtime = in_ranges (runtime_code, atomic_load (&runtime_code_count),
-                               address);
-      *in_instrumented = in_ranges (
-          instrumented_code, atomic_load (&instrumented_code_count), address);
+      uint64_t found = SCAN_DONE | (uint64_t) before << 32;
+      if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
+        found |= SCAN_IN_RUNTIME;
+      if (in_ranges (instrumented_code, atomic_load (&instrumented_code_count),
+                     address))
+        found |= SCAN_IN_INSTRUMENTED;
       atomic_thread_fence (memory_order_acquire);
       if (atomic_load_explicit (&code_generation, memory_order_relaxed)
           == before)
-        {
-          *generation = before;
-          return true;
-        }
+        return found;
     }
-  return false;
+  return 0;
 }
 
 /* What the range scans of counts_call said about one caller, per thread:
@@ -299,9 +304,12 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
   atomic_signal_fence (memory_order_seq_cst);
   if (UNLIKELY (!hit || last->sequence != sequence))
     {
-      if (!scan_code_ranges (address, &generation, &in_runtime,
-                             &in_instrumented))
+      uint64_t found = scan_code_ranges (address);
+      if (found == 0)
         return 0;
+      generation = (unsigned) (found >> 32);
+      in_runtime = found & SCAN_IN_RUNTIME;
+      in_instrumented = found & SCAN_IN_INSTRUMENTED;
       if (!(sequence & 1) && last->sequence == sequence)
         {
           last->sequence = sequence + 1;
