@@ -24,13 +24,15 @@
    So dlclose compares the loaded modules before and after the C
    library's dlclose (dlpi_subs says whether any went; a module closed
    may take its dependencies along, or stay for another handle), and for
-   each one gone: tells the interceptors and the stack capture to forget
-   it, and, with reserve_unloaded_modules=1 (the default), maps its
-   address range PROT_NONE (no memory, MAP_FIXED_NOREPLACE: never over
-   anything mapped since), so that no later module is mapped there and
-   the addresses already recorded keep naming it.  At most
-   RESERVED_MODULES_MAX reservations (a program that loads and unloads
-   plugins forever does not run out of mappings): later unloaded modules'
+   each one gone: tells the interceptors to forget it (their lists have
+   room for 256 modules), and, with reserve_unloaded_modules=1 (the
+   default), maps its address range PROT_NONE (no memory,
+   MAP_FIXED_NOREPLACE: never over anything mapped since), so that no
+   later module is mapped there and the addresses already recorded keep
+   naming it.  When the range is not reserved, the stack capture forgets
+   what it learnt there too.  At most RESERVED_MODULES_MAX reservations
+   (a program that loads and unloads plugins forever does not run out of
+   mappings; adjacent ones merge into one): later unloaded modules'
    addresses may be reused, counts stay right, and the profile names the
    module loaded there last.  */
 
@@ -149,21 +151,24 @@ mark_loaded (struct dl_phdr_info *info, size_t size, void *cookie)
 static _Atomic unsigned reserved_modules;
 
 /* Keep [LOW, HIGH) of an unloaded module from being mapped again: a
-   PROT_NONE mapping, never over one made since.  */
-static void
+   PROT_NONE mapping, never over one made since.  False when it could not
+   be (or may not be): then another module may be mapped there.  */
+static bool
 reserve_addresses (uintptr_t low, uintptr_t high)
 {
   uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
   low &= ~(page - 1);
   high = (high + page - 1) & ~(page - 1);
-  if (atomic_fetch_add (&reserved_modules, 1) >= RESERVED_MODULES_MAX)
-    return;
+  if (!runtime_options.reserve_unloaded_modules
+      || atomic_fetch_add (&reserved_modules, 1) >= RESERVED_MODULES_MAX)
+    return false;
   void *at = mmap (
       (void *) low, high - low, PROT_NONE,
       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   /* A kernel before 4.17 takes the address as a hint only.  */
   if (at != MAP_FAILED && at != (void *) low)
     munmap (at, high - low);
+  return at == (void *) low;
 }
 
 /* The modules of BEFORE that are no longer loaded: forgotten by the
@@ -179,9 +184,11 @@ forget_unloaded (struct module_list *before)
         continue;
       if (interceptors_forget_module)
         interceptors_forget_module (module->bias, module->low, module->high);
-      stack_forget_code (module->low, module->high);
-      if (runtime_options.reserve_unloaded_modules)
-        reserve_addresses (module->low, module->high);
+      /* Reserved, its addresses are never another module's: what the
+         stack capture learnt of them may stay (clearing it costs a scan
+         of its maps, about 0.1 ms).  */
+      if (!reserve_addresses (module->low, module->high))
+        stack_forget_code (module->low, module->high);
     }
 }
 
