@@ -12,7 +12,9 @@
      instrumented when its dynamic symbols name __memprof_init (its
      constructors call it); each call of __memprof_init looks at the
      modules loaded since the last one and records the executable
-     segments of the instrumented ones;
+     segments of the instrumented ones; a module dlclose unloads is
+     forgotten (modules.c: interceptors_forget_module), since another
+     may be mapped at its addresses;
    - the other functions (memcmp, memchr, strlen, strcmp, strcpy...) count
      from every caller: the plugin counts none of them;
    - the runtime's own calls never count (calls from libmemprof.so's own
