@@ -11,13 +11,13 @@ are what to compare: the machine is shared and noisy."""
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from interleaved import publish, remove_profiles, timed_run  # noqa: E402
 from run import pkg_config  # noqa: E402
 
 DEPTHS = (5, 25, 50, 100, 200)
@@ -46,19 +46,13 @@ def main():
     for _ in range(args.runs):
         for depth in DEPTHS:
             for name, binary, options in configurations:
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                result = subprocess.run([binary, str(depth), str(args.pairs)],
-                                        capture_output=True, text=True,
-                                        env=dict(os.environ, MEMPROF_OPTIONS=options))
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                result, seconds = timed_run([binary, str(depth), str(args.pairs)],
+                                            dict(os.environ, MEMPROF_OPTIONS=options))
                 if result.returncode != 0:
                     print(f"bench: {name} at depth {depth} failed: {result.stderr}")
                     return 1
-                times.setdefault((name, depth), []).append(
-                    after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    for leftover in os.listdir(work):
-        if leftover.startswith("stack-depth.") and leftover.endswith(".profraw"):
-            os.unlink(os.path.join(work, leftover))
+                times.setdefault((name, depth), []).append(seconds)
+    remove_profiles(work, "stack-depth.")
 
     def ns(name, depth):
         return statistics.median(times[(name, depth)]) / args.pairs * 1e9
@@ -76,11 +70,7 @@ def main():
     slopes = [f"{name}: {(ns(name, last) - ns(name, first)) / (last - first):.2f} ns"
               for name in ("default", "unwinder=libunwind")]
     lines += ["", f"Added per frame of depth, {first} to {last}: " + ", ".join(slopes)]
-    print("\n".join(lines))
-    results = os.path.join(HERE, "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "stack-depth.md"), "w") as out:
-        out.write("\n".join(lines) + "\n")
+    publish(lines, "stack-depth.md")
     return 0
 
 
