@@ -5,15 +5,18 @@
    library that was dlclose'd before then is not among them, and its
    frames stay bare addresses that neither memprof --binary nor
    llvm-profdata can match to the library.  So the runtime interposes
-   dlclose: before the library goes, its segments (address range, load
-   bias, build ID) are kept; at a dump, the kept segments of modules no
-   longer loaded are added to the table, unless a module loaded since
-   covers their addresses (its frames would be ambiguous, and the live
-   module wins).
+   dlclose: the loaded modules' segments (address range, load bias,
+   build ID) are taken before the C library's dlclose, and those of the
+   modules it unloaded (the closed one, and the dependencies it took
+   along) are kept; at a dump, the kept segments of modules no longer
+   loaded are added to the table, unless a module loaded since covers
+   their addresses (its frames would be ambiguous, and the live module
+   wins).
 
    No allocation: the kept segments live in a fixed table
-   (UNLOADED_SEGMENTS_MAX), and the list of loaded segments taken at
-   dlclose in a static buffer, both under one lock.
+   (UNLOADED_SEGMENTS_MAX) under a lock; the lists taken at dlclose in
+   memory mapped for the call (without it, the closed module's segments
+   alone are kept, through a static buffer under the lock).
 
    A module dlopen'ed later may be mapped where an unloaded one was, and
    what the runtime learnt per code address would then be taken for the
@@ -76,11 +79,13 @@ overlaps (const struct memprof_raw_segment *segments, size_t count,
   return false;
 }
 
-/* Keep the segments of the module loaded with bias BIAS.  */
+/* Keep the segments of the module loaded with bias BIAS, from LOADED
+   (COUNT of them: the loaded modules' segments, taken while it was
+   loaded).  Under modules_lock.  */
 static void
-keep_segments_of (uint64_t bias)
+keep_segments_of (const struct memprof_raw_segment *loaded, size_t count,
+                  uint64_t bias)
 {
-  size_t count = segments_collect (loaded, SEGMENTS_MAX);
   for (size_t i = 0; i < count; i++)
     {
       if (loaded[i].offset != bias)
@@ -171,10 +176,13 @@ reserve_addresses (uintptr_t low, uintptr_t high)
   return at == (void *) low;
 }
 
-/* The modules of BEFORE that are no longer loaded: forgotten by the
-   interceptors and the stack capture, their addresses reserved.  */
+/* The modules of BEFORE that are no longer loaded: their segments (from
+   SEGMENTS, COUNT of them, taken with BEFORE) kept for the profile, and
+   they are forgotten by the interceptors and the stack capture, their
+   addresses reserved.  */
 static void
-forget_unloaded (struct module_list *before)
+forget_unloaded (struct module_list *before,
+                 const struct memprof_raw_segment *segments, size_t count)
 {
   dl_iterate_phdr (mark_loaded, before);
   for (size_t i = 0; i < before->count; i++)
@@ -182,6 +190,9 @@ forget_unloaded (struct module_list *before)
       const struct module_span *module = &before->modules[i];
       if (module->loaded)
         continue;
+      pthread_mutex_lock (&modules_lock);
+      keep_segments_of (segments, count, module->bias);
+      pthread_mutex_unlock (&modules_lock);
       if (interceptors_forget_module)
         interceptors_forget_module (module->bias, module->low, module->high);
       /* Reserved, its addresses are never another module's: what the
@@ -202,15 +213,27 @@ dlclose (void *handle)
   if (real_dlclose == NULL)
     return -1;
   in_runtime++;
-  if (dlinfo (handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL
-      && map->l_addr != 0)
+  /* The loaded modules and their segments (with their build IDs, which
+     are gone with a module), in memory mapped for this call.  */
+  size_t modules_size = MODULES_COMPARED_MAX * sizeof (struct module_span);
+  size_t size
+      = modules_size + SEGMENTS_MAX * sizeof (struct memprof_raw_segment);
+  char *memory = runtime_map (size);
+  struct module_list before = { (struct module_span *) memory, 0, 0 };
+  struct memprof_raw_segment *segments
+      = (struct memprof_raw_segment *) (memory + modules_size);
+  size_t segment_count = 0;
+  if (memory != NULL)
+    segment_count = segments_collect (segments, SEGMENTS_MAX);
+  else if (dlinfo (handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL
+           && map->l_addr != 0)
     {
+      /* No memory: the closed module's segments at least, as before.  */
       pthread_mutex_lock (&modules_lock);
-      keep_segments_of (map->l_addr);
+      keep_segments_of (loaded, segments_collect (loaded, SEGMENTS_MAX),
+                        map->l_addr);
       pthread_mutex_unlock (&modules_lock);
     }
-  size_t size = MODULES_COMPARED_MAX * sizeof (struct module_span);
-  struct module_list before = { runtime_map (size), 0, 0 };
   dl_iterate_phdr (list_module, &before);
   in_runtime--;
   int result = real_dlclose (handle);
@@ -219,10 +242,10 @@ dlclose (void *handle)
      nothing costs one more walk of the list.  */
   struct module_list unloads = { NULL, 0, before.unloads };
   dl_iterate_phdr (list_module, &unloads);
-  if (unloads.unloads != before.unloads && before.modules != NULL)
-    forget_unloaded (&before);
-  if (before.modules != NULL)
-    runtime_unmap (before.modules, size);
+  if (unloads.unloads != before.unloads && memory != NULL)
+    forget_unloaded (&before, segments, segment_count);
+  if (memory != NULL)
+    runtime_unmap (memory, size);
   in_runtime--;
   return result;
 }

@@ -12,14 +12,16 @@
      instrumented library, libreuse_helper.so, is opened meanwhile: its
      constructor makes the runtime look at the loaded modules), used and
      closed, then libreuse_counted.so: its memcpy must be counted once
-     (by the plugin), not again by the interceptor.
+     (by the plugin), not again by the interceptor;
+   - "dependency": as plain-after-counted, but libreuse_counted.so is
+     loaded as a dependency of libreuse_front.so (which the program opens
+     and closes): it goes with it, and the profile must still name it.
    Each library's work runs ROUNDS times from its own function here
    (first_library, second_library), so the profile has one context per
    library.  Prints whether the second library was mapped where the first
    had been ("same address" or "moved").  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <link.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,12 +47,14 @@ open_library (const char *name)
   return library;
 }
 
-static ElfW (Addr) load_address (void *library)
+/* The load address of the module that defines the function NAME.  */
+static void *
+load_address (void *library, const char *name)
 {
-  struct link_map *map = NULL;
-  if (dlinfo (library, RTLD_DI_LINKMAP, &map) != 0 || map == NULL)
+  Dl_info where;
+  if (dladdr (dlsym (library, name), &where) == 0)
     exit (3);
-  return map->l_addr;
+  return where.dli_fbase;
 }
 
 /* ROUNDS blocks made by LIBRARY's function NAME, checked and freed.  */
@@ -85,19 +89,23 @@ int
 main (int argc, char **argv)
 {
   bool plain_first = argc > 1 && strcmp (argv[1], "counted-after-plain") == 0;
+  bool dependency = argc > 1 && strcmp (argv[1], "dependency") == 0;
+  const char *first_work = plain_first ? "plain_work" : "counted_work";
+  const char *second_work = plain_first ? "counted_work" : "plain_work";
   void *helper = NULL;
-  void *first = open_library (plain_first ? "./libreuse_plain.so"
-                                          : "./libreuse_counted.so");
+  void *first = open_library (plain_first  ? "./libreuse_plain.so"
+                              : dependency ? "./libreuse_front.so"
+                                           : "./libreuse_counted.so");
   if (plain_first)
     helper = open_library ("./libreuse_helper.so");
-  ElfW (Addr) first_address = load_address (first);
-  first_library (first, plain_first ? "plain_work" : "counted_work");
+  void *first_address = load_address (first, first_work);
+  first_library (first, first_work);
   dlclose (first);
 
   void *second = open_library (plain_first ? "./libreuse_counted.so"
                                            : "./libreuse_plain.so");
-  ElfW (Addr) second_address = load_address (second);
-  second_library (second, plain_first ? "counted_work" : "plain_work");
+  void *second_address = load_address (second, second_work);
+  second_library (second, second_work);
   dlclose (second);
   if (helper != NULL)
     dlclose (helper);

@@ -1115,14 +1115,27 @@ def test_dlclose_reuse(work):
         if not results.check(built.returncode == 0, f"dlclose reuse: libreuse_{kind}.so builds",
                              built.stderr):
             return
+    built = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC",
+                            os.path.join(HERE, "dlclose_reuse_front.c"), "-o",
+                            os.path.join(directory, "libreuse_front.so"), "-L" + directory,
+                            "-lreuse_counted", "-Wl,-rpath,$ORIGIN"],
+                           capture_output=True, text=True)
+    if not results.check(built.returncode == 0, "dlclose reuse: libreuse_front.so builds "
+                         "(needing libreuse_counted.so)", built.stderr):
+        return
     # 10 blocks of 64 bytes a library: the memcpy and the strlen count 8
     # each per block, the program's check of one byte 1.
     expected = {"plain-after-counted": {"first_library": ("counted_work", 10, 170),
                                         "second_library": ("plain_work", 10, 170)},
                 "counted-after-plain": {"first_library": ("plain_work", 10, 170),
-                                        "second_library": ("counted_work", 10, 170)}}
+                                        "second_library": ("counted_work", 10, 170)},
+                "dependency": {"first_library": ("counted_work", 10, 170),
+                               "second_library": ("plain_work", 10, 170)}}
     for scenario, contexts in expected.items():
-        for reserve, placement in (("0", "same address"), ("1", "moved")):
+        # Unloaded as a dependency, libreuse_counted.so's segments are kept
+        # too (the second library maps where libreuse_front.so was).
+        placements = ((("0", "same address"),) if scenario != "dependency" else ()) + (("1", "moved"),)
+        for reserve, placement in placements:
             label = f"dlclose reuse, {scenario}, reserve_unloaded_modules={reserve}"
             profile = f"{scenario}-{reserve}.prof"
             env = dict(os.environ, MEMPROF_OPTIONS=f"profile_file={profile}:"
