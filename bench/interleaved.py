@@ -1,13 +1,30 @@
 """What the benchmarks that time configurations side by side, in turn,
-share (malloc_overhead.py, stack_depth.py): one run's CPU time, the
-removal of the profiles the runs left, and the table printed and written
-to bench/results/."""
+share (malloc_overhead.py, stack_depth.py): the program built without
+and with the runtime, one run's CPU time, the removal of the profiles
+the runs left, and the table printed and written to bench/results/."""
 
 import os
 import resource
 import subprocess
 
+from run import pkg_config
+
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def build_without_and_with_runtime(cc, source, name):
+    """SOURCE (in bench/) built by CC into bench/work/NAME and, linked with
+    libmemprof.so, NAME.memprof, at -O2 with frame pointers everywhere (so
+    that both unwinders see whole stacks): (the work folder, the two
+    programs)."""
+    work = os.path.join(HERE, "work")
+    os.makedirs(work, exist_ok=True)
+    plain = os.path.join(work, name)
+    linked = plain + ".memprof"
+    for output, extra in ((plain, []), (linked, pkg_config("--cflags") + pkg_config("--libs"))):
+        subprocess.run([cc, "-O2", "-g", "-fno-omit-frame-pointer", os.path.join(HERE, source),
+                        "-o", output, *extra], check=True)
+    return work, plain, linked
 
 
 def timed_run(command, env):

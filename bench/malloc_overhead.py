@@ -10,13 +10,13 @@ import argparse
 import os
 import re
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from interleaved import publish, remove_profiles, timed_run  # noqa: E402
+from interleaved import (build_without_and_with_runtime, publish,  # noqa: E402
+                         remove_profiles, timed_run)
 
 
 def main():
@@ -26,19 +26,8 @@ def main():
     parser.add_argument("--allocations", type=int, default=2000000)
     args = parser.parse_args()
 
-    work = os.path.join(HERE, "work")
-    os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "memprof"], env=env,
-                           capture_output=True, text=True, check=True).stdout.split()
-    source = os.path.join(HERE, "malloc_loop.c")
-    plain = os.path.join(work, "malloc_loop")
-    linked = os.path.join(work, "malloc_loop.memprof")
-    # Frame pointers everywhere, so that both unwinders see whole stacks.
-    subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", plain],
-                   check=True)
-    subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", linked,
-                    *flags], check=True)
+    work, plain, linked = build_without_and_with_runtime(args.cc, "malloc_loop.c",
+                                                         "malloc_loop")
 
     profile = f"profile_file={work}/bench.%p.profraw"
     configurations = [

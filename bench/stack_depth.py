@@ -12,13 +12,12 @@ are what to compare: the machine is shared and noisy."""
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from interleaved import publish, remove_profiles, timed_run  # noqa: E402
-from run import pkg_config  # noqa: E402
+from interleaved import (build_without_and_with_runtime, publish,  # noqa: E402
+                         remove_profiles, timed_run)
 
 DEPTHS = (5, 25, 50, 100, 200)
 
@@ -30,15 +29,8 @@ def main():
     parser.add_argument("--pairs", type=int, default=300000)
     args = parser.parse_args()
 
-    work = os.path.join(HERE, "work")
-    os.makedirs(work, exist_ok=True)
-    flags = pkg_config("--cflags") + pkg_config("--libs")
-    source = os.path.join(HERE, "stack_depth.c")
-    plain = os.path.join(work, "stack_depth")
-    linked = os.path.join(work, "stack_depth.memprof")
-    for output, extra in ((plain, []), (linked, flags)):
-        subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", output,
-                        *extra], check=True)
+    work, plain, linked = build_without_and_with_runtime(args.cc, "stack_depth.c",
+                                                         "stack_depth")
     profile = f"profile_file={work}/stack-depth.%p.profraw"
     configurations = [("no runtime", plain, ""), ("default", linked, profile),
                       ("unwinder=libunwind", linked, profile + ":unwinder=libunwind")]
