@@ -9,13 +9,14 @@ the machine is shared and noisy."""
 import argparse
 import os
 import re
-import resource
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from interleaved import (build_without_and_with_runtime, publish,  # noqa: E402
+                         remove_profiles, timed_run)
 
 
 def main():
@@ -25,19 +26,8 @@ def main():
     parser.add_argument("--allocations", type=int, default=2000000)
     args = parser.parse_args()
 
-    work = os.path.join(HERE, "work")
-    os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "memprof"], env=env,
-                           capture_output=True, text=True, check=True).stdout.split()
-    source = os.path.join(HERE, "malloc_loop.c")
-    plain = os.path.join(work, "malloc_loop")
-    linked = os.path.join(work, "malloc_loop.memprof")
-    # Frame pointers everywhere, so that both unwinders see whole stacks.
-    subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", plain],
-                   check=True)
-    subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", linked,
-                    *flags], check=True)
+    work, plain, linked = build_without_and_with_runtime(args.cc, "malloc_loop.c",
+                                                         "malloc_loop")
 
     profile = f"profile_file={work}/bench.%p.profraw"
     configurations = [
@@ -72,21 +62,15 @@ def main():
                 # The clock's helper process (clock_ticker=1) is not this
                 # process's child: verbosity=2 prints its CPU time, added.
                 extra = dict(extra, MEMPROF_OPTIONS=extra["MEMPROF_OPTIONS"] + ":verbosity=2")
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            result = subprocess.run([*command, str(args.allocations)], capture_output=True,
-                                    text=True, env=dict(os.environ, **extra))
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            result, seconds = timed_run([*command, str(args.allocations)],
+                                        dict(os.environ, **extra))
             helper = re.search(r"the helpers used (\d+) us of CPU", result.stderr)
-            times[name].append(after.ru_utime - before.ru_utime
-                               + after.ru_stime - before.ru_stime
-                               + (int(helper.group(1)) / 1e6 if helper else 0))
+            times[name].append(seconds + (int(helper.group(1)) / 1e6 if helper else 0))
             if result.returncode != 0:
                 print(f"bench: {name} failed: {result.stderr}")
                 return 1
             outputs.setdefault(result.stdout, []).append(name)
-    for leftover in os.listdir(work):
-        if leftover.endswith(".profraw"):
-            os.unlink(os.path.join(work, leftover))
+    remove_profiles(work)
     if len(outputs) != 1:
         print(f"bench: the configurations printed different checksums: {outputs}")
         return 1
@@ -103,11 +87,7 @@ def main():
         lines.append(f"| {name} | {median:.3f} | {median / args.allocations * 1e9:.0f} | "
                      f"{(median - baseline) / args.allocations * 1e9:.0f} | "
                      f"{median / baseline:.2f}x |")
-    print("\n".join(lines))
-    results = os.path.join(HERE, "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "malloc-overhead.md"), "w") as out:
-        out.write("\n".join(lines) + "\n")
+    publish(lines, "malloc-overhead.md")
     return 0
 
 

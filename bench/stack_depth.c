@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../testsuite/stacks/descend.h"
+
 static long pairs;
 static unsigned long checksum;
 
@@ -23,18 +25,7 @@ allocate_in_loop (void)
     }
 }
 
-__attribute__ ((noinline)) static int
-descend (int depth)
-{
-  if (depth == 0)
-    {
-      allocate_in_loop ();
-      return 0;
-    }
-  int below = descend (depth - 1);
-  __asm__ volatile("" : : : "memory");
-  return below + 1;
-}
+DESCEND_THEN (allocate_in_loop)
 
 int
 main (int argc, char **argv)

@@ -11,14 +11,13 @@ are what to compare: the machine is shared and noisy."""
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import pkg_config  # noqa: E402
+from interleaved import (build_without_and_with_runtime, publish,  # noqa: E402
+                         remove_profiles, timed_run)
 
 DEPTHS = (5, 25, 50, 100, 200)
 
@@ -30,15 +29,8 @@ def main():
     parser.add_argument("--pairs", type=int, default=300000)
     args = parser.parse_args()
 
-    work = os.path.join(HERE, "work")
-    os.makedirs(work, exist_ok=True)
-    flags = pkg_config("--cflags") + pkg_config("--libs")
-    source = os.path.join(HERE, "stack_depth.c")
-    plain = os.path.join(work, "stack_depth")
-    linked = os.path.join(work, "stack_depth.memprof")
-    for output, extra in ((plain, []), (linked, flags)):
-        subprocess.run([args.cc, "-O2", "-g", "-fno-omit-frame-pointer", source, "-o", output,
-                        *extra], check=True)
+    work, plain, linked = build_without_and_with_runtime(args.cc, "stack_depth.c",
+                                                         "stack_depth")
     profile = f"profile_file={work}/stack-depth.%p.profraw"
     configurations = [("no runtime", plain, ""), ("default", linked, profile),
                       ("unwinder=libunwind", linked, profile + ":unwinder=libunwind")]
@@ -46,19 +38,13 @@ def main():
     for _ in range(args.runs):
         for depth in DEPTHS:
             for name, binary, options in configurations:
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                result = subprocess.run([binary, str(depth), str(args.pairs)],
-                                        capture_output=True, text=True,
-                                        env=dict(os.environ, MEMPROF_OPTIONS=options))
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                result, seconds = timed_run([binary, str(depth), str(args.pairs)],
+                                            dict(os.environ, MEMPROF_OPTIONS=options))
                 if result.returncode != 0:
                     print(f"bench: {name} at depth {depth} failed: {result.stderr}")
                     return 1
-                times.setdefault((name, depth), []).append(
-                    after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    for leftover in os.listdir(work):
-        if leftover.startswith("stack-depth.") and leftover.endswith(".profraw"):
-            os.unlink(os.path.join(work, leftover))
+                times.setdefault((name, depth), []).append(seconds)
+    remove_profiles(work, "stack-depth.")
 
     def ns(name, depth):
         return statistics.median(times[(name, depth)]) / args.pairs * 1e9
@@ -76,11 +62,7 @@ def main():
     slopes = [f"{name}: {(ns(name, last) - ns(name, first)) / (last - first):.2f} ns"
               for name in ("default", "unwinder=libunwind")]
     lines += ["", f"Added per frame of depth, {first} to {last}: " + ", ".join(slopes)]
-    print("\n".join(lines))
-    results = os.path.join(HERE, "results")
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "stack-depth.md"), "w") as out:
-        out.write("\n".join(lines) + "\n")
+    publish(lines, "stack-depth.md")
     return 0
 
 

@@ -12,7 +12,9 @@
      instrumented when its dynamic symbols name __memprof_init (its
      constructors call it); each call of __memprof_init looks at the
      modules loaded since the last one and records the executable
-     segments of the instrumented ones;
+     segments of the instrumented ones; a module dlclose unloads is
+     forgotten (modules.c: interceptors_forget_module), since another
+     may be mapped at its addresses;
    - the other functions (memcmp, memchr, strlen, strcmp, strcpy...) count
      from every caller: the plugin counts none of them;
    - the runtime's own calls never count (calls from libmemprof.so's own
@@ -54,6 +56,25 @@ static size_t examined_module_count;
 
 static struct code_range runtime_code[8];
 static _Atomic size_t runtime_code_count;
+
+/* Odd while a writer (under modules_lock) changes the lists above, even
+   otherwise; bumped twice by each change.  A reader that scanned the
+   lists takes its answer only when the generation was even and the same
+   before and after the scan; the threads' verdicts (below) hold for one
+   generation.  */
+static _Atomic unsigned code_generation;
+
+static void
+code_lists_change_begin (void)
+{
+  atomic_fetch_add_explicit (&code_generation, 1, memory_order_acq_rel);
+}
+
+static void
+code_lists_change_end (void)
+{
+  atomic_fetch_add_explicit (&code_generation, 1, memory_order_release);
+}
 
 /* The runtime's own module: the one that holds this function.  */
 static bool
@@ -152,10 +173,48 @@ void
 interceptors_note_modules (void)
 {
   spin_lock (&modules_lock);
+  code_lists_change_begin ();
   dl_iterate_phdr (examine_module, NULL);
+  code_lists_change_end ();
   spin_unlock (&modules_lock);
   interceptors_recheck ();
 }
+
+/* Drop from RANGES (COUNT of them) those within [LOW, HIGH).  */
+static void
+remove_code_ranges (struct code_range *ranges, _Atomic size_t *count,
+                    uintptr_t low, uintptr_t high)
+{
+  size_t kept = 0, used = atomic_load (count);
+  for (size_t i = 0; i < used; i++)
+    if (!(ranges[i].start >= low && ranges[i].end <= high))
+      ranges[kept++] = ranges[i];
+  atomic_store (count, kept);
+}
+
+/* See internal.h: the module is no longer examined (a module loaded at
+   its address is looked at afresh) and its code no longer counts as
+   instrumented.  */
+void
+interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
+{
+  spin_lock (&modules_lock);
+  code_lists_change_begin ();
+  size_t kept = 0;
+  for (size_t i = 0; i < examined_module_count; i++)
+    if (examined_modules[i] != bias)
+      examined_modules[kept++] = examined_modules[i];
+  examined_module_count = kept;
+  remove_code_ranges (instrumented_code, &instrumented_code_count, low, high);
+  remove_code_ranges (runtime_code, &runtime_code_count, low, high);
+  code_lists_change_end ();
+  spin_unlock (&modules_lock);
+  interceptors_recheck ();
+}
+
+/* Scans of the lists a reader makes while writers change them, at most:
+   then its call does not count.  */
+#define SCAN_ATTEMPTS 1000
 
 static bool
 in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
@@ -166,10 +225,45 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
   return false;
 }
 
+/* What scan_code_ranges found: whether the address is in the runtime's
+   code and in an instrumented module's, in the generation of the lists
+   above the low 32 bits.  */
+#define SCAN_IN_RUNTIME 1
+#define SCAN_IN_INSTRUMENTED 2
+#define SCAN_DONE 4
+
+/* Where ADDRESS is, read while no writer changed the lists: SCAN_DONE
+   and the bits above; 0 when a writer kept changing them (a signal
+   handler's call on the writer's own thread, inside dlclose), and the
+   call then does not count.  One value, not pointers to the caller's
+   variables: the fast path keeps them in registers.  */
+static __attribute__ ((noinline)) uint64_t
+scan_code_ranges (uintptr_t address)
+{
+  for (int attempt = 0; attempt < SCAN_ATTEMPTS; attempt++)
+    {
+      unsigned before
+          = atomic_load_explicit (&code_generation, memory_order_acquire);
+      if (before & 1)
+        continue;
+      uint64_t found = SCAN_DONE | (uint64_t) before << 32;
+      if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
+        found |= SCAN_IN_RUNTIME;
+      if (in_ranges (instrumented_code, atomic_load (&instrumented_code_count),
+                     address))
+        found |= SCAN_IN_INSTRUMENTED;
+      atomic_thread_fence (memory_order_acquire);
+      if (atomic_load_explicit (&code_generation, memory_order_relaxed)
+          == before)
+        return found;
+    }
+  return 0;
+}
+
 /* What the range scans of counts_call said about one caller, per thread:
    a loop calling memcmp or memcpy asks about the same return address again
-   and again.  The answer holds while the module counts it was read with
-   are unchanged (modules are only ever added).  A signal handler on the
+   and again.  The answer holds for the generation of the lists it was
+   read in (a module noted or unloaded starts another).  A signal handler on the
    same thread may ask (memcpy is async-signal-safe) while the entry is
    half written: the entry is written between two steps of SEQUENCE (odd
    while it is written), and a reader that finds it odd or changed under
@@ -178,7 +272,7 @@ struct caller_verdict
 {
   unsigned sequence;
   uintptr_t caller;
-  size_t instrumented, runtime;
+  unsigned generation;
   bool in_runtime, in_instrumented;
 };
 
@@ -200,25 +294,30 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
   if (weight == 0)
     return 0;
   uintptr_t address = (uintptr_t) caller;
-  size_t runtime = atomic_load (&runtime_code_count);
+  unsigned generation
+      = atomic_load_explicit (&code_generation, memory_order_acquire);
   struct caller_verdict *last = &last_caller;
   unsigned sequence = last->sequence;
   atomic_signal_fence (memory_order_seq_cst);
   bool in_runtime = last->in_runtime, in_instrumented = last->in_instrumented;
+  /* A verdict is kept with an even generation only: an odd one misses.  */
   bool hit = !(sequence & 1) && last->caller == address
-             && last->instrumented == instrumented && last->runtime == runtime;
+             && last->generation == generation;
   atomic_signal_fence (memory_order_seq_cst);
   if (UNLIKELY (!hit || last->sequence != sequence))
     {
-      in_runtime = in_ranges (runtime_code, runtime, address);
-      in_instrumented = in_ranges (instrumented_code, instrumented, address);
+      uint64_t found = scan_code_ranges (address);
+      if (found == 0)
+        return 0;
+      generation = (unsigned) (found >> 32);
+      in_runtime = found & SCAN_IN_RUNTIME;
+      in_instrumented = found & SCAN_IN_INSTRUMENTED;
       if (!(sequence & 1) && last->sequence == sequence)
         {
           last->sequence = sequence + 1;
           atomic_signal_fence (memory_order_seq_cst);
           last->caller = address;
-          last->instrumented = instrumented;
-          last->runtime = runtime;
+          last->generation = generation;
           last->in_runtime = in_runtime;
           last->in_instrumented = in_instrumented;
           atomic_signal_fence (memory_order_seq_cst);

@@ -70,6 +70,15 @@ size_t segments_collect (struct memprof_raw_segment *segments, size_t max);
 void modules_add_unloaded (struct memprof_raw_segment *segments, size_t *count,
                            size_t max);
 
+/* The module loaded with bias BIAS over [LOW, HIGH) was unloaded
+   (modules.c, at dlclose): forget what was learnt about its code
+   addresses, which a module loaded later may reuse.  The interceptors'
+   list of instrumented modules (the shared runtime only: weak) and the
+   stack capture's frame facts.  */
+void interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
+    __attribute__ ((weak));
+void stack_forget_code (uintptr_t low, uintptr_t high);
+
 /* Once, at the first profile written (with its SEGMENTS, COUNT of them):
    one line when llvm-profdata cannot symbolize this program's profiles
    (linkcheck.c).  */
@@ -333,6 +342,8 @@ void pc_map_set (struct pc_map *map, uintptr_t pc, uint64_t value);
    they are all 0.  False when nothing was changed.  */
 bool pc_map_update (struct pc_map *map, uintptr_t pc, uint64_t mask,
                     uint64_t bits, bool only_if_clear);
+/* Clear the values of the addresses in [LOW, HIGH): code unloaded.  */
+void pc_map_forget_range (struct pc_map *map, uintptr_t low, uintptr_t high);
 
 /* The start of the function PC (a return address - 1) is in, from the
    unwind tables, learnt once per PC (stack.c); PC itself when no unwind

@@ -5,15 +5,39 @@
    library that was dlclose'd before then is not among them, and its
    frames stay bare addresses that neither memprof --binary nor
    llvm-profdata can match to the library.  So the runtime interposes
-   dlclose: before the library goes, its segments (address range, load
-   bias, build ID) are kept; at a dump, the kept segments of modules no
-   longer loaded are added to the table, unless a module loaded since
-   covers their addresses (its frames would be ambiguous, and the live
-   module wins).
+   dlclose: the loaded modules' segments (address range, load bias,
+   build ID) are taken before the C library's dlclose, and those of the
+   modules it unloaded (the closed one, and the dependencies it took
+   along) are kept; at a dump, the kept segments of modules no longer
+   loaded are added to the table, unless a module loaded since covers
+   their addresses (its frames would be ambiguous, and the live module
+   wins).
 
    No allocation: the kept segments live in a fixed table
-   (UNLOADED_SEGMENTS_MAX), and the list of loaded segments taken at
-   dlclose in a static buffer, both under one lock.  */
+   (UNLOADED_SEGMENTS_MAX) under a lock; the lists taken at dlclose in
+   memory mapped for the call (without it, the closed module's segments
+   alone are kept, through a static buffer under the lock).
+
+   A module dlopen'ed later may be mapped where an unloaded one was, and
+   what the runtime learnt per code address would then be taken for the
+   new module's: the interceptors' list of instrumented modules and their
+   threads' verdicts (interceptors.c), the stack capture's frame facts
+   (stack.c), the contexts themselves (a stack is its return addresses)
+   and the profile's segment table (which names one module per address).
+   So dlclose compares the loaded modules before and after the C
+   library's dlclose (dlpi_subs says whether any went; a module closed
+   may take its dependencies along, or stay for another handle), and for
+   each one gone: tells the interceptors to forget it (their lists have
+   room for 256 modules), and, with reserve_unloaded_modules=1 (the
+   default), maps its address range PROT_NONE (no memory,
+   MAP_FIXED_NOREPLACE: never over anything mapped since), so that no
+   later module is mapped there and the addresses already recorded keep
+   naming it.  When the range is not reserved, the stack capture forgets
+   what it learnt there too.  At most RESERVED_MODULES_MAX reservations
+   (a program that loads and unloads plugins forever does not run out of
+   mappings; adjacent ones merge into one): later unloaded modules'
+   addresses may be reused, counts stay right, and the profile names the
+   module loaded there last.  */
 
 #define _GNU_SOURCE
 #include "internal.h"
@@ -23,8 +47,19 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define UNLOADED_SEGMENTS_MAX 256
+/* Modules compared before and after a dlclose, at most (their list is
+   mapped for the call: a destructor may call dlclose again, and no lock
+   can be held over the C library's dlclose).  */
+#define MODULES_COMPARED_MAX 4096
+#define RESERVED_MODULES_MAX 1024
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
 
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct memprof_raw_segment unloaded[UNLOADED_SEGMENTS_MAX];
@@ -44,11 +79,13 @@ overlaps (const struct memprof_raw_segment *segments, size_t count,
   return false;
 }
 
-/* Keep the segments of the module loaded with bias BIAS.  */
+/* Keep the segments of the module loaded with bias BIAS, from LOADED
+   (COUNT of them: the loaded modules' segments, taken while it was
+   loaded).  Under modules_lock.  */
 static void
-keep_segments_of (uint64_t bias)
+keep_segments_of (const struct memprof_raw_segment *loaded, size_t count,
+                  uint64_t bias)
 {
-  size_t count = segments_collect (loaded, SEGMENTS_MAX);
   for (size_t i = 0; i < count; i++)
     {
       if (loaded[i].offset != bias)
@@ -63,6 +100,109 @@ keep_segments_of (uint64_t bias)
     }
 }
 
+/* A loaded module: its load bias and the span of its PT_LOAD segments.  */
+struct module_span
+{
+  uintptr_t bias, low, high;
+  bool loaded; /* found again after the dlclose */
+};
+
+struct module_list
+{
+  struct module_span *modules;
+  size_t count;
+  unsigned long long unloads; /* dlpi_subs: modules unloaded so far */
+};
+
+static int
+list_module (struct dl_phdr_info *info, size_t size, void *cookie)
+{
+  struct module_list *list = cookie;
+  if (size
+      >= offsetof (struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+    list->unloads = info->dlpi_subs;
+  if (list->modules == NULL || list->count == MODULES_COMPARED_MAX)
+    return 0;
+  uintptr_t low = UINTPTR_MAX, high = 0;
+  for (size_t i = 0; i < info->dlpi_phnum; i++)
+    {
+      const ElfW (Phdr) *segment = &info->dlpi_phdr[i];
+      if (segment->p_type != PT_LOAD)
+        continue;
+      uintptr_t start = info->dlpi_addr + segment->p_vaddr;
+      if (start < low)
+        low = start;
+      if (start + segment->p_memsz > high)
+        high = start + segment->p_memsz;
+    }
+  if (low < high)
+    list->modules[list->count++]
+        = (struct module_span){ info->dlpi_addr, low, high, false };
+  return 0;
+}
+
+/* Mark the modules of the list COOKIE that are still loaded.  */
+static int
+mark_loaded (struct dl_phdr_info *info, size_t size, void *cookie)
+{
+  struct module_list *list = cookie;
+  (void) size;
+  for (size_t i = 0; i < list->count; i++)
+    if (list->modules[i].bias == info->dlpi_addr)
+      list->modules[i].loaded = true;
+  return 0;
+}
+
+static _Atomic unsigned reserved_modules;
+
+/* Keep [LOW, HIGH) of an unloaded module from being mapped again: a
+   PROT_NONE mapping, never over one made since.  False when it could not
+   be (or may not be): then another module may be mapped there.  */
+static bool
+reserve_addresses (uintptr_t low, uintptr_t high)
+{
+  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
+  low &= ~(page - 1);
+  high = (high + page - 1) & ~(page - 1);
+  if (!runtime_options.reserve_unloaded_modules
+      || atomic_fetch_add (&reserved_modules, 1) >= RESERVED_MODULES_MAX)
+    return false;
+  void *at = mmap (
+      (void *) low, high - low, PROT_NONE,
+      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  /* A kernel before 4.17 takes the address as a hint only.  */
+  if (at != MAP_FAILED && at != (void *) low)
+    munmap (at, high - low);
+  return at == (void *) low;
+}
+
+/* The modules of BEFORE that are no longer loaded: their segments (from
+   SEGMENTS, COUNT of them, taken with BEFORE) kept for the profile, and
+   they are forgotten by the interceptors and the stack capture, their
+   addresses reserved.  */
+static void
+forget_unloaded (struct module_list *before,
+                 const struct memprof_raw_segment *segments, size_t count)
+{
+  dl_iterate_phdr (mark_loaded, before);
+  for (size_t i = 0; i < before->count; i++)
+    {
+      const struct module_span *module = &before->modules[i];
+      if (module->loaded)
+        continue;
+      pthread_mutex_lock (&modules_lock);
+      keep_segments_of (segments, count, module->bias);
+      pthread_mutex_unlock (&modules_lock);
+      if (interceptors_forget_module)
+        interceptors_forget_module (module->bias, module->low, module->high);
+      /* Reserved, its addresses are never another module's: what the
+         stack capture learnt of them may stay (clearing it costs a scan
+         of its maps, about 0.1 ms).  */
+      if (!reserve_addresses (module->low, module->high))
+        stack_forget_code (module->low, module->high);
+    }
+}
+
 MEMPROF_EXPORT int
 dlclose (void *handle)
 {
@@ -73,15 +213,41 @@ dlclose (void *handle)
   if (real_dlclose == NULL)
     return -1;
   in_runtime++;
-  if (dlinfo (handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL
-      && map->l_addr != 0)
+  /* The loaded modules and their segments (with their build IDs, which
+     are gone with a module), in memory mapped for this call.  */
+  size_t modules_size = MODULES_COMPARED_MAX * sizeof (struct module_span);
+  size_t size
+      = modules_size + SEGMENTS_MAX * sizeof (struct memprof_raw_segment);
+  char *memory = runtime_map (size);
+  struct module_list before = { (struct module_span *) memory, 0, 0 };
+  struct memprof_raw_segment *segments
+      = (struct memprof_raw_segment *) (memory + modules_size);
+  size_t segment_count = 0;
+  if (memory != NULL)
+    segment_count = segments_collect (segments, SEGMENTS_MAX);
+  else if (dlinfo (handle, RTLD_DI_LINKMAP, &map) == 0 && map != NULL
+           && map->l_addr != 0)
     {
+      /* No memory: the closed module's segments at least, as before.  */
       pthread_mutex_lock (&modules_lock);
-      keep_segments_of (map->l_addr);
+      keep_segments_of (loaded, segments_collect (loaded, SEGMENTS_MAX),
+                        map->l_addr);
       pthread_mutex_unlock (&modules_lock);
     }
+  dl_iterate_phdr (list_module, &before);
   in_runtime--;
-  return real_dlclose (handle);
+  int result = real_dlclose (handle);
+  in_runtime++;
+  /* Only when a module went (dlpi_subs moved): a dlclose that unloads
+     nothing costs one more walk of the list.  */
+  struct module_list unloads = { NULL, 0, before.unloads };
+  dl_iterate_phdr (list_module, &unloads);
+  if (unloads.unloads != before.unloads && memory != NULL)
+    forget_unloaded (&before, segments, segment_count);
+  if (memory != NULL)
+    runtime_unmap (memory, size);
+  in_runtime--;
+  return result;
 }
 
 /* See internal.h.  */

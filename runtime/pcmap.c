@@ -93,3 +93,21 @@ pc_map_update (struct pc_map *map, uintptr_t pc, uint64_t mask, uint64_t bits,
                                         (old & ~mask) | bits));
   return true;
 }
+
+/* See internal.h.  The entries stay claimed by their addresses (the
+   probe sequences of the others pass through them); their values are
+   cleared, to be learnt again if code is mapped there again.  */
+void
+pc_map_forget_range (struct pc_map *map, uintptr_t low, uintptr_t high)
+{
+  struct pc_entry *table
+      = atomic_load_explicit (&map->table, memory_order_acquire);
+  if (table == NULL)
+    return;
+  for (size_t i = 0; i < PC_MAP_SIZE; i++)
+    {
+      uintptr_t pc = atomic_load_explicit (&table[i].pc, memory_order_relaxed);
+      if (pc >= low && pc < high)
+        atomic_store_explicit (&table[i].value, 0, memory_order_release);
+    }
+}

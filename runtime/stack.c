@@ -242,6 +242,18 @@ stack_function_of (uintptr_t pc)
   return function;
 }
 
+/* See internal.h.  What was learnt about its return addresses (frame
+   facts and rules) is cleared and the threads' memos of them dropped
+   (facts_epoch); libunwind forgets its cached frame states there too.  */
+void
+stack_forget_code (uintptr_t low, uintptr_t high)
+{
+  pc_map_forget_range (&frame_facts, low, high);
+  pc_map_forget_range (&frame_rules, low, high);
+  unw_flush_cache (unw_local_addr_space, low, high);
+  atomic_fetch_add_explicit (&facts_epoch, 1, memory_order_release);
+}
+
 /* One fast capture in this many is checked against a full unwind.  */
 #define VERIFY_INTERVAL 1024
 static __thread unsigned fast_captures

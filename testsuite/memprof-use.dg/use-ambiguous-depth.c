@@ -13,22 +13,6 @@ wrapper (size_t size)
   return malloc (size); /* { dg-message "memprof: .malloc. call: ambiguous: its contexts disagree \\(2 contexts, \[^;\]*; bytes 25.0% cold, 75.0% hot, 0.0% notcold; callers disagree at depth 1 and tell the classes apart at depth 2\\); calls the context-classified entry point \\(2 cold or hot contexts, told apart by 2 caller frames; 2 for all\\)" } */
 }
 
-__attribute__ ((noinline, noipa)) void *
-middle (size_t size)
-{
-  return wrapper (size);
-}
-
-void *
-for_log (void)
-{
-  return middle (100);
-}
-
-void *
-for_table (void)
-{
-  return middle (300);
-}
+#include "ambiguous-callers.h"
 
 /* { dg-final { scan-tree-dump "malloc call at \[^\n\]*:13:10: frames wrapper:2:10: 2 contexts matched \\(1 cold, 1 hot, 0 notcold\\): ambiguous: its contexts disagree \\(bytes 25.0% cold, 75.0% hot, 0.0% notcold; callers disagree at depth 1 and tell the classes apart at depth 2\\); calls the context-classified entry point \\(2 cold or hot contexts, told apart by 2 caller frames; 2 for all\\)" "memprof" } } */

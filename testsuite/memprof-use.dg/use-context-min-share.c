@@ -12,23 +12,7 @@ wrapper (size_t size)
   return malloc (size); /* { dg-message "memprof: .malloc. call: ambiguous: its contexts disagree \\(3 contexts, \[^;\]*; bytes 1.0% cold, 3.0% hot, 96.0% notcold; \[^)\]*\\); left alone: its cold and hot contexts hold 4.0% of its bytes, below context-min-share=5% \\(classifying costs every allocation a walk of 2 frames\\)" } */
 }
 
-__attribute__ ((noinline, noipa)) void *
-middle (size_t size)
-{
-  return wrapper (size);
-}
-
-void *
-for_log (void)
-{
-  return middle (100);
-}
-
-void *
-for_table (void)
-{
-  return middle (300);
-}
+#include "ambiguous-callers.h"
 
 void *
 for_other (void)

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "descend.h"
+
 #define ROUNDS 3000
 
 static long under_a, under_b;
@@ -60,18 +62,7 @@ rounds (void)
     }
 }
 
-__attribute__ ((noinline)) static int
-descend (int depth)
-{
-  if (depth == 0)
-    {
-      rounds ();
-      return 0;
-    }
-  int below = descend (depth - 1);
-  __asm__ volatile("" : : : "memory");
-  return below + 1;
-}
+DESCEND_THEN (rounds)
 
 int
 main (int argc, char **argv)

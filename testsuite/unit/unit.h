@@ -20,5 +20,6 @@ Suite *trace_suite (void);
 Suite *thresholds_suite (void);
 Suite *fold_memo_suite (void);
 Suite *slab_suite (void);
+Suite *pcmap_suite (void);
 
 #endif /* MEMPROF_UNIT_H */
