@@ -409,6 +409,32 @@ record_allocation (struct block_header *header, uintptr_t user,
   live_insert (header, user);
 }
 
+/* shadow_collect of the counters of BLOCK without a histogram: a block
+   of one granule (the common small block) has one counter, read and
+   cleared here without the call.  */
+static inline uint64_t
+collect_counters (const struct live_block *block, uint64_t *touched_counters)
+{
+  if (__memprof_shadow_base == 0)
+    {
+      /* No instrumented code: nothing was counted.  */
+      *touched_counters = 0;
+      return 0;
+    }
+  if (block->size <= MEMPROF_GRANULE_SIZE && !runtime_histogram)
+    {
+      uint64_t *counter
+          = memprof_shadow_for (__memprof_shadow_base, block->user);
+      uint64_t accesses = *counter;
+      *touched_counters = accesses != 0;
+      if (accesses != 0)
+        *counter = 0;
+      return accesses;
+    }
+  return shadow_collect (block->user, granules_for (block->size), true,
+                         touched_counters, NULL, 0);
+}
+
 /* Fold the block BLOCK into its context: its shadow counters (and
    histogram, with ENTRIES of them), its MIB and its side-file counts.  */
 static inline void
@@ -418,15 +444,16 @@ fold_block (const struct live_block *block, uint64_t *histogram,
   struct memprof_mib mib;
   struct context_extra extra;
   uint64_t touched_counters;
-  uint64_t accesses
-      = shadow_collect (block->user, granules_for (block->size), true,
-                        &touched_counters, histogram, entries);
+  uint64_t accesses;
   if (entries == 0)
     {
+      accesses = collect_counters (block, &touched_counters);
       depot_fold_block (block, accesses, touched_counters, now,
                         runtime_current_cpu ());
       return;
     }
+  accesses = shadow_collect (block->user, granules_for (block->size), true,
+                             &touched_counters, histogram, entries);
   mib_init_one (&mib, block->size, accesses, block->alloc_timestamp, now,
                 block->alloc_cpu, runtime_current_cpu ());
   mib_scale (&mib, block->weight);

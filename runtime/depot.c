@@ -222,6 +222,43 @@ depot_fold (struct depot_context *context, const struct memprof_mib *mib,
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* The Min and Max fields of MIB (and its CPU counts) with one block
+   more, of the values given; the first block sets them.  */
+static inline void
+fold_extremes (struct memprof_mib *mib, const struct live_block *block,
+               uint64_t accesses, uint32_t size32, uint32_t lifetime,
+               uint64_t density, uint64_t lifetime_density,
+               uint32_t dealloc_cpu)
+{
+  if (mib->alloc_count == 0)
+    {
+      memset (mib, 0, sizeof *mib);
+      mib->min_access_count = mib->max_access_count = accesses;
+      mib->min_size = mib->max_size = size32;
+      mib->min_lifetime = mib->max_lifetime = lifetime;
+      mib->min_access_density = mib->max_access_density = (uint32_t) density;
+      mib->min_lifetime_access_density = mib->max_lifetime_access_density
+          = (uint32_t) lifetime_density;
+      mib->num_migrated_cpu = block->alloc_cpu != dealloc_cpu;
+      return;
+    }
+  mib->min_access_count = MIN (mib->min_access_count, accesses);
+  mib->max_access_count = MAX (mib->max_access_count, accesses);
+  mib->min_size = MIN (mib->min_size, size32);
+  mib->max_size = MAX (mib->max_size, size32);
+  mib->min_lifetime = MIN (mib->min_lifetime, lifetime);
+  mib->max_lifetime = MAX (mib->max_lifetime, lifetime);
+  mib->min_access_density = MIN (mib->min_access_density, (uint32_t) density);
+  mib->max_access_density = MAX (mib->max_access_density, (uint32_t) density);
+  mib->min_lifetime_access_density
+      = MIN (mib->min_lifetime_access_density, (uint32_t) lifetime_density);
+  mib->max_lifetime_access_density
+      = MAX (mib->max_lifetime_access_density, (uint32_t) lifetime_density);
+  mib->num_lifetime_overlaps += block->alloc_timestamp < mib->dealloc_timestamp;
+  mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
+  mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+}
+
 void
 depot_fold_block (const struct live_block *block, uint64_t accesses,
                   uint64_t touched_counters, uint32_t now, uint32_t dealloc_cpu)
@@ -234,12 +271,7 @@ depot_fold_block (const struct live_block *block, uint64_t accesses,
                           ? now - block->alloc_timestamp
                           : 0;
   uint64_t weight = block->weight > 1 ? block->weight : 1;
-  uint64_t density = 0, lifetime_density = 0;
-  if (accesses != 0) /* two divisions saved when nothing was counted */
-    {
-      density = accesses * 100 / size32;
-      lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
-    }
+  uint64_t density, lifetime_density;
   /* context_extra_init_one's values, kept in registers: a struct
      written here and read back as one 16-byte load stalls (store
      forwarding fails; 3 % of a full-profiling pair).  */
@@ -248,42 +280,41 @@ depot_fold_block (const struct live_block *block, uint64_t accesses,
     touched_bytes = block->size;
   struct depot_context *context = block->context;
   struct memprof_mib *mib = &context->mib;
+  struct context_last_fold *last = &context->last_fold;
 
   spin_lock_hot (&context->lock);
   if (accesses == 0)
     context->extra.untouched_allocations += weight;
   context->extra.touched_bytes += touched_bytes * weight;
-  if (mib->alloc_count == 0)
+  if (mib->alloc_count != 0 && last->accesses == accesses
+      && last->size == size32 && last->lifetime == lifetime)
     {
-      memset (mib, 0, sizeof *mib);
-      mib->min_access_count = mib->max_access_count = accesses;
-      mib->min_size = mib->max_size = size32;
-      mib->min_lifetime = mib->max_lifetime = lifetime;
-      mib->min_access_density = mib->max_access_density = (uint32_t) density;
-      mib->min_lifetime_access_density = mib->max_lifetime_access_density
-          = (uint32_t) lifetime_density;
-      mib->num_migrated_cpu = block->alloc_cpu != dealloc_cpu;
-    }
-  else
-    {
-      mib->min_access_count = MIN (mib->min_access_count, accesses);
-      mib->max_access_count = MAX (mib->max_access_count, accesses);
-      mib->min_size = MIN (mib->min_size, size32);
-      mib->max_size = MAX (mib->max_size, size32);
-      mib->min_lifetime = MIN (mib->min_lifetime, lifetime);
-      mib->max_lifetime = MAX (mib->max_lifetime, lifetime);
-      mib->min_access_density
-          = MIN (mib->min_access_density, (uint32_t) density);
-      mib->max_access_density
-          = MAX (mib->max_access_density, (uint32_t) density);
-      mib->min_lifetime_access_density
-          = MIN (mib->min_lifetime_access_density, (uint32_t) lifetime_density);
-      mib->max_lifetime_access_density
-          = MAX (mib->max_lifetime_access_density, (uint32_t) lifetime_density);
+      /* The same values as a block already folded in (blocks of one
+         context mostly are: one size, the same accesses, a lifetime in
+         whole milliseconds): every Min and Max stays, the densities are
+         the last ones, and the divisions are not made again.  */
+      density = last->density;
+      lifetime_density = last->lifetime_density;
       mib->num_lifetime_overlaps
           += block->alloc_timestamp < mib->dealloc_timestamp;
       mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
       mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+    }
+  else
+    {
+      density = lifetime_density = 0;
+      if (accesses != 0) /* two divisions saved when nothing was counted */
+        {
+          density = accesses * 100 / size32;
+          lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
+        }
+      fold_extremes (mib, block, accesses, size32, lifetime, density,
+                     lifetime_density, dealloc_cpu);
+      last->accesses = accesses;
+      last->size = size32;
+      last->lifetime = lifetime;
+      last->density = density;
+      last->lifetime_density = lifetime_density;
     }
   mib->alloc_count += (uint32_t) weight;
   mib->total_access_count += accesses * weight;
@@ -332,6 +363,7 @@ reset_one (struct depot_context *context, void *cookie)
   spin_lock (&context->lock);
   memset (&context->mib, 0, sizeof context->mib);
   memset (&context->extra, 0, sizeof context->extra);
+  memset (&context->last_fold, 0, sizeof context->last_fold);
   /* The next fold starts a histogram shorter than the buffer may be.  */
   if (context->histogram != NULL)
     memset (context->histogram, 0,

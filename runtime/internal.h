@@ -398,13 +398,24 @@ struct context_peak
   uint64_t sample_bytes, sample_generation;          /* timeline_lock */
 };
 
+/* The values of the last block depot_fold_block folded into a context
+   the long way (size 0: none since the MIB was last empty): a block with
+   the same access count, size and lifetime leaves every Min and Max of
+   the MIB as they are and has the same densities (depot.c).  */
+struct context_last_fold
+{
+  uint64_t accesses, density, lifetime_density;
+  uint32_t size, lifetime;
+};
+
 struct depot_context
 {
   struct depot_context *_Atomic next; /* bucket chain */
   uint64_t hash;
   uint64_t id; /* the stack id in the profile, from 1 */
   uint32_t depth;
-  spinlock_t lock;            /* guards mib, extra and histogram */
+  struct context_last_fold last_fold;
+  spinlock_t lock;            /* guards mib, extra, last_fold and histogram */
   struct memprof_mib mib;     /* alloc_count 0: nothing recorded */
   struct context_extra extra; /* for the side file */
   uint64_t *histogram;        /* mib.access_histogram_size used entries */

@@ -197,6 +197,15 @@ static const uint32_t granule_divisors[SLAB_CLASSES] = {
 };
 
 /* The slot number within its span of the granule GRANULE of a span of
+   CLASS, where GRANULE starts a slot.  */
+static inline size_t
+slot_index (unsigned class, size_t granule)
+{
+  return class == 0 ? granule
+                    : ((uint64_t) granule * granule_divisors[class]) >> 32;
+}
+
+/* The slot number within its span of the granule GRANULE of a span of
    CLASS, or -1 when GRANULE does not start a slot.  */
 static inline long
 slot_number (unsigned class, size_t granule)
@@ -411,10 +420,20 @@ take_slots (unsigned class, uintptr_t *slots, uint32_t want)
         {
           while (bits[word] == 0)
             word++;
-          unsigned bit = (unsigned) __builtin_ctzll (bits[word]);
-          bits[word] &= bits[word] - 1;
-          info->free_slots--;
-          slots[taken++] = start + ((size_t) word * 64 + bit) * bytes;
+          /* The word's free slots, in registers until the batch has
+             them or the word is used up.  */
+          uint64_t free_bits = bits[word];
+          uintptr_t word_start = start + (size_t) word * 64 * bytes;
+          uint32_t first = taken;
+          do
+            {
+              unsigned bit = (unsigned) __builtin_ctzll (free_bits);
+              free_bits &= free_bits - 1;
+              slots[taken++] = word_start + bit * bytes;
+            }
+          while (free_bits != 0 && taken < want);
+          bits[word] = free_bits;
+          info->free_slots -= taken - first;
         }
       info->cursor = (uint16_t) word;
       if (info->free_slots == 0)
@@ -437,17 +456,30 @@ return_slots (unsigned class, const uintptr_t *slots, uint32_t count)
   size_t slots_in_span = slots_per_span (class);
 
   spin_lock_hot (&classes[class].lock);
-  for (uint32_t i = 0; i < count; i++)
+  for (uint32_t i = 0; i < count;)
     {
-      size_t offset = slots[i] - __memprof_slab_base;
-      size_t span = offset >> SLAB_SPAN_SHIFT;
-      long number = slot_number (class, (offset & (SLAB_SPAN_BYTES - 1))
-                                            >> MEMPROF_GRANULE_SHIFT);
+      /* The run of slots of one span from I: their bits, then the
+         span's count and cursor once.  */
+      size_t span = (slots[i] - __memprof_slab_base) >> SLAB_SPAN_SHIFT;
+      uintptr_t start = span_start (span);
       struct span_info *info = &spans[span];
-      span_bits[span][number / 64] |= 1ULL << (number % 64);
-      if ((unsigned) (number / 64) < info->cursor)
-        info->cursor = (uint16_t) (number / 64);
-      if (++info->free_slots == slots_in_span)
+      uint64_t *bits = span_bits[span];
+      unsigned lowest_word = info->cursor;
+      uint32_t run = 0;
+      do
+        {
+          size_t number
+              = slot_index (class, (slots[i] - start) >> MEMPROF_GRANULE_SHIFT);
+          bits[number / 64] |= 1ULL << (number % 64);
+          if (number / 64 < lowest_word)
+            lowest_word = (unsigned) (number / 64);
+          run++;
+          i++;
+        }
+      while (i < count && slots[i] - start < SLAB_SPAN_BYTES);
+      info->cursor = (uint16_t) lowest_word;
+      info->free_slots += run;
+      if (info->free_slots == slots_in_span)
         span_empty (class, span, to_give_back, &give_back_count,
                     SLAB_CACHE_BATCH);
       else if (!info->listed)
@@ -547,7 +579,14 @@ slab_allocate (size_t size, uintptr_t caller_return)
       struct clock_stamp stamp = clock_stamp ();
       meta->alloc_timestamp = stamp.ms;
       meta->alloc_cpu = (uint16_t) stamp.cpu;
-      shadow_clear (slot, granules_for (size));
+      if (size <= MEMPROF_GRANULE_SIZE && !runtime_histogram)
+        {
+          /* shadow_clear of one counter, without the call.  */
+          if (__memprof_shadow_base != 0)
+            *memprof_shadow_for (__memprof_shadow_base, slot) = 0;
+        }
+      else
+        shadow_clear (slot, granules_for (size));
       peak_note_allocation (context, size, 1, stamp.tsc);
       atomic_store_explicit (&meta->context, context, memory_order_release);
     }

@@ -388,6 +388,107 @@ START_TEST (test_fold_adds_side_file_counts)
 }
 END_TEST
 
+/* One freed block for depot_fold_block and, as the reference, the MIB
+   and side-file counts mib_init_one, mib_scale and
+   context_extra_init_one make of it.  */
+struct freed_block
+{
+  uint64_t size, accesses, touched_counters;
+  uint32_t alloc_timestamp, now, alloc_cpu, dealloc_cpu, weight;
+};
+
+static void
+fold_both (struct depot_context *by_block, struct depot_context *by_mib,
+           const struct freed_block *freed)
+{
+  struct live_block block
+      = { 0x10000,          freed->size,  by_block, freed->alloc_timestamp,
+          freed->alloc_cpu, freed->weight };
+  struct memprof_mib mib;
+  struct context_extra extra;
+
+  depot_fold_block (&block, freed->accesses, freed->touched_counters,
+                    freed->now, freed->dealloc_cpu);
+  mib_init_one (&mib, freed->size, freed->accesses, freed->alloc_timestamp,
+                freed->now, freed->alloc_cpu, freed->dealloc_cpu);
+  mib_scale (&mib, freed->weight);
+  context_extra_init_one (&extra, freed->size, freed->accesses,
+                          freed->touched_counters, MEMPROF_GRANULE_SIZE,
+                          freed->weight);
+  depot_fold (by_mib, &mib, NULL, &extra);
+}
+
+static void
+assert_same_records (const struct depot_context *by_block,
+                     const struct depot_context *by_mib, int step)
+{
+  ck_assert_msg (memcmp (&by_block->mib, &by_mib->mib, sizeof by_mib->mib) == 0,
+                 "after block %d: depot_fold_block's MIB differs from "
+                 "mib_merge's (alloc_count %u and %u, min size %u and %u, "
+                 "max accesses %lu and %lu)",
+                 step, by_block->mib.alloc_count, by_mib->mib.alloc_count,
+                 by_block->mib.min_size, by_mib->mib.min_size,
+                 (unsigned long) by_block->mib.max_access_count,
+                 (unsigned long) by_mib->mib.max_access_count);
+  ck_assert_uint_eq (by_block->extra.untouched_allocations,
+                     by_mib->extra.untouched_allocations);
+  ck_assert_uint_eq (by_block->extra.touched_bytes,
+                     by_mib->extra.touched_bytes);
+}
+
+/* depot_fold_block's short way (a block with the values of the last one
+   folded the long way) gives the MIB the long way gives: blocks repeated,
+   repeated after others, weighted, with and without accesses.  */
+START_TEST (test_fold_block_equals_merge)
+{
+  uintptr_t by_block_pcs[1] = { FAKE_PC (14, 0) };
+  uintptr_t by_mib_pcs[1] = { FAKE_PC (14, 1) };
+  struct depot_context *by_block = depot_intern (by_block_pcs, 1);
+  struct depot_context *by_mib = depot_intern (by_mib_pcs, 1);
+  static const struct freed_block blocks[] = {
+    { 16, 5, 1, 10, 12, 0, 0, 1 },      { 16, 5, 1, 20, 22, 1, 0, 1 },
+    { 16, 5, 1, 30, 32, 1, 1, 1 },      { 16, 5, 1, 31, 33, 0, 1, 3 },
+    { 16, 9, 1, 40, 42, 0, 0, 1 },      { 16, 5, 1, 41, 43, 0, 0, 1 },
+    { 16, 5, 1, 50, 51, 0, 0, 1 },      { 16, 5, 1, 60, 61, 0, 0, 1 },
+    { 400, 0, 0, 70, 90, 0, 0, 1 },     { 400, 0, 0, 91, 111, 0, 0, 1 },
+    { 1, 0, 0, 120, 120, 0, 0, 2 },     { 400, 700, 7, 130, 150, 0, 0, 1 },
+    { 400, 700, 7, 151, 171, 0, 0, 1 }, { 0, 0, 0, 180, 181, 0, 0, 1 },
+    { 0, 0, 0, 182, 183, 0, 0, 1 },     { 16, 5, 1, 190, 192, 0, 0, 1 },
+  };
+
+  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+    {
+      fold_both (by_block, by_mib, &blocks[i]);
+      assert_same_records (by_block, by_mib, (int) i);
+    }
+}
+END_TEST
+
+/* After a reset the short way starts again: the last block folded
+   before it says nothing of the MIB folded after it.  */
+START_TEST (test_fold_block_after_reset)
+{
+  uintptr_t by_block_pcs[1] = { FAKE_PC (15, 0) };
+  uintptr_t by_mib_pcs[1] = { FAKE_PC (15, 1) };
+  struct depot_context *by_block = depot_intern (by_block_pcs, 1);
+  struct depot_context *by_mib = depot_intern (by_mib_pcs, 1);
+  static const struct freed_block small = { 16, 5, 1, 10, 12, 0, 0, 1 };
+  struct memprof_mib large;
+  struct context_extra no_counts = { 0, 0 };
+
+  fold_both (by_block, by_mib, &small);
+  depot_reset_records ();
+  /* A block folded whole (as in histogram mode) into both.  */
+  mib_init_one (&large, 300, 90, 20, 30, 0, 0);
+  depot_fold (by_block, &large, NULL, &no_counts);
+  depot_fold (by_mib, &large, NULL, &no_counts);
+  fold_both (by_block, by_mib, &small);
+  assert_same_records (by_block, by_mib, 1);
+  ck_assert_uint_eq (by_block->mib.min_size, 16);
+  ck_assert_uint_eq (by_block->mib.max_size, 300);
+}
+END_TEST
+
 START_TEST (test_reset_forgets_side_file_counts)
 {
   uintptr_t pcs[1] = { FAKE_PC (13, 0) };
@@ -438,6 +539,8 @@ depot_suite (void)
                        sizeof extra_cases / sizeof extra_cases[0]);
   tcase_add_test (folding, test_fold_adds_side_file_counts);
   tcase_add_test (folding, test_reset_forgets_side_file_counts);
+  tcase_add_test (folding, test_fold_block_equals_merge);
+  tcase_add_test (folding, test_fold_block_after_reset);
   suite_add_tcase (suite, folding);
   return suite;
 }
