@@ -420,8 +420,14 @@ free_hinted (void *block, unsigned class_index)
           cache->count[class_index][bin]++;
           return;
         }
-      /* Its size known, jemalloc need not look it up again.  */
-      sdallocx (block, size, tcache_flags (class_index));
+      /* The bin full (nearly always a program giving back its blocks
+         at exit): jemalloc's own free, whose fast path puts it in the
+         thread's automatic cache (about 20 instructions, where sdallocx
+         into the explicit tcache took 123).  */
+      if (LIKELY (next_free != NULL))
+        next_free (block);
+      else
+        sdallocx (block, size, tcache_flags (class_index));
       return;
     }
   give_back (block, class_index);
