@@ -100,6 +100,13 @@ def arenas(output):
     return tuple(numbers[:3]), tuple(numbers[3:])
 
 
+def calls_store(binary):
+    """How fill_cold of BINARY reaches store: "call", "jmp" or None."""
+    listing = run(["gdb", "-batch", "-ex", "disassemble fill_cold", binary]).stdout
+    found = re.search(r"\b(call|jmp)\s+0x[0-9a-f]+ <store", listing)
+    return found.group(1) if found else None
+
+
 def arenas_line(output):
     """The line context_check.c prints about the arenas, or ""."""
     return next((line for line in output.splitlines() if line.startswith("arenas:")), "")
@@ -296,11 +303,28 @@ def check_tail_calls():
     done = profiled_and_hinted("tail calls", "tail", TAIL)
     if done is None:
         return
-    _, ran = done
+    binary, ran = done
     results.check(ran.returncode == 0 and arenas(ran.stdout) == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
                   f"tail calls: the frames the profile has are on the hinted build's stack: "
                   f"all {BLOCKS} cold blocks in the cold arena, all {BLOCKS} hot ones in the "
                   f"hot arena", ran.stdout + ran.stderr[-500:])
+    # The same profile with thresholds that leave every context not cold
+    # (the call not classified by context): no walk, so no frame to keep,
+    # and fill_cold jumps to store as the build without a profile does
+    # (m4, whose calls all decline).
+    declined = os.path.join(WORK, "tail", "declined")
+    built = build(declined, "-O2", [TAIL, ALLOC, CHECK],
+                  ["-fplugin-arg-memprof-use=" + os.path.join(WORK, "tail", "tail.mprof"),
+                   "-fplugin-arg-memprof-cold-lifetime=1000000",
+                   "-fplugin-arg-memprof-hot-density=1000000000"],
+                  pkg_config("memprof-hint", "--libs"))
+    ends = {name: calls_store(path) for name, path in (("hinted", binary), ("declined", declined))}
+    results.check(built.returncode == 0 and "context-classified: 0" in built.stderr
+                  and ends == {"hinted": "call", "declined": "jmp"},
+                  "tail calls: fill_cold calls store in the hinted build, and jumps to it "
+                  "when no call is classified by context (no walk: tail calls as without "
+                  "a profile)",
+                  f"{ends} {built.stderr[-500:]}")
 
 
 def check_hub():
