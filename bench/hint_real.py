@@ -21,7 +21,9 @@ those of the context-classified calls by the class they took (counted
 by libmemprof_hint's statistics, MEMPROF_HINT_STATS=1, and
 by bench/realprog/hint_counter.c, preloaded into one extra run on the
 profiling input, against the profile's total bytes) and the 4 KiB pages
-its hot-hinted blocks start on.  Every run's output must equal glibc's.
+its hot-hinted blocks start on, the pages the hot contexts' blocks lay
+on placed and unplaced (MEMPROF_HINT_STATS=unplaced), and each
+variant's instructions (one cachegrind run each on a smaller input).  Every run's output must equal glibc's.
 When feedback rewrites nothing, the result says why, from the plugin's
 own summary lines (calls matched, ambiguous, rewritten).
 Writes bench/results/hint-real.md (--output).
@@ -75,6 +77,7 @@ PROGRAMS = {
                                                               "hint_real.lua"), str(size)],
         "profile_size": 30,
         "run_size": 5000,
+        "count_size": 1000,
         "allocator": "l_alloc (lauxlib.c): realloc, through the lua_Alloc pointer",
     },
     "m4": {
@@ -86,6 +89,7 @@ PROGRAMS = {
                                          os.path.join(HERE, "workloads", "hint_real.m4")],
         "profile_size": 100,
         "run_size": 3000,
+        "count_size": 500,
         "allocator": "gnulib's xmalloc (lib/xmalloc.c) and obstacks filled through it",
     },
 }
@@ -172,6 +176,39 @@ def run_with_rss(command, env=None):
     return result.stdout, result.returncode, float(user) + float(system), int(rss)
 
 
+def instructions(command):
+    """Instructions one run executes (valgrind's cachegrind, no cache
+    simulation), or None without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    result = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                             "--cachegrind-out-file=/dev/null", *command],
+                            capture_output=True, text=True)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", result.stderr)
+    if result.returncode != 0 or not found:
+        sys.exit(f"hint_real: cachegrind failed on {command[0]} (exit {result.returncode}):\n"
+                 f"{result.stderr[-800:]}")
+    return int(found.group(1).replace(",", "")), result.stdout
+
+
+def count_instructions(name, spec, binaries):
+    """Each variant's instructions on the counting input, one run each
+    (deterministic but for Lua's seeded string hashing); outputs must
+    agree."""
+    counted, expected = {}, None
+    for variant in VARIANTS:
+        found = instructions(spec["command"](binaries[variant], spec["count_size"]))
+        if found is None:
+            return {}
+        counted[variant], stdout = found
+        if expected is None:
+            expected = stdout
+        if stdout != expected:
+            sys.exit(f"hint_real: {name}: the {variant} build printed another output "
+                     "under cachegrind")
+    return counted
+
+
 def bench_program(name, spec, args, tree):
     work = os.path.join(WORK, name)
     os.makedirs(work, exist_ok=True)
@@ -220,7 +257,23 @@ def bench_program(name, spec, args, tree):
         for klass, value in zip(("default", "cold", "hot"), match.groups()):
             key = f"context_{klass}_bytes"
             counts[key] = str(int(counts.get(key, 0)) + int(value))
+    # The pages the hot contexts' blocks lay on, placed and as jemalloc
+    # alone places them (MEMPROF_HINT_STATS=unplaced: classified and
+    # counted, allocated in the default arenas).
+    pages_pattern = (r"hot contexts' blocks lay on (?:more than )?(\d+) pages of 4 KiB .*?"
+                     r"default contexts' blocks in the hinted arenas: (\d+) bytes")
+    found = re.search(pages_pattern, counted.stderr.decode(errors="replace"))
+    if found:
+        counts["context_hot_pages"], counts["default_in_hinted"] = found.groups()
+    unplaced = subprocess.run(spec["command"](binaries["feedback"], spec["profile_size"]),
+                              capture_output=True,
+                              env=dict(os.environ, MEMPROF_HINT_STATS="unplaced"))
+    found = re.search(pages_pattern, unplaced.stderr.decode(errors="replace"))
+    if unplaced.returncode == 0 and found:
+        counts["context_hot_pages_unplaced"] = found.group(1)
     contexts, profile_bytes = profile_totals(mprof)
+    print(f"hint_real: {name}: counting instructions (cachegrind)", flush=True)
+    counted_instructions = count_instructions(name, spec, binaries)
 
     samples = {variant: [] for variant in VARIANTS}
     expected = None
@@ -247,7 +300,8 @@ def bench_program(name, spec, args, tree):
                       max(cpu for cpu, _ in samples[variant]))
             for variant in VARIANTS}
     return dict(summary=summary, ambiguous=ambiguous, counts=counts, contexts=contexts, profile_bytes=profile_bytes,
-                rows=rows, status=expected[1], ratios=ratios)
+                rows=rows, status=expected[1], ratios=ratios,
+                instructions=counted_instructions)
 
 
 def percent(part, whole):
@@ -278,6 +332,14 @@ def report(name, spec, result):
         lines += ["", f"Feedback build / jemalloc alone, CPU time round by round ({len(ratios)} "
                   f"rounds): median {statistics.median(ratios):.3f}, "
                   f"{ratios[0]:.2f}..{ratios[-1]:.2f}."]
+    counted = result["instructions"]
+    if counted:
+        lines += ["", f"Instructions, one run each on input {spec['count_size']} (valgrind "
+                  "--tool=cachegrind; deterministic but for Lua's seeded string hashing, "
+                  "about 0.1%): " + ", ".join(
+                      f"{variant} {counted[variant] / 1e6:.1f} M" for variant in VARIANTS)
+                  + f"; feedback build / jemalloc alone "
+                  f"**{counted['feedback'] / counted['jemalloc']:.3f}**."]
     lines += ["",
               f"Feedback: {summary['matched']} of {summary['calls']} allocation calls matched, "
               f"{summary['ambiguous']} ambiguous, {summary['clones']} wrapper clones; rewritten: "
@@ -292,7 +354,15 @@ def report(name, spec, result):
               f"{percent(by_context['cold'], context_total)}, hot "
               f"{percent(by_context['hot'], context_total)}, default "
               f"{percent(by_context['default'], context_total)} (libmemprof_hint's statistics, "
-              "MEMPROF_HINT_STATS=1).", ""]
+              "MEMPROF_HINT_STATS=1)."]
+    if "context_hot_pages" in counts:
+        lines += [f"Hot pages (profiling input): the hot contexts' blocks lay on "
+                  f"{counts['context_hot_pages']} pages of 4 KiB in the feedback build, on "
+                  f"{counts.get('context_hot_pages_unplaced', 'n/a')} as jemalloc alone places "
+                  f"them (the same run with MEMPROF_HINT_STATS=unplaced); "
+                  f"{counts['default_in_hinted']} bytes of default contexts' blocks lay in the "
+                  "hinted arenas (hinted blocks that jemalloc's free handed on)."]
+    lines += [""]
     if result["ambiguous"]:
         lines += ["Ambiguous calls (classified by context at run time, see above) and the bytes of their contexts by class with "
                   "the thresholds fitted to the run (the plugin's remarks): "
@@ -339,6 +409,8 @@ run); the three run interleaved, {args.runs} runs each, medians of CPU time
 the bytes that reached libmemprof_hint's hinted entry points (hinted at
 build time) and its context-classified ones (classified at run time, by
 class, libmemprof_hint's statistics) in a run on the profiling input.
+Instructions: one run of each variant under valgrind's cachegrind on a
+smaller input, a verdict steadier than CPU time on a loaded machine.
 
 """ + "\n".join(sections))
     print(f"hint_real: wrote {os.path.relpath(args.output, TOP)}")

@@ -318,6 +318,11 @@ static vec<uint64_t> walk_functions;
 /* The functions a walk reads whose frame pointer the simulation left
    out (sorted): a small one keeps it all the same.  */
 static vec<uint64_t> walk_omitted;
+/* Every function a walk reads (sorted), and each at the position just
+   above a walk (its call site is the last key compared): only there
+   does a tail call change what a walk sees, so only there do calls
+   keep their frames.  */
+static vec<uint64_t> walk_read;
 static bool user_keeps_frame_pointers;
 
 /* Below this many instructions before register allocation, a function
@@ -441,10 +446,16 @@ keep_profiled_frames (void)
     }
 }
 
+/* Calls keep their frames as in the profile only in the functions a
+   walk reads (walk_read): a program whose calls all decline (m4, whose
+   xmalloc's cold contexts hold too few bytes) keeps its tail calls,
+   memchr2's of memchr among them, and runs the code the build without a
+   profile runs.  */
 void
 context_hints_function (void)
 {
-  if (context_hints_on && feedback_options.hint)
+  if (context_hints_on && feedback_options.hint
+      && sorted_contains (walk_read, function_guid (current_function_decl)))
     {
       keep_allocation_frames ();
       keep_profiled_frames ();
@@ -601,6 +612,7 @@ struct walk_group
   vec<context_row> rows;    /* hint: the profile's class */
   vec<context_row> entries; /* the table */
   vec<uint64_t> functions;  /* rows x depth: the function at each position */
+  vec<uint64_t> last;       /* per row: the function at position depth */
   unsigned depth;
   double full, total;
 };
@@ -730,7 +742,7 @@ find_walk_groups (vec<walk_group> *groups)
           const struct feedback_context *context
               = &feedback_profile.contexts[contexts[i].context];
           unsigned at = 0;
-          for (unsigned d = 0; d < group.depth; d++)
+          for (unsigned d = 0; d <= group.depth; d++)
             {
               uint64_t guid = 0;
               if (at < context->frame_count)
@@ -739,7 +751,10 @@ find_walk_groups (vec<walk_group> *groups)
                   guid = feedback_profile.frames[context->first_frame + at - 1]
                              .guid;
                 }
-              group.functions.safe_push (guid);
+              if (d < group.depth)
+                group.functions.safe_push (guid);
+              else
+                group.last.safe_push (guid);
             }
         }
       auto_vec<uint64_t> none;
@@ -778,6 +793,16 @@ find_walk_functions (void)
       if (guid != 0)
         read.safe_push (guid);
   read.qsort (compare_keys);
+  /* Calls keep their frames in these and in the function at position
+     DEPTH, which holds the last call site compared: its tail call
+     would take that call site off the stack.  */
+  for (uint64_t guid : read)
+    walk_read.safe_push (guid);
+  for (const walk_group &group : groups)
+    for (uint64_t guid : group.last)
+      if (guid != 0)
+        walk_read.safe_push (guid);
+  sort_unique (&walk_read);
   auto_vec<function_count> candidates;
   for (unsigned i = 0; i < read.length (); i++)
     if (candidates.is_empty () || candidates.last ().guid != read[i])
@@ -823,6 +848,7 @@ find_walk_functions (void)
       group.rows.release ();
       group.entries.release ();
       group.functions.release ();
+      group.last.release ();
     }
 }
 

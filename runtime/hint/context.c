@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* The decisions already made: (tag | hint) words, the tag from the hash
@@ -64,6 +65,10 @@ static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The tables used so far, with MEMPROF_HINT_STATS=1.  */
 static bool statistics;
+/* MEMPROF_HINT_STATS=unplaced: counted as with 1, and each block then
+   allocated as the default class (jemalloc's default arenas, as jemalloc
+   alone places it), to compare the pages of the hot contexts' blocks.  */
+static bool unplaced;
 /* MEMPROF_HINT_DEBUG=1: each decision made (a miss of the cache) is
    written to the statistics' copy of stderr: the table, the return
    addresses walked (as object+offset) and their keys, and the entry
@@ -585,6 +590,14 @@ cached_hint (const uint64_t *table, uintptr_t frame, uintptr_t limit,
                                memory_order_relaxed);
   if (LIKELY (DECISION_HOLDS (word, *hash)))
     return (unsigned char) word;
+  /* The second slot too: a context whose first slot another took (two
+     of Lua's 104 walks of 1000 rounds share one in some builds, half of
+     all calls) would take the slow path on every call.  */
+  word = atomic_load_explicit (
+      &decisions[(DECISION_SLOT (*hash) + 1) % DECISION_SLOTS],
+      memory_order_relaxed);
+  if (DECISION_HOLDS (word, *hash))
+    return (unsigned char) word;
   return HINT_UNDECIDED;
 }
 
@@ -631,6 +644,66 @@ context_hint (uint64_t *table, const void *entry_frame, size_t bytes)
 
 /* ---- Statistics (MEMPROF_HINT_STATS=1) ---- */
 
+/* The distinct 4 KiB pages the blocks of hot contexts lay on during the
+   run (a block counts the pages from its first byte to its last, at most
+   HOT_PAGES_PER_BLOCK): a set of page numbers (plus 1, 0 is an empty
+   slot) in an open-addressed table mapped at the first hot block, filled
+   to half at most.  Only the context-classified malloc and realloc count
+   them (the calls of an allocator wrapper).  */
+#define PAGE_SHIFT 12
+#define HOT_PAGE_SLOT_BITS 20
+#define HOT_PAGE_SLOTS ((size_t) 1 << HOT_PAGE_SLOT_BITS)
+#define HOT_PAGES_PER_BLOCK 256
+static uintptr_t *hot_pages;
+/* The bytes of default-class contexts whose blocks lay in a hinted
+   arena's range (a hinted block reused after jemalloc's own free).  */
+static _Atomic uint64_t default_bytes_hinted_ranges;
+static size_t hot_page_count;
+static bool hot_pages_full;
+static pthread_mutex_t hot_pages_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+add_hot_page (uintptr_t page)
+{
+  size_t slot
+      = (size_t) ((page * 0x9e3779b97f4a7c15ull) >> (64 - HOT_PAGE_SLOT_BITS));
+
+  while (hot_pages[slot] != 0 && hot_pages[slot] != page)
+    slot = (slot + 1) & (HOT_PAGE_SLOTS - 1);
+  if (hot_pages[slot] != 0)
+    return;
+  if (hot_page_count >= HOT_PAGE_SLOTS / 2)
+    {
+      hot_pages_full = true;
+      return;
+    }
+  hot_pages[slot] = page;
+  hot_page_count++;
+}
+
+static void
+count_hot_pages (const void *block, size_t size)
+{
+  uintptr_t first = ((uintptr_t) block >> PAGE_SHIFT) + 1;
+  uintptr_t last
+      = (((uintptr_t) block + (size ? size : 1) - 1) >> PAGE_SHIFT) + 1;
+
+  if (last - first >= HOT_PAGES_PER_BLOCK)
+    last = first + HOT_PAGES_PER_BLOCK - 1;
+  pthread_mutex_lock (&hot_pages_lock);
+  if (hot_pages == NULL)
+    {
+      void *table = mmap (NULL, HOT_PAGE_SLOTS * sizeof *hot_pages,
+                          PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      hot_pages = table != MAP_FAILED ? table : NULL;
+    }
+  if (hot_pages != NULL)
+    for (uintptr_t page = first; page <= last; page++)
+      add_hot_page (page);
+  pthread_mutex_unlock (&hot_pages_lock);
+}
+
 static void
 print_statistics (void)
 {
@@ -664,6 +737,22 @@ print_statistics (void)
         return;
       table = (uint64_t *) (uintptr_t) table[MEMPROF_CONTEXT_WORD_NEXT];
     }
+  if (used_tables != NULL)
+    {
+      char line[256];
+      int length = snprintf (
+          line, sizeof line,
+          "libmemprof_hint: hot contexts' blocks lay on %s%zu pages of 4 "
+          "KiB (%s); default contexts' blocks in the hinted arenas: %llu "
+          "bytes\n",
+          hot_pages_full ? "more than " : "", hot_page_count,
+          unplaced ? "unplaced: jemalloc's default arenas"
+                   : "placed in the hot arena",
+          (unsigned long long) default_bytes_hinted_ranges);
+      if (length > 0 && length < (int) sizeof line
+          && write (statistics_fd, line, length) < 0)
+        return;
+    }
 }
 
 __attribute__ ((constructor)) static void
@@ -673,7 +762,8 @@ context_initialize (void)
 
   const char *debug = getenv ("MEMPROF_HINT_DEBUG");
 
-  statistics = value != NULL && strcmp (value, "1") == 0;
+  unplaced = value != NULL && strcmp (value, "unplaced") == 0;
+  statistics = value != NULL && (strcmp (value, "1") == 0 || unplaced);
   debugging = debug != NULL && strcmp (debug, "1") == 0;
   if (statistics || debugging)
     {
@@ -725,12 +815,33 @@ context_allocate_as (bool malloc_call, void *pointer, size_t size,
    walk's), or the first call of the process or of the thread (the mode
    or the walk's limit not known yet; NEXT is the word the entry point's
    frame at ENTRY links to).  */
+/* With MEMPROF_HINT_STATS: allocated for HINT (as the default class
+   when unplaced), the pages of a hot context's block counted.  */
+static void *__attribute__ ((noinline, cold))
+context_allocate_counted (bool malloc_call, void *pointer, size_t size,
+                          unsigned char hint)
+{
+  void *block
+      = context_allocate_as (malloc_call, pointer, size, unplaced ? 0 : hint);
+
+  if (block != NULL && hint >= MEMPROF_HINT_HOT_MIN)
+    count_hot_pages (block, size);
+  else if (block != NULL && hint == 0
+           && (uintptr_t) block - hint_range_base < hint_range_bytes)
+    atomic_fetch_add_explicit (&default_bytes_hinted_ranges, size,
+                               memory_order_relaxed);
+  return block;
+}
+
 static void *__attribute__ ((noinline))
 context_allocate_undecided (bool malloc_call, void *pointer, size_t size,
                             uint64_t *table, uintptr_t frame, uint64_t hash)
 {
-  return context_allocate_as (malloc_call, pointer, size,
-                              undecided_hint (table, frame, hash, size));
+  unsigned char hint = undecided_hint (table, frame, hash, size);
+
+  if (UNLIKELY (statistics))
+    return context_allocate_counted (malloc_call, pointer, size, hint);
+  return context_allocate_as (malloc_call, pointer, size, hint);
 }
 
 static void *__attribute__ ((noinline, cold))
@@ -738,14 +849,16 @@ context_allocate_first (bool malloc_call, void *pointer, size_t size,
                         uint64_t *table, uintptr_t next, uintptr_t entry)
 {
   uintptr_t limit;
+  unsigned char hint;
 
   if (hint_forwarding ())
     return malloc_call ? malloc (size) : realloc (pointer, size);
   limit = thread_walk_limit ();
-  return context_allocate_as (
-      malloc_call, pointer, size,
-      context_hint_from (table, allocating_frame (next, entry, limit), limit,
-                         size));
+  hint = context_hint_from (table, allocating_frame (next, entry, limit), limit,
+                            size);
+  if (UNLIKELY (statistics))
+    return context_allocate_counted (malloc_call, pointer, size, hint);
+  return context_allocate_as (malloc_call, pointer, size, hint);
 }
 
 /* malloc and realloc, the calls that matter for speed (an interpreter

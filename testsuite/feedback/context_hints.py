@@ -86,7 +86,7 @@ def execute(binary, options=None, stats=False):
     if options is not None:
         env["MEMPROF_OPTIONS"] = options
     if stats:
-        env["MEMPROF_HINT_STATS"] = "1"
+        env["MEMPROF_HINT_STATS"] = "1" if stats is True else stats
     return run([binary], cwd=os.path.dirname(binary), env=env)
 
 
@@ -98,6 +98,18 @@ def arenas(output):
         return None
     numbers = [int(n) for n in match.groups()]
     return tuple(numbers[:3]), tuple(numbers[3:])
+
+
+def calls_store(binary):
+    """How fill_cold of BINARY reaches store: "call", "jmp" or None."""
+    listing = run(["gdb", "-batch", "-ex", "disassemble fill_cold", binary]).stdout
+    found = re.search(r"\b(call|jmp)\s+0x[0-9a-f]+ <store", listing)
+    return found.group(1) if found else None
+
+
+def arenas_line(output):
+    """The line context_check.c prints about the arenas, or ""."""
+    return next((line for line in output.splitlines() if line.startswith("arenas:")), "")
 
 
 def profile(name, binary, work):
@@ -176,6 +188,34 @@ def check_level(opt):
                       and re.search(rf"hot {BLOCKS} calls {BLOCKS * SIZE} bytes", ran.stderr),
                       f"{opt}: MEMPROF_HINT_STATS=1 counts {BLOCKS * SIZE} bytes classified "
                       f"cold and as many hot", ran.stderr)
+
+    # The pages the hot contexts' blocks lay on, and the same run with
+    # MEMPROF_HINT_STATS=unplaced: classified and counted, placed as
+    # jemalloc alone places them (the default arena), output unchanged.
+    if ran is not None:
+        least = -(-BLOCKS * SIZE // 4096)
+        pattern = r"hot contexts' blocks lay on (\d+) pages of 4 KiB \((placed|unplaced)"
+        found = re.search(pattern, ran.stderr)
+        results.check(found and found.group(2) == "placed"
+                      and least <= int(found.group(1)) <= least + 1,
+                      f"{opt}: MEMPROF_HINT_STATS=1: the {BLOCKS} hot blocks of {SIZE} bytes "
+                      f"lay on {least} or {least + 1} pages of 4 KiB, in the hot arena",
+                      ran.stderr[-600:])
+        unplaced = execute(os.path.join(work, "hinted"), stats="unplaced")
+        found = re.search(pattern, unplaced.stderr)
+        results.check(unplaced.returncode == 0
+                      and arenas(unplaced.stdout) == ((0, 0, BLOCKS), (0, 0, BLOCKS))
+                      and re.search(rf"cold {BLOCKS} calls {BLOCKS * SIZE} bytes",
+                                    unplaced.stderr)
+                      and found and found.group(2) == "unplaced"
+                      and least <= int(found.group(1)) <= least + 1,
+                      f"{opt}: MEMPROF_HINT_STATS=unplaced: classified and counted as with 1, "
+                      f"every block in the default arena, the hot blocks' pages counted there",
+                      unplaced.stdout + unplaced.stderr[-600:])
+        results.check(unplaced.stdout.replace(arenas_line(unplaced.stdout), "")
+                      == ran.stdout.replace(arenas_line(ran.stdout), ""),
+                      f"{opt}: MEMPROF_HINT_STATS=unplaced: the program prints the same",
+                      unplaced.stdout)
 
     # Frame pointers only where the walk reads: the table's depth is 2
     # (the caller frames make < cold_path), read from the frames of
@@ -263,11 +303,28 @@ def check_tail_calls():
     done = profiled_and_hinted("tail calls", "tail", TAIL)
     if done is None:
         return
-    _, ran = done
+    binary, ran = done
     results.check(ran.returncode == 0 and arenas(ran.stdout) == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
                   f"tail calls: the frames the profile has are on the hinted build's stack: "
                   f"all {BLOCKS} cold blocks in the cold arena, all {BLOCKS} hot ones in the "
                   f"hot arena", ran.stdout + ran.stderr[-500:])
+    # The same profile with thresholds that leave every context not cold
+    # (the call not classified by context): no walk, so no frame to keep,
+    # and fill_cold jumps to store as the build without a profile does
+    # (m4, whose calls all decline).
+    declined = os.path.join(WORK, "tail", "declined")
+    built = build(declined, "-O2", [TAIL, ALLOC, CHECK],
+                  ["-fplugin-arg-memprof-use=" + os.path.join(WORK, "tail", "tail.mprof"),
+                   "-fplugin-arg-memprof-cold-lifetime=1000000",
+                   "-fplugin-arg-memprof-hot-density=1000000000"],
+                  pkg_config("memprof-hint", "--libs"))
+    ends = {name: calls_store(path) for name, path in (("hinted", binary), ("declined", declined))}
+    results.check(built.returncode == 0 and "context-classified: 0" in built.stderr
+                  and ends == {"hinted": "call", "declined": "jmp"},
+                  "tail calls: fill_cold calls store in the hinted build, and jumps to it "
+                  "when no call is classified by context (no walk: tail calls as without "
+                  "a profile)",
+                  f"{ends} {built.stderr[-500:]}")
 
 
 def check_hub():

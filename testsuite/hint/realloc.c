@@ -3,7 +3,8 @@
    jemalloc's automatic thread cache, where plain mallocs would take it;
    a context-classified realloc whose context is of the default class
    moves a hinted block to the default arenas, its old block given back
-   to its class.  Every check counts blocks by the arena jemalloc says
+   to its class; a hinted block freed beyond what its bin keeps goes to
+   jemalloc's free.  Every check counts blocks by the arena jemalloc says
    holds them, so each fails when a hinted block leaks out of its class
    (as it did when jemalloc's realloc served the program).  */
 
@@ -18,6 +19,11 @@
 #include "check.h"
 
 #define BLOCKS 100
+/* The blocks a thread's bin keeps (cache.c's CACHE_BLOCKS), and as many
+   as always fit it, whatever its last batch (at most 16 blocks, one
+   handed out) left in it.  */
+#define BIN_BLOCKS 64
+#define BIN_FITS (BIN_BLOCKS - 15)
 
 /* Plain malloc (SIZE) BLOCKS times: how many land in ARENA (all kept
    until the end, so no block comes back through a cache).  */
@@ -103,24 +109,40 @@ main (void)
     free (blocks[i]);
 
   /* realloc (p, 0) of a hinted block frees it into its class (jemalloc's
-     default opt.zero_realloc: free).  */
-  for (int i = 0; i < BLOCKS; i++)
+     default opt.zero_realloc: free), as many as its bin keeps.  */
+  for (int i = 0; i < BIN_FITS; i++)
     blocks[i] = __memprof_hint_malloc (96, MEMPROF_HINT_COLD);
   placed = 1;
-  for (int i = 0; i < BLOCKS; i++)
+  for (int i = 0; i < BIN_FITS; i++)
     placed &= realloc (blocks[i], 0) == NULL;
   kept = plain_in_arena (96, cold);
   CHECK (placed && kept == 0,
          "realloc (p, 0) of %d cold blocks returns NULL, and none of the next "
          "%d plain malloc (96) reuses them (%d did)",
-         BLOCKS, BLOCKS, kept);
+         BIN_FITS, BLOCKS, kept);
   block = __memprof_hint_malloc (96, MEMPROF_HINT_COLD);
   kept = 0;
-  for (int i = 0; i < BLOCKS; i++)
+  for (int i = 0; i < BIN_FITS; i++)
     kept |= block == blocks[i];
   CHECK (kept, "the next cold malloc (96) takes one of them back (from the "
                "thread's cold cache)");
   free (block);
+
+  /* Beyond what its bin keeps, a freed hinted block goes to jemalloc's own
+     free (its fast path, the thread's automatic cache: a program giving
+     back its blocks at exit), where plain mallocs of its size take it:
+     of 100 freed, the bin keeps 64 less what its last batch left in it
+     (at most 15).  */
+  for (int i = 0; i < BLOCKS; i++)
+    blocks[i] = __memprof_hint_malloc (128, MEMPROF_HINT_COLD);
+  for (int i = 0; i < BLOCKS; i++)
+    free (blocks[i]);
+  kept = plain_in_arena (128, cold);
+  CHECK (kept >= BLOCKS - BIN_BLOCKS && kept <= BLOCKS - BIN_BLOCKS + 15,
+         "of %d cold blocks freed, those beyond the bin's %d go to jemalloc's "
+         "free: the next %d plain malloc (128) reuse %d of them (%d to %d)",
+         BLOCKS, BIN_BLOCKS, BLOCKS, kept, BLOCKS - BIN_BLOCKS,
+         BLOCKS - BIN_BLOCKS + 15);
 
   /* A context-classified realloc that decides the default class moves a
      hinted block out of its arena, and gives the old one back to it.  */
