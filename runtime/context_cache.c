@@ -117,8 +117,21 @@ struct depot_context *
 context_capture (int max, uintptr_t caller_return)
 {
   uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
-  int count = stack_capture_raw (whole, functions, caller_return);
   struct depot_context *context = NULL;
+
+  /* With fold_recursion, a short stack is walked and folded in one pass
+     from the thread's last walk (stack.c, "The last folded walk").  */
+  if (runtime_options.fold_recursion && LIKELY (runtime_options.verbosity == 0))
+    {
+      context = stack_capture_folded (max, caller_return);
+      if (LIKELY (context != NULL))
+        {
+          if (UNLIKELY (runtime_options.verify_contexts))
+            context = verify_context (context, max, caller_return);
+          return context;
+        }
+    }
+  int count = stack_capture_raw (whole, functions, caller_return);
 
   /* With fold_recursion the fold memo is the thread's first cache: it
      hits on recursive code, whose raw stacks rarely repeat.  */

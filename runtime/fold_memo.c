@@ -352,6 +352,21 @@ node_context (const struct fold_node *node, int max)
   return context;
 }
 
+const struct fold_node *
+fold_memo_step (const struct fold_node *from, uintptr_t pc, uintptr_t function)
+{
+  struct fold_slot *table = table_get ();
+  if (UNLIKELY (table == NULL))
+    return NULL;
+  return fold_step (table, from, pc, function);
+}
+
+struct depot_context *
+fold_memo_node_context (const struct fold_node *node, int max)
+{
+  return node_context (node, max);
+}
+
 struct depot_context *
 fold_memo_context (const uintptr_t *whole, const uintptr_t *functions,
                    int count, int max)

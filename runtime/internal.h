@@ -353,6 +353,24 @@ struct depot_context *fold_memo_context (const uintptr_t *whole,
                                          int max);
 /* The steps and contexts the fold memo did not hold, for this thread.  */
 uint64_t fold_memo_thread_misses (void);
+/* A list of frames the fold keeps, root first (fold_memo.c); NULL is
+   the empty list.  */
+struct fold_node;
+/* The list the fold keeps after FROM when the next frame, rootwards to
+   leafwards, is PC (a return address - 1) of FUNCTION (0: not looked up
+   yet); NULL when the memo is full.  */
+const struct fold_node *fold_memo_step (const struct fold_node *from,
+                                        uintptr_t pc, uintptr_t function);
+/* NODE's list cut to MAX frames (its leaf side), interned: the context
+   stack_finish and depot_intern give for every stack folded to it.  */
+struct depot_context *fold_memo_node_context (const struct fold_node *node,
+                                              int max);
+/* With fold_recursion and unwinder=fast: the context of the allocation
+   made by the caller returning to CALLER_RETURN, cut to MAX, walked and
+   folded in one pass from the thread's last folded walk (stack.c, "The
+   last folded walk"); NULL when that way cannot give it (the caller then
+   captures and folds as before).  */
+struct depot_context *stack_capture_folded (int max, uintptr_t caller_return);
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */
