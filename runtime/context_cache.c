@@ -121,11 +121,17 @@ context_capture (int max, uintptr_t caller_return)
 
   /* With fold_recursion, a short stack is walked and folded in one pass
      from the thread's last walk (stack.c, "The last folded walk").  */
-  if (runtime_options.fold_recursion && LIKELY (runtime_options.verbosity == 0))
+  if (runtime_options.fold_recursion)
     {
+      uint64_t misses = fold_memo_thread_misses ();
       context = stack_capture_folded (max, caller_return);
       if (LIKELY (context != NULL))
         {
+          if (UNLIKELY (runtime_options.verbosity >= 1))
+            atomic_fetch_add_explicit (fold_memo_thread_misses () == misses
+                                           ? &cache_hits
+                                           : &cache_misses,
+                                       1, memory_order_relaxed);
           if (UNLIKELY (runtime_options.verify_contexts))
             context = verify_context (context, max, caller_return);
           return context;

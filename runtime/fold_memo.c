@@ -353,12 +353,21 @@ node_context (const struct fold_node *node, int max)
 }
 
 const struct fold_node *
-fold_memo_step (const struct fold_node *from, uintptr_t pc, uintptr_t function)
+fold_memo_extend (const struct fold_node *node,
+                  const uintptr_t *return_addresses, const uintptr_t *functions,
+                  int count, const struct fold_node **nodes)
 {
   struct fold_slot *table = table_get ();
   if (UNLIKELY (table == NULL))
     return NULL;
-  return fold_step (table, from, pc, function);
+  for (int i = count - 1; i >= 0; i--)
+    {
+      node = fold_step (table, node, return_addresses[i] - 1, functions[i]);
+      if (UNLIKELY (node == NULL))
+        return NULL;
+      nodes[i] = node;
+    }
+  return node;
 }
 
 struct depot_context *

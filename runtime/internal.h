@@ -356,11 +356,14 @@ uint64_t fold_memo_thread_misses (void);
 /* A list of frames the fold keeps, root first (fold_memo.c); NULL is
    the empty list.  */
 struct fold_node;
-/* The list the fold keeps after FROM when the next frame, rootwards to
-   leafwards, is PC (a return address - 1) of FUNCTION (0: not looked up
-   yet); NULL when the memo is full.  */
-const struct fold_node *fold_memo_step (const struct fold_node *from,
-                                        uintptr_t pc, uintptr_t function);
+/* The list the fold keeps after NODE and the frames RETURN_ADDRESSES[COUNT
+   - 1] down to [0] (leaf first, rootwards to leafwards), of FUNCTIONS[i]
+   (0: not looked up yet); the list after each in NODES[i]; NULL when the
+   memo is full.  */
+const struct fold_node *fold_memo_extend (const struct fold_node *node,
+                                          const uintptr_t *return_addresses,
+                                          const uintptr_t *functions, int count,
+                                          const struct fold_node **nodes);
 /* NODE's list cut to MAX frames (its leaf side), interned: the context
    stack_finish and depot_intern give for every stack folded to it.  */
 struct depot_context *fold_memo_node_context (const struct fold_node *node,

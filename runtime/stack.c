@@ -909,9 +909,9 @@ enum hot_step
    became the return address, and the one that became the frame pointer
    (the first again when the step keeps the frame pointer).  */
 static inline __attribute__ ((always_inline)) enum hot_step
-hot_step (struct hot_frame (*table)[2], struct frame_state *state,
-          uintptr_t *function, const uintptr_t **read, uintptr_t low,
-          uintptr_t high, uintptr_t limit)
+    hot_step (struct hot_frame (*table)[2], struct frame_state *state,
+              uintptr_t *function, const uintptr_t **read, uintptr_t low,
+              uintptr_t high, uintptr_t limit)
 {
   const struct hot_frame *hot
       = table[(state->return_address * 0x9e3779b97f4a7c15ULL) >> 58];
@@ -938,11 +938,11 @@ hot_step (struct hot_frame (*table)[2], struct frame_state *state,
       if (!step_by_rule (state, hot_rule, low, high))
         return HOT_UNKNOWN;
       read[0] = (const uintptr_t *) state->sp - 1;
-      read[1] = hot_rule & RULE_RBP_SAVED
-                    ? (const uintptr_t *) (state->sp
-                                           + (int32_t) (hot_rule
-                                                        >> RULE_RBP_SHIFT))
-                    : read[0];
+      read[1]
+          = hot_rule & RULE_RBP_SAVED
+                ? (const uintptr_t *) (state->sp
+                                       + (int32_t) (hot_rule >> RULE_RBP_SHIFT))
+                : read[0];
       rule_steps++;
       return HOT_STEPPED;
     }
@@ -961,7 +961,10 @@ hot_step (struct hot_frame (*table)[2], struct frame_state *state,
 /* The table of hot frames for a walk, emptied when a verdict changed,
    its address computed once (from the thread pointer), not at each
    frame.  */
-#define HOT_FRAMES_FOR_WALK(table)                                               hot_frames_check_epoch ();                                                     struct hot_frame (*table)[2] = hot_frames;                                     __asm__("" : "+r"(table)) /* kept in a register, not recomputed */
+#define HOT_FRAMES_FOR_WALK(table)                                             \
+  hot_frames_check_epoch ();                                                   \
+  struct hot_frame (*table)[2] = hot_frames;                                   \
+  __asm__("" : "+r"(table)) /* kept in a register, not recomputed */
 
 /* The frames from STATE outwards into OUT (at most MAX), by frame
    pointers and frame rules where the verdicts allow it, with no chain:
@@ -1168,11 +1171,10 @@ unknown:
 
 struct walked_frame
 {
-  struct frame_state state;        /* tail frames: sp 0 */
-  const struct fold_node *node;    /* the fold from the root to here */
-  const struct fold_node *from;    /* the fold from the root to before */
-  const uintptr_t *read[2];        /* what the step out of it read */
-  uintptr_t value[2];              /* and found there */
+  struct frame_state state;     /* tail frames: sp 0 */
+  const struct fold_node *node; /* the fold from the root to here */
+  const uintptr_t *read[2];     /* what the step out of it read */
+  uintptr_t value[2];           /* and found there */
 };
 
 /* Root first: positions [0, walked_states_from) are the tail cache's
@@ -1184,21 +1186,40 @@ static __thread uint32_t walked_states_from,
     walked_epoch __attribute__ ((tls_model ("initial-exec")));
 static __thread bool walked_hand_over
     __attribute__ ((tls_model ("initial-exec")));
+/* For verbosity=1: walks joined to the last folded walk (added at each
+   verification, so at least).  */
+static _Atomic uint64_t walked_join_count;
+static __thread uint64_t walked_joins
+    __attribute__ ((tls_model ("initial-exec")));
 /* What a step that reads nothing (the last one) is taken to read.  */
 static const uintptr_t nothing_read;
 
 /* Does every word the last walk's steps from position JOIN outwards read
    hold what it held, and the tail, if any, still match?  */
 static inline bool
-walked_unchanged (int join)
+walked_unchanged (const struct walked_frame *last, int join, int states_from)
 {
   uintptr_t changed = 0;
-  for (int i = join; i >= (int) walked_states_from; i--)
-    changed |= (*walked[i].read[0] ^ walked[i].value[0])
-               | (*walked[i].read[1] ^ walked[i].value[1]);
+  for (int i = join; i >= states_from; i--)
+    changed |= (*last[i].read[0] ^ last[i].value[0])
+               | (*last[i].read[1] ^ last[i].value[1]);
   if (changed != 0)
     return false;
-  return !walked_hand_over || tail_matches (&walked[walked_states_from].state);
+  return !walked_hand_over || tail_matches (&last[states_from].state);
+}
+
+/* After walked_unchanged said no: the outermost position in [STATES_FROM,
+   JOIN] whose step read a word that changed, so that only positions
+   below it may still join; -1 when none did (the tail changed).  */
+static __attribute__ ((noinline)) int
+walked_outermost_change (const struct walked_frame *last, int join,
+                         int states_from)
+{
+  for (int i = states_from; i <= join; i++)
+    if (*last[i].read[0] != last[i].value[0]
+        || *last[i].read[1] != last[i].value[1])
+      return i;
+  return -1;
 }
 
 struct depot_context *
@@ -1230,28 +1251,45 @@ stack_capture_folded (int max, uintptr_t caller_return)
       walked_epoch = epoch;
     }
   HOT_FRAMES_FOR_WALK (table);
+  /* The last walk, its address computed once as the table's.  */
+  struct walked_frame *last = walked;
+  __asm__("" : "+r"(last));
+  int last_states_from = (int) walked_states_from;
 
-  /* The new frames, leaf first, and their functions.  */
+  /* The new frames, leaf first, their return addresses and functions.  */
   struct walked_frame fresh[WALKED_MAX];
-  uintptr_t functions[WALKED_MAX];
+  uintptr_t return_addresses[WALKED_MAX], functions[WALKED_MAX];
+  const struct fold_node *nodes[WALKED_MAX];
   int count = 0, join = (int) walked_count - 1, states_from = 0;
+  /* The stack pointer of the last walk's frame at JOIN: a state below it
+     joins nothing.  */
+  uintptr_t join_sp = join >= 0 ? last[join].state.sp : UINTPTR_MAX;
   bool hand_over = false;
   for (;;)
     {
-      while (join >= (int) walked_states_from && walked[join].state.sp < state.sp)
-        join--;
-      if (join >= (int) walked_states_from && walked[join].state.sp == state.sp
-          && walked[join].state.return_address == state.return_address
-          && walked[join].state.rbp == state.rbp)
+      if (UNLIKELY (state.sp >= join_sp))
         {
-          if (LIKELY (walked_unchanged (join)))
-            break;
-          join = -1; /* walked to the end */
+          while (join >= last_states_from && last[join].state.sp < state.sp)
+            join--;
+          join_sp
+              = join >= last_states_from ? last[join].state.sp : UINTPTR_MAX;
+          if (join_sp == state.sp
+              && last[join].state.return_address == state.return_address
+              && last[join].state.rbp == state.rbp)
+            {
+              if (LIKELY (walked_unchanged (last, join, last_states_from)))
+                break;
+              /* Walk on: the walk may join beyond the change.  */
+              join = walked_outermost_change (last, join, last_states_from) - 1;
+              join_sp = join >= last_states_from ? last[join].state.sp
+                                                 : UINTPTR_MAX;
+            }
         }
       if (count == WALKED_MAX)
         return NULL;
       struct walked_frame *new_frame = &fresh[count];
       new_frame->state = state;
+      return_addresses[count] = state.return_address;
       enum hot_step step = hot_step (table, &state, &functions[count],
                                      new_frame->read, low, high, limit);
       if (step == HOT_LEARNT)
@@ -1275,45 +1313,25 @@ stack_capture_folded (int max, uintptr_t caller_return)
   /* From the root: the last walk's frames up to JOIN, or when none
      joined, the tail's (if handed over to it); then the new ones.  */
   const struct fold_node *node = NULL;
-  struct walked_frame tail[TAIL_FRAMES_MAX];
+  const struct fold_node *tail_nodes[TAIL_FRAMES_MAX];
   if (join >= 0)
-    node = walked[join].node;
+    node = last[join].node;
   else if (hand_over)
     {
       if (!tail_matches (&fresh[count - 1].state)
           || tail_cache.frame_count + (uint32_t) count > WALKED_MAX)
         return NULL;
       states_from = (int) tail_cache.frame_count;
-      for (int i = states_from - 1, k = 0; i >= 0; i--, k++)
-        {
-          tail[k].from = node;
-          node = fold_memo_step (node, tail_cache.frames[i] - 1,
-                                 tail_cache.functions[i]);
-          if (node == NULL)
-            return NULL;
-          tail[k].node = node;
-        }
+      node = fold_memo_extend (NULL, tail_cache.frames, tail_cache.functions,
+                               states_from, tail_nodes);
+      if (node == NULL && states_from > 0)
+        return NULL;
     }
   int base = join >= 0 ? join + 1 : states_from;
   if (base + count > WALKED_MAX)
     return NULL;
-  for (int i = count - 1, k = base; i >= 0; i--, k++)
-    {
-      /* The position's last step, kept there by an earlier walk (beyond
-         walked_count too): recursion comes back to the same depths with
-         the same folds.  */
-      fresh[i].from = node;
-      if (walked[k].from == node
-          && walked[k].state.return_address == fresh[i].state.return_address
-          && walked[k].node != NULL)
-        node = walked[k].node;
-      else
-        node = fold_memo_step (node, fresh[i].state.return_address - 1,
-                               functions[i]);
-      if (node == NULL)
-        return NULL;
-      fresh[i].node = node;
-    }
+  if (count > 0)
+    node = fold_memo_extend (node, return_addresses, functions, count, nodes);
   if (node == NULL)
     return NULL;
 
@@ -1323,16 +1341,18 @@ stack_capture_folded (int max, uintptr_t caller_return)
       for (int k = 0; k < states_from; k++)
         {
           walked[k].state.sp = 0;
-          walked[k].state.return_address = 0;
-          walked[k].node = tail[k].node;
-          walked[k].from = tail[k].from;
+          walked[k].node = tail_nodes[states_from - 1 - k];
         }
       walked_states_from = (uint32_t) states_from;
       walked_hand_over = hand_over;
     }
   for (int i = count - 1, k = base; i >= 0; i--, k++)
-    walked[k] = fresh[i];
+    {
+      last[k] = fresh[i];
+      last[k].node = nodes[i];
+    }
   walked_count = (uint32_t) (base + count);
+  walked_joins += join >= 0;
   last_depth = (int) walked_count;
   fast_captures++;
   chain_length = runtime_frame_count = 0;
@@ -1480,6 +1500,9 @@ capture_exact (uintptr_t *out, uintptr_t *functions, int max,
       atomic_fetch_add_explicit (&chain_frame_count, chain_frames,
                                  memory_order_relaxed);
       chain_joins = chain_frames = 0;
+      atomic_fetch_add_explicit (&walked_join_count, walked_joins,
+                                 memory_order_relaxed);
+      walked_joins = 0;
       count = verify_fast (out, count, max, caller_return);
     }
   if (count > 0)
@@ -1496,10 +1519,11 @@ stack_report (void)
         "frame pointers, frame rules and the tail cache; at least "
         "%lu steps by a frame rule, %lu libunwind steps to learn "
         "them; at least %lu stacks joined the thread's last chain, "
-        "%lu frames from it",
+        "%lu frames from it; at least %lu joined the last folded walk",
         (unsigned long) full_unwind_count, (unsigned long) fast_capture_count,
         (unsigned long) rule_step_count, (unsigned long) rule_learning_steps,
-        (unsigned long) chain_join_count, (unsigned long) chain_frame_count);
+        (unsigned long) chain_join_count, (unsigned long) chain_frame_count,
+        (unsigned long) walked_join_count);
 }
 
 /* The most frames of the program kept (max_stack_depth's maximum), the

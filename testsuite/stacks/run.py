@@ -25,7 +25,8 @@ built with the plugin at -O0 and -O2:
   returned from and called again at the same depth from another caller
   (the same frame addresses and return addresses near the allocation,
   another return address further out) get the full unwind's stacks and
-  the program's own counts, and most stacks do join the chain;
+  the program's own counts, and most stacks do join the chain; the same
+  at a depth of 2 (the thread's last folded walk);
 - verify_contexts=1: every context the fast unwinder and the thread's
   context cache give is the one a full unwind gives, on callbacks.c,
   recursion.c and a real program (libiberty's C++ demangler);
@@ -399,6 +400,37 @@ def test_reentry(work):
         verify_log(label, binary, work, expected, depth, cached=False)
 
 
+def test_reentry_short(work):
+    """reentry.c at a recursion depth of 2: a short stack, walked and
+    folded in one pass from the thread's last folded walk (runtime/stack.c,
+    "The last folded walk").  near's and middle's frames are the same at
+    every allocation: only the words read outwards of the join (middle's
+    return address into top_a or top_b) tell the stacks apart.  The
+    allocations under each are the ones the program counted, the contexts
+    those of a full unwind, and most stacks did join the last walk."""
+    depth = ["2"]
+    for name, label, binary, expected, log in unwound_builds(
+            work, "reentry.c", "reentry-short", depth,
+            (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
+             ("no-plugin", ["-O2", "-fno-omit-frame-pointer"]))):
+        under_a, under_b = (int(n) for n in expected.stdout.split()[1:3])
+        result, _, records = profile_of(binary, work, f"reentry-short-{name}-folded",
+                                        "verbosity=1", depth)
+        joined = re.search(r"at least (\d+) joined the last folded walk", result.stderr)
+        results.check(joined is not None and int(joined.group(1)) >= (under_a + under_b) // 2,
+                      f"{label} depth 2: most of its {under_a + under_b} stacks joined the "
+                      "thread's last folded walk", result.stderr[-300:])
+        if records is None:
+            continue
+        by_top = {top: sum(r["allocs"] for r in records
+                           if top in [f["function"] for f in r["frames"]])
+                  for top in ("top_a", "top_b")}
+        results.check(by_top == {"top_a": under_a, "top_b": under_b},
+                      f"{label} depth 2: {under_a} allocations under top_a and {under_b} "
+                      "under top_b, as the program counted", repr(by_top))
+        verify_log(label + " depth 2", binary, work, expected, depth, cached=False)
+
+
 def test_entry_points(work):
     """entry_points.c: allocations through each entry point of the malloc
     family (malloc, calloc, realloc, reallocarray, memalign, aligned_alloc,
@@ -509,6 +541,7 @@ def main():
     test_verify_contexts(work)
     test_glibc_frames(work)
     test_reentry(work)
+    test_reentry_short(work)
     test_entry_points(work)
     test_changed_step(work)
     test_clock(work)
