@@ -1171,16 +1171,18 @@ unknown:
 
 struct walked_frame
 {
-  struct frame_state state;     /* tail frames: sp 0 */
+  struct frame_state state;     /* tail frames: sp all ones */
   const struct fold_node *node; /* the fold from the root to here */
   const uintptr_t *read[2];     /* what the step out of it read */
   uintptr_t value[2];           /* and found there */
 };
 
-/* Root first: positions [0, walked_states_from) are the tail cache's
-   frames (no state), walked_states_from the hand-over (walked_hand_over)
-   or the frame whose rule ended the stack.  */
-static __thread struct walked_frame walked[WALKED_MAX]
+/* Root first from walked[1] (walked[0] is a sentinel, its stack pointer
+   all ones, as are the tail's, so that the search for a join stops
+   there): positions [0, walked_states_from) are the tail cache's frames
+   (no state), walked_states_from the hand-over (walked_hand_over) or the
+   frame whose rule ended the stack.  */
+static __thread struct walked_frame walked[1 + WALKED_MAX]
     __attribute__ ((tls_model ("initial-exec"), aligned (64)));
 static __thread uint32_t walked_states_from,
     walked_epoch __attribute__ ((tls_model ("initial-exec")));
@@ -1244,15 +1246,17 @@ stack_capture_folded (int max, uintptr_t caller_return)
   if (state.sp < low)
     return NULL;
   uintptr_t limit = high - 2 * sizeof (uintptr_t);
-  uint32_t epoch = atomic_load_explicit (&facts_epoch, memory_order_acquire);
+  uint32_t epoch
+      = atomic_load_explicit (&facts_epoch, memory_order_acquire) + 1;
   if (UNLIKELY (walked_epoch != epoch))
     {
       walked_count = 0;
       walked_epoch = epoch;
+      walked[0].state.sp = UINTPTR_MAX;
     }
   HOT_FRAMES_FOR_WALK (table);
   /* The last walk, its address computed once as the table's.  */
-  struct walked_frame *last = walked;
+  struct walked_frame *last = walked + 1;
   __asm__("" : "+r"(last));
   int last_states_from = (int) walked_states_from;
 
@@ -1263,26 +1267,29 @@ stack_capture_folded (int max, uintptr_t caller_return)
   int count = 0, join = (int) walked_count - 1, states_from = 0;
   /* The stack pointer of the last walk's frame at JOIN: a state below it
      joins nothing.  */
-  uintptr_t join_sp = join >= 0 ? last[join].state.sp : UINTPTR_MAX;
-  bool hand_over = false;
+  uintptr_t join_sp = last[join].state.sp;
+  bool hand_over = false, joined = false;
   for (;;)
     {
       if (UNLIKELY (state.sp >= join_sp))
         {
-          while (join >= last_states_from && last[join].state.sp < state.sp)
+          while (last[join].state.sp < state.sp)
             join--;
-          join_sp
-              = join >= last_states_from ? last[join].state.sp : UINTPTR_MAX;
+          join_sp = last[join].state.sp;
           if (join_sp == state.sp
               && last[join].state.return_address == state.return_address
               && last[join].state.rbp == state.rbp)
             {
               if (LIKELY (walked_unchanged (last, join, last_states_from)))
-                break;
+                {
+                  joined = true;
+                  break;
+                }
               /* Walk on: the walk may join beyond the change.  */
-              join = walked_outermost_change (last, join, last_states_from) - 1;
-              join_sp = join >= last_states_from ? last[join].state.sp
-                                                 : UINTPTR_MAX;
+              int changed
+                  = walked_outermost_change (last, join, last_states_from);
+              join = changed >= 0 ? changed - 1 : -1;
+              join_sp = last[join].state.sp;
             }
         }
       if (count == WALKED_MAX)
@@ -1306,7 +1313,6 @@ stack_capture_folded (int max, uintptr_t caller_return)
       new_frame->read[0] = new_frame->read[1] = &nothing_read;
       new_frame->value[0] = new_frame->value[1] = 0;
       hand_over = step == HOT_HAND_OVER;
-      join = -1;
       break;
     }
 
@@ -1314,7 +1320,7 @@ stack_capture_folded (int max, uintptr_t caller_return)
      joined, the tail's (if handed over to it); then the new ones.  */
   const struct fold_node *node = NULL;
   const struct fold_node *tail_nodes[TAIL_FRAMES_MAX];
-  if (join >= 0)
+  if (joined)
     node = last[join].node;
   else if (hand_over)
     {
@@ -1327,7 +1333,7 @@ stack_capture_folded (int max, uintptr_t caller_return)
       if (node == NULL && states_from > 0)
         return NULL;
     }
-  int base = join >= 0 ? join + 1 : states_from;
+  int base = joined ? join + 1 : states_from;
   if (base + count > WALKED_MAX)
     return NULL;
   if (count > 0)
@@ -1336,12 +1342,12 @@ stack_capture_folded (int max, uintptr_t caller_return)
     return NULL;
 
   /* Keep this walk for the next.  */
-  if (join < 0)
+  if (!joined)
     {
       for (int k = 0; k < states_from; k++)
         {
-          walked[k].state.sp = 0;
-          walked[k].node = tail_nodes[states_from - 1 - k];
+          last[k].state.sp = UINTPTR_MAX;
+          last[k].node = tail_nodes[states_from - 1 - k];
         }
       walked_states_from = (uint32_t) states_from;
       walked_hand_over = hand_over;
@@ -1352,7 +1358,7 @@ stack_capture_folded (int max, uintptr_t caller_return)
       last[k].node = nodes[i];
     }
   walked_count = (uint32_t) (base + count);
-  walked_joins += join >= 0;
+  walked_joins += joined;
   last_depth = (int) walked_count;
   fast_captures++;
   chain_length = runtime_frame_count = 0;
