@@ -182,30 +182,45 @@ context_of_raw_stack (int max, uintptr_t caller_return)
   return context;
 }
 
-struct depot_context *
-context_capture (int max, uintptr_t caller_return)
+/* context_capture with verbosity or verify_contexts, or when the folded
+   walk did not give the context (FOLDED_TRIED).  */
+static __attribute__ ((noinline)) struct depot_context *
+context_capture_counted (int max, uintptr_t caller_return, bool folded_tried)
 {
   /* With fold_recursion, a short stack is walked and folded in one pass
      from the thread's last walk (stack.c, "The last folded walk").  */
-  if (runtime_options.fold_recursion)
+  if (runtime_options.fold_recursion && !folded_tried)
     {
-      uint64_t misses = UNLIKELY (runtime_options.verbosity >= 1)
-                            ? fold_memo_thread_misses ()
-                            : 0;
+      uint64_t misses = fold_memo_thread_misses ();
       struct depot_context *context = stack_capture_folded (max, caller_return);
-      if (LIKELY (context != NULL))
+      if (context != NULL)
         {
-          if (UNLIKELY (runtime_options.verbosity >= 1))
+          if (runtime_options.verbosity >= 1)
             atomic_fetch_add_explicit (fold_memo_thread_misses () == misses
                                            ? &cache_hits
                                            : &cache_misses,
                                        1, memory_order_relaxed);
-          if (UNLIKELY (runtime_options.verify_contexts))
+          if (runtime_options.verify_contexts)
             context = verify_context (context, max, caller_return);
           return context;
         }
     }
   return context_of_raw_stack (max, caller_return);
+}
+
+struct depot_context *
+context_capture (int max, uintptr_t caller_return)
+{
+  bool folded_tried = false;
+  if (LIKELY (runtime_options.fold_recursion && runtime_options.verbosity == 0
+              && !runtime_options.verify_contexts))
+    {
+      struct depot_context *context = stack_capture_folded (max, caller_return);
+      if (LIKELY (context != NULL))
+        return context;
+      folded_tried = true;
+    }
+  return context_capture_counted (max, caller_return, folded_tried);
 }
 
 void
