@@ -182,14 +182,13 @@ context_of_raw_stack (int max, uintptr_t caller_return)
   return context;
 }
 
-/* context_capture with verbosity or verify_contexts, or when the folded
-   walk did not give the context (FOLDED_TRIED).  */
+/* context_capture with verbosity or verify_contexts.  */
 static __attribute__ ((noinline)) struct depot_context *
-context_capture_counted (int max, uintptr_t caller_return, bool folded_tried)
+context_capture_counted (int max, uintptr_t caller_return)
 {
   /* With fold_recursion, a short stack is walked and folded in one pass
      from the thread's last walk (stack.c, "The last folded walk").  */
-  if (runtime_options.fold_recursion && !folded_tried)
+  if (runtime_options.fold_recursion)
     {
       uint64_t misses = fold_memo_thread_misses ();
       struct depot_context *context = stack_capture_folded (max, caller_return);
@@ -211,16 +210,20 @@ context_capture_counted (int max, uintptr_t caller_return, bool folded_tried)
 struct depot_context *
 context_capture (int max, uintptr_t caller_return)
 {
-  bool folded_tried = false;
   if (LIKELY (runtime_options.fold_recursion && runtime_options.verbosity == 0
               && !runtime_options.verify_contexts))
     {
-      struct depot_context *context = stack_capture_folded (max, caller_return);
-      if (LIKELY (context != NULL))
-        return context;
-      folded_tried = true;
+      /* Deep stacks go the thread's last chain's way.  */
+      if (LIKELY (stack_last_depth < STACK_CHAIN_FRAMES_MIN))
+        {
+          struct depot_context *context
+              = stack_capture_folded (max, caller_return);
+          if (LIKELY (context != NULL))
+            return context;
+        }
+      return context_of_raw_stack (max, caller_return);
     }
-  return context_capture_counted (max, caller_return, folded_tried);
+  return context_capture_counted (max, caller_return);
 }
 
 void

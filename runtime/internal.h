@@ -374,6 +374,12 @@ struct depot_context *fold_memo_node_context (const struct fold_node *node,
    last folded walk"); NULL when that way cannot give it (the caller then
    captures and folds as before).  */
 struct depot_context *stack_capture_folded (int max, uintptr_t caller_return);
+/* The depth of the thread's last stack (stack.c): from
+   STACK_CHAIN_FRAMES_MIN frames on, the next stack is captured by the
+   thread's last chain, not by the folded walk.  */
+extern __thread int stack_last_depth
+    __attribute__ ((tls_model ("initial-exec")));
+#define STACK_CHAIN_FRAMES_MIN 24
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */

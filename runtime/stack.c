@@ -621,7 +621,7 @@ entry_frame (const uintptr_t *own, uintptr_t caller_return, uintptr_t high)
    walk) when not: on shorter stacks (binary trees and the JSON tree of
    make bench, 9 to 12 frames) keeping a chain and checking it cost about
    what the walk costs; from about 25 frames it costs less.  */
-#define CHAIN_FRAMES_MIN 24
+#define CHAIN_FRAMES_MIN STACK_CHAIN_FRAMES_MIN
 
 /* Each position's state (its return address is the frame captured) and
    its function as captured (0: not looked up yet).  A frame-pointer step
@@ -1005,7 +1005,7 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
 
 /* The depth of the thread's last stack: the next one is walked with the
    chain when it was deep, by walk when not.  */
-static __thread int last_depth __attribute__ ((tls_model ("initial-exec")));
+__thread int stack_last_depth __attribute__ ((tls_model ("initial-exec")));
 
 static __attribute__ ((noinline)) int
 capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
@@ -1020,7 +1020,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
               uintptr_t caller_return)
 {
   int count;
-  if (last_depth < CHAIN_FRAMES_MIN)
+  if (stack_last_depth < CHAIN_FRAMES_MIN)
     {
       uintptr_t low, high;
       chain_length = runtime_frame_count = 0;
@@ -1036,7 +1036,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
   else
     count = capture_by_chain (out, functions, max, caller_return);
   if (count >= 0)
-    last_depth = count;
+    stack_last_depth = count;
   return count;
 }
 
@@ -1229,7 +1229,7 @@ stack_capture_folded (int max, uintptr_t caller_return)
 {
   const char *unwinder = runtime_options.unwinder;
   if (!(unwinder[0] == 'f' && unwinder[1] == 'a')
-      || last_depth >= CHAIN_FRAMES_MIN
+      || stack_last_depth >= CHAIN_FRAMES_MIN
       /* The next fast capture is checked against a full unwind: the
          other way, which counts it.  */
       || (fast_captures + 1) % VERIFY_INTERVAL == 0)
@@ -1359,7 +1359,7 @@ stack_capture_folded (int max, uintptr_t caller_return)
     }
   walked_count = (uint32_t) (base + count);
   walked_joins += joined;
-  last_depth = (int) walked_count;
+  stack_last_depth = (int) walked_count;
   fast_captures++;
   chain_length = runtime_frame_count = 0;
   return fold_memo_node_context (node, max);
