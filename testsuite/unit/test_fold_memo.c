@@ -61,6 +61,32 @@ memo_context (const uintptr_t *whole, int count, int max)
   return fold_memo_context (whole, functions, count, max);
 }
 
+/* The next stack after WHOLE[0, COUNT) (leaf first) in the made-up code
+   at BASE: the root side of the last one kept (*KEEP frames, moved to the
+   end with their NODES when given), its leaf side redrawn from *SEED, as
+   a recursive program's stacks change from one allocation to the next.
+   Returns the new count.  */
+static int
+next_stack (uintptr_t *whole, const struct fold_node **nodes, int count,
+            int *keep, uint32_t base, unsigned *seed)
+{
+  int kept = count > 0 ? (int) (rand_r (seed) % (unsigned) count) : 0;
+  int last = count;
+  count = kept + 1 + (int) (rand_r (seed) % (STACK_FRAMES_MAX - kept));
+  memmove (whole + (count - kept), whole + (last - kept), kept * sizeof *whole);
+  if (nodes != NULL)
+    memmove (nodes + (count - kept), nodes + (last - kept),
+             kept * sizeof *nodes);
+  for (int i = 0; i < count - kept; i++)
+    {
+      unsigned f = rand_r (seed) % FUNCTIONS;
+      unsigned c = rand_r (seed) % CALLS_PER_FUNCTION;
+      whole[i] = made_up_return (base, f, c);
+    }
+  *keep = kept;
+  return count;
+}
+
 /* Compare ROUNDS stacks drawn from SEED in the made-up code at BASE;
    returns how many differed.  */
 static unsigned
@@ -72,19 +98,8 @@ compare_stacks (uint32_t base, unsigned seed, int rounds)
 
   for (int round = 0; round < rounds; round++)
     {
-      /* Keep the root side of the last stack, redraw its leaf side.  */
-      int keep = count > 0 ? (int) (rand_r (&seed) % (unsigned) count) : 0;
-      int last = count;
-      count = keep + 1 + (int) (rand_r (&seed) % (STACK_FRAMES_MAX - keep));
-      /* WHOLE is leaf first: the kept root side moves to the end.  */
-      memmove (whole + (count - keep), whole + (last - keep),
-               keep * sizeof *whole);
-      for (int i = 0; i < count - keep; i++)
-        {
-          unsigned f = rand_r (&seed) % FUNCTIONS;
-          unsigned c = rand_r (&seed) % CALLS_PER_FUNCTION;
-          whole[i] = made_up_return (base, f, c);
-        }
+      int keep;
+      count = next_stack (whole, NULL, count, &keep, base, &seed);
       int max = round % 4 == 0 ? 5 : 30;
       struct depot_context *plain = plain_context (whole, count, max);
       struct depot_context *memo = memo_context (whole, count, max);
@@ -128,19 +143,8 @@ compare_extended (uint32_t base, unsigned seed, int rounds)
 
   for (int round = 0; round < rounds; round++)
     {
-      int keep = count > 0 ? (int) (rand_r (&seed) % (unsigned) count) : 0;
-      int last = count;
-      count = keep + 1 + (int) (rand_r (&seed) % (STACK_FRAMES_MAX - keep));
-      memmove (whole + (count - keep), whole + (last - keep),
-               keep * sizeof *whole);
-      memmove (nodes + (count - keep), nodes + (last - keep),
-               keep * sizeof *nodes);
-      for (int i = 0; i < count - keep; i++)
-        {
-          unsigned f = rand_r (&seed) % FUNCTIONS;
-          unsigned c = rand_r (&seed) % CALLS_PER_FUNCTION;
-          whole[i] = made_up_return (base, f, c);
-        }
+      int keep;
+      count = next_stack (whole, nodes, count, &keep, base, &seed);
       for (int i = 0; i < count; i++)
         functions[i] = function_of_return (whole[i]);
       const struct fold_node *node
