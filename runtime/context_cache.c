@@ -113,12 +113,14 @@ verify_context (struct depot_context *context, int max, uintptr_t caller_return)
   return full;
 }
 
-struct depot_context *
-context_capture (int max, uintptr_t caller_return)
+/* context_capture by the whole raw stack: captured, then through the
+   fold memo or the raw-stack cache.  */
+static __attribute__ ((noinline)) struct depot_context *
+context_of_raw_stack (int max, uintptr_t caller_return)
 {
   uintptr_t whole[STACK_CAPTURE_MAX], functions[STACK_CAPTURE_MAX];
-  int count = stack_capture_raw (whole, functions, caller_return);
   struct depot_context *context = NULL;
+  int count = stack_capture_raw (whole, functions, caller_return);
 
   /* With fold_recursion the fold memo is the thread's first cache: it
      hits on recursive code, whose raw stacks rarely repeat.  */
@@ -178,6 +180,50 @@ context_capture (int max, uintptr_t caller_return)
   if (UNLIKELY (runtime_options.verify_contexts))
     context = verify_context (context, max, caller_return);
   return context;
+}
+
+/* context_capture with verbosity or verify_contexts.  */
+static __attribute__ ((noinline)) struct depot_context *
+context_capture_counted (int max, uintptr_t caller_return)
+{
+  /* With fold_recursion, a short stack is walked and folded in one pass
+     from the thread's last walk (stack.c, "The last folded walk").  */
+  if (runtime_options.fold_recursion)
+    {
+      uint64_t misses = fold_memo_thread_misses ();
+      struct depot_context *context = stack_capture_folded (max, caller_return);
+      if (context != NULL)
+        {
+          if (runtime_options.verbosity >= 1)
+            atomic_fetch_add_explicit (fold_memo_thread_misses () == misses
+                                           ? &cache_hits
+                                           : &cache_misses,
+                                       1, memory_order_relaxed);
+          if (runtime_options.verify_contexts)
+            context = verify_context (context, max, caller_return);
+          return context;
+        }
+    }
+  return context_of_raw_stack (max, caller_return);
+}
+
+struct depot_context *
+context_capture (int max, uintptr_t caller_return)
+{
+  if (LIKELY (runtime_options.fold_recursion && runtime_options.verbosity == 0
+              && !runtime_options.verify_contexts))
+    {
+      /* Deep stacks go the thread's last chain's way.  */
+      if (LIKELY (stack_last_depth < STACK_CHAIN_FRAMES_MIN))
+        {
+          struct depot_context *context
+              = stack_capture_folded (max, caller_return);
+          if (LIKELY (context != NULL))
+            return context;
+        }
+      return context_of_raw_stack (max, caller_return);
+    }
+  return context_capture_counted (max, caller_return);
 }
 
 void

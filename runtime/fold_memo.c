@@ -352,6 +352,30 @@ node_context (const struct fold_node *node, int max)
   return context;
 }
 
+const struct fold_node *
+fold_memo_extend (const struct fold_node *node,
+                  const uintptr_t *return_addresses, const uintptr_t *functions,
+                  int count, const struct fold_node **nodes)
+{
+  struct fold_slot *table = table_get ();
+  if (UNLIKELY (table == NULL))
+    return NULL;
+  for (int i = count - 1; i >= 0; i--)
+    {
+      node = fold_step (table, node, return_addresses[i] - 1, functions[i]);
+      if (UNLIKELY (node == NULL))
+        return NULL;
+      nodes[i] = node;
+    }
+  return node;
+}
+
+struct depot_context *
+fold_memo_node_context (const struct fold_node *node, int max)
+{
+  return node_context (node, max);
+}
+
 struct depot_context *
 fold_memo_context (const uintptr_t *whole, const uintptr_t *functions,
                    int count, int max)

@@ -364,6 +364,33 @@ struct depot_context *fold_memo_context (const uintptr_t *whole,
                                          int max);
 /* The steps and contexts the fold memo did not hold, for this thread.  */
 uint64_t fold_memo_thread_misses (void);
+/* A list of frames the fold keeps, root first (fold_memo.c); NULL is
+   the empty list.  */
+struct fold_node;
+/* The list the fold keeps after NODE and the frames RETURN_ADDRESSES[COUNT
+   - 1] down to [0] (leaf first, rootwards to leafwards), of FUNCTIONS[i]
+   (0: not looked up yet); the list after each in NODES[i]; NULL when the
+   memo is full.  */
+const struct fold_node *fold_memo_extend (const struct fold_node *node,
+                                          const uintptr_t *return_addresses,
+                                          const uintptr_t *functions, int count,
+                                          const struct fold_node **nodes);
+/* NODE's list cut to MAX frames (its leaf side), interned: the context
+   stack_finish and depot_intern give for every stack folded to it.  */
+struct depot_context *fold_memo_node_context (const struct fold_node *node,
+                                              int max);
+/* With fold_recursion and unwinder=fast: the context of the allocation
+   made by the caller returning to CALLER_RETURN, cut to MAX, walked and
+   folded in one pass from the thread's last folded walk (stack.c, "The
+   last folded walk"); NULL when that way cannot give it (the caller then
+   captures and folds as before).  */
+struct depot_context *stack_capture_folded (int max, uintptr_t caller_return);
+/* The depth of the thread's last stack (stack.c): from
+   STACK_CHAIN_FRAMES_MIN frames on, the next stack is captured by the
+   thread's last chain, not by the folded walk.  */
+extern __thread int stack_last_depth
+    __attribute__ ((tls_model ("initial-exec")));
+#define STACK_CHAIN_FRAMES_MIN 24
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */

@@ -471,20 +471,30 @@ struct tail_cache
 
 static __thread struct tail_cache tail_cache
     __attribute__ ((tls_model ("initial-exec")));
+/* Frames in the thread's last folded walk (below, "The last folded
+   walk"); 0: none.  */
+static __thread uint32_t walked_count
+    __attribute__ ((tls_model ("initial-exec")));
 
 /* Append the cached tail for a hand-over at STATE to OUT[COUNT, MAX); -1
    when it is not cached.  */
+static inline __attribute__ ((always_inline)) bool
+tail_matches (const struct frame_state *state)
+{
+  struct tail_cache *tail = &tail_cache;
+  return tail->state.return_address == state->return_address
+         && tail->state.sp == state->sp && tail->state.rbp == state->rbp
+         && memcmp ((const void *) state->sp, tail->memory,
+                    tail->memory_words * sizeof (uintptr_t))
+                == 0;
+}
+
 static inline __attribute__ ((always_inline)) int
 tail_from_cache (uintptr_t *out, uintptr_t *functions, int count, int max,
                  const struct frame_state *state)
 {
   struct tail_cache *tail = &tail_cache;
-  if (tail->state.return_address != state->return_address
-      || tail->state.sp != state->sp || tail->state.rbp != state->rbp
-      || count + (int) tail->frame_count > max
-      || memcmp ((const void *) state->sp, tail->memory,
-                 tail->memory_words * sizeof (uintptr_t))
-             != 0)
+  if (count + (int) tail->frame_count > max || !tail_matches (state))
     return -1;
   memcpy (out + count, tail->frames, tail->frame_count * sizeof *out);
   memcpy (functions + count, tail->functions,
@@ -505,6 +515,7 @@ tail_remember (const uintptr_t *tail, int count,
   if (end > high)
     end = high;
   tail_cache.state.return_address = 0;
+  walked_count = 0; /* its hand-over was to the tail replaced here */
   if (count > TAIL_FRAMES_MAX || last_sp < state->sp
       || end - state->sp > TAIL_MEMORY_MAX)
     return;
@@ -622,7 +633,7 @@ entry_frame (const uintptr_t *own, uintptr_t caller_return, uintptr_t high)
    walk) when not: on shorter stacks (binary trees and the JSON tree of
    make bench, 9 to 12 frames) keeping a chain and checking it cost about
    what the walk costs; from about 25 frames it costs less.  */
-#define CHAIN_FRAMES_MIN 24
+#define CHAIN_FRAMES_MIN STACK_CHAIN_FRAMES_MIN
 
 /* Each position's state (its return address is the frame captured) and
    its function as captured (0: not looked up yet).  A frame-pointer step
@@ -892,6 +903,81 @@ hot_frame_learn (uintptr_t return_address, uint64_t facts, uint64_t rule)
   return true;
 }
 
+/* What hot_step did.  */
+enum hot_step
+{
+  HOT_STEPPED,   /* out of the frame, into *STATE */
+  HOT_END,       /* the frame's rule ends the stack */
+  HOT_HAND_OVER, /* the frame hands over to the tail cache; STATE kept */
+  HOT_LEARNT,    /* nothing: the frame is now in the table, step again */
+  HOT_UNKNOWN    /* the step is not known: a full unwind's work */
+};
+
+/* One step of the short walk out of the frame *STATE's return address
+   returns into, by the thread's hot frames (TABLE), or by facts_of where
+   the table does not hold it.  Except with HOT_LEARNT and HOT_UNKNOWN,
+   the frame's function (0: not known) is in *FUNCTION; with HOT_STEPPED,
+   READ[0] and READ[1] are the two words the step read: the one that
+   became the return address, and the one that became the frame pointer
+   (the first again when the step keeps the frame pointer).  */
+static inline __attribute__ ((always_inline)) enum hot_step
+    hot_step (struct hot_frame (*table)[2], struct frame_state *state,
+              uintptr_t *function, const uintptr_t **read, uintptr_t low,
+              uintptr_t high, uintptr_t limit)
+{
+  const struct hot_frame *hot
+      = table[(state->return_address * 0x9e3779b97f4a7c15ULL) >> 58];
+  if (LIKELY (hot->return_address == state->return_address)
+      || (++hot)->return_address == state->return_address)
+    {
+      *function = hot->function;
+      uint64_t hot_rule = hot->rule;
+      if (LIKELY (hot_rule == 0))
+        {
+          /* step_by_frame_pointer, with the bounds that state->sp (never
+             below LOW) and LIMIT already give.  */
+          const uintptr_t *frame = (const uintptr_t *) state->rbp;
+          if ((uintptr_t) frame < state->sp || (uintptr_t) frame > limit
+              || ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) != 0)
+            return HOT_UNKNOWN;
+          read[0] = frame + 1;
+          read[1] = frame;
+          *state = state_above (frame);
+          return HOT_STEPPED;
+        }
+      if (hot_rule & RULE_END)
+        return HOT_END;
+      if (!step_by_rule (state, hot_rule, low, high))
+        return HOT_UNKNOWN;
+      read[0] = (const uintptr_t *) state->sp - 1;
+      read[1]
+          = hot_rule & RULE_RBP_SAVED
+                ? (const uintptr_t *) (state->sp
+                                       + (int32_t) (hot_rule >> RULE_RBP_SHIFT))
+                : read[0];
+      rule_steps++;
+      return HOT_STEPPED;
+    }
+  uint64_t rule;
+  uint64_t facts = facts_of (state->return_address - 1, &rule);
+  /* A frame-pointer step or a usable rule is now a hot frame: the next
+     round takes it from the table.  */
+  if (hot_frame_learn (state->return_address, facts, rule))
+    return HOT_LEARNT;
+  if (verdict_of (facts) != STEP_UNWIND_FROM_HERE)
+    return HOT_UNKNOWN;
+  *function = function_in (facts);
+  return HOT_HAND_OVER;
+}
+
+/* The table of hot frames for a walk, emptied when a verdict changed,
+   its address computed once (from the thread pointer), not at each
+   frame.  */
+#define HOT_FRAMES_FOR_WALK(table)                                             \
+  hot_frames_check_epoch ();                                                   \
+  struct hot_frame (*table)[2] = hot_frames;                                   \
+  __asm__("" : "+r"(table)) /* kept in a register, not recomputed */
+
 /* The frames from STATE outwards into OUT (at most MAX), by frame
    pointers and frame rules where the verdicts allow it, with no chain:
    for short stacks.  */
@@ -906,58 +992,32 @@ walk (uintptr_t *out, uintptr_t *functions, int max, struct frame_state state,
   if (state.sp < low || high < 2 * sizeof (uintptr_t))
     return -1;
   uintptr_t limit = high - 2 * sizeof (uintptr_t);
-  hot_frames_check_epoch ();
-  /* The table's address, computed once (from the thread pointer), not
-     at each frame.  */
-  struct hot_frame (*table)[2] = hot_frames;
-  __asm__("" : "+r"(table)); /* kept in a register, not recomputed */
+  HOT_FRAMES_FOR_WALK (table);
   for (;;)
     {
       if (count == max)
         return (int) count;
-      const struct hot_frame *hot
-          = table[(state.return_address * 0x9e3779b97f4a7c15ULL) >> 58];
-      if (LIKELY (hot->return_address == state.return_address)
-          || (++hot)->return_address == state.return_address)
-        {
-          functions[count] = hot->function;
-          out[count++] = state.return_address;
-          uint64_t hot_rule = hot->rule;
-          if (LIKELY (hot_rule == 0))
-            {
-              /* step_by_frame_pointer, with the bounds that state.sp
-                 (never below LOW) and LIMIT already give.  */
-              const uintptr_t *frame = (const uintptr_t *) state.rbp;
-              if ((uintptr_t) frame < state.sp || (uintptr_t) frame > limit
-                  || ((uintptr_t) frame & (sizeof (uintptr_t) - 1)) != 0)
-                return -1;
-              state = state_above (frame);
-              continue;
-            }
-          if (hot_rule & RULE_END)
-            return (int) count;
-          if (!step_by_rule (&state, hot_rule, low, high))
-            return -1;
-          rule_steps++;
-          continue;
-        }
-      uint64_t rule;
-      uint64_t facts = facts_of (state.return_address - 1, &rule);
-      /* A frame-pointer step or a usable rule is now a hot frame: the
-         next round takes it from the table.  */
-      if (hot_frame_learn (state.return_address, facts, rule))
+      uintptr_t return_address = state.return_address, function;
+      const uintptr_t *read[2];
+      enum hot_step step
+          = hot_step (table, &state, &function, read, low, high, limit);
+      if (step == HOT_LEARNT)
         continue;
-      if (verdict_of (facts) != STEP_UNWIND_FROM_HERE)
+      if (UNLIKELY (step == HOT_UNKNOWN))
         return -1;
-      functions[count] = function_in (facts);
-      out[count++] = state.return_address;
+      functions[count] = function;
+      out[count++] = return_address;
+      if (LIKELY (step == HOT_STEPPED))
+        continue;
+      if (step == HOT_END)
+        return (int) count;
       return tail_from_cache (out, functions, (int) count, max, &state);
     }
 }
 
 /* The depth of the thread's last stack: the next one is walked with the
    chain when it was deep, by walk when not.  */
-static __thread int last_depth __attribute__ ((tls_model ("initial-exec")));
+__thread int stack_last_depth __attribute__ ((tls_model ("initial-exec")));
 
 static __attribute__ ((noinline)) int
 capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
@@ -972,7 +1032,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
               uintptr_t caller_return)
 {
   int count;
-  if (last_depth < CHAIN_FRAMES_MIN)
+  if (stack_last_depth < CHAIN_FRAMES_MIN)
     {
       uintptr_t low, high;
       chain_length = runtime_frame_count = 0;
@@ -988,7 +1048,7 @@ capture_fast (uintptr_t *out, uintptr_t *functions, int max,
   else
     count = capture_by_chain (out, functions, max, caller_return);
   if (count >= 0)
-    last_depth = count;
+    stack_last_depth = count;
   return count;
 }
 
@@ -1093,6 +1153,228 @@ capture_by_chain (uintptr_t *out, uintptr_t *functions, int max,
 unknown:
   chain_length = 0;
   return -1;
+}
+
+/* ---- The last folded walk ----
+
+   With fold_recursion, an allocation needs its stack only to find the
+   fold memo's node for it (fold_memo.c): the list of frames the fold
+   keeps, found by stepping from the root.  The thread keeps its last
+   short walk root first, each frame with its state (return address,
+   stack pointer, frame pointer), the two words the step out of it read
+   and the values they held, and the fold memo's node after it.  A new
+   walk goes leaf first as walk does, and at each state looks for the
+   last walk's frame at the same stack pointer; when the states are
+   equal and every word the last walk's steps from there out read still
+   holds what it held (and, for a walk handed over to the tail cache,
+   the tail still matches), the walk from that state would step through
+   exactly the last walk's frames, as in the thread's last chain above:
+   the node of that frame is the fold of everything from it to the root.
+   Only the new frames are then stepped in the memo, rootwards to
+   leafwards, and nothing is compared root first any more.  Equal states
+   alone would prove nothing (a function returned and called again at
+   the same depth from another caller leaves the same frame and return
+   address near the leaf; testsuite/stacks/reentry.c); the words read
+   outwards of the join do.  Verdicts and rules are those of facts_epoch,
+   which drops the walk when it changes; tail_remember drops it too.  */
+
+/* Frames kept at most; deeper stacks go the way of stack_capture_raw.  */
+#define WALKED_MAX 64
+
+struct walked_frame
+{
+  struct frame_state state;     /* tail frames: sp all ones */
+  const struct fold_node *node; /* the fold from the root to here */
+  const uintptr_t *read[2];     /* what the step out of it read */
+  uintptr_t value[2];           /* and found there */
+};
+
+/* Root first from walked[1] (walked[0] is a sentinel, its stack pointer
+   all ones, as are the tail's, so that the search for a join stops
+   there): positions [0, walked_states_from) are the tail cache's frames
+   (no state), walked_states_from the hand-over (walked_hand_over) or the
+   frame whose rule ended the stack.  */
+static __thread struct walked_frame walked[1 + WALKED_MAX]
+    __attribute__ ((tls_model ("initial-exec"), aligned (64)));
+static __thread uint32_t walked_states_from,
+    walked_epoch __attribute__ ((tls_model ("initial-exec")));
+static __thread bool walked_hand_over
+    __attribute__ ((tls_model ("initial-exec")));
+/* For verbosity=1: walks joined to the last folded walk (added at each
+   verification, so at least).  */
+static _Atomic uint64_t walked_join_count;
+static __thread uint64_t walked_joins
+    __attribute__ ((tls_model ("initial-exec")));
+/* What a step that reads nothing (the last one) is taken to read.  */
+static const uintptr_t nothing_read;
+
+/* Does every word the last walk's steps from position JOIN outwards read
+   hold what it held, and the tail, if any, still match?  */
+static inline bool
+walked_unchanged (const struct walked_frame *last, int join, int states_from)
+{
+  uintptr_t changed = 0;
+  for (int i = join; i >= states_from; i--)
+    changed |= (*last[i].read[0] ^ last[i].value[0])
+               | (*last[i].read[1] ^ last[i].value[1]);
+  if (changed != 0)
+    return false;
+  return !walked_hand_over || tail_matches (&last[states_from].state);
+}
+
+/* After walked_unchanged said no: the outermost position in [STATES_FROM,
+   JOIN] whose step read a word that changed, so that only positions
+   below it may still join; -1 when none did (the tail changed).  */
+static __attribute__ ((noinline)) int
+walked_outermost_change (const struct walked_frame *last, int join,
+                         int states_from)
+{
+  for (int i = states_from; i <= join; i++)
+    if (*last[i].read[0] != last[i].value[0]
+        || *last[i].read[1] != last[i].value[1])
+      return i;
+  return -1;
+}
+
+struct depot_context *
+stack_capture_folded (int max, uintptr_t caller_return)
+{
+  const char *unwinder = runtime_options.unwinder;
+  if (!(unwinder[0] == 'f' && unwinder[1] == 'a')
+      || stack_last_depth >= CHAIN_FRAMES_MIN
+      /* The next fast capture is checked against a full unwind: the
+         other way, which counts it.  */
+      || (fast_captures + 1) % VERIFY_INTERVAL == 0)
+    return NULL;
+  uintptr_t low, high;
+  known_stack_bounds (&low, &high);
+  const uintptr_t *own = __builtin_frame_address (0);
+  const uintptr_t *frame = entry_frame (own, caller_return, high);
+  if (frame == NULL)
+    frame = runtime_frame_of (own, caller_return, low, high);
+  if (frame == NULL || high < 2 * sizeof (uintptr_t))
+    return NULL;
+  struct frame_state state = state_above (frame);
+  if (state.sp < low)
+    return NULL;
+  uintptr_t limit = high - 2 * sizeof (uintptr_t);
+  uint32_t epoch
+      = atomic_load_explicit (&facts_epoch, memory_order_acquire) + 1;
+  if (UNLIKELY (walked_epoch != epoch))
+    {
+      walked_count = 0;
+      walked_epoch = epoch;
+      walked[0].state.sp = UINTPTR_MAX;
+    }
+  HOT_FRAMES_FOR_WALK (table);
+  /* The last walk, its address computed once as the table's.  */
+  struct walked_frame *last = walked + 1;
+  __asm__("" : "+r"(last));
+  int last_states_from = (int) walked_states_from;
+
+  /* The new frames, leaf first, their return addresses and functions.  */
+  struct walked_frame fresh[WALKED_MAX];
+  uintptr_t return_addresses[WALKED_MAX], functions[WALKED_MAX];
+  const struct fold_node *nodes[WALKED_MAX];
+  int count = 0, join = (int) walked_count - 1, states_from = 0;
+  /* The stack pointer of the last walk's frame at JOIN: a state below it
+     joins nothing.  */
+  uintptr_t join_sp = last[join].state.sp;
+  bool hand_over = false, joined = false;
+  for (;;)
+    {
+      if (UNLIKELY (state.sp >= join_sp))
+        {
+          while (last[join].state.sp < state.sp)
+            join--;
+          join_sp = last[join].state.sp;
+          if (join_sp == state.sp
+              && last[join].state.return_address == state.return_address
+              && last[join].state.rbp == state.rbp)
+            {
+              if (LIKELY (walked_unchanged (last, join, last_states_from)))
+                {
+                  joined = true;
+                  break;
+                }
+              /* Walk on: the walk may join beyond the change.  */
+              int changed
+                  = walked_outermost_change (last, join, last_states_from);
+              join = changed >= 0 ? changed - 1 : -1;
+              join_sp = last[join].state.sp;
+            }
+        }
+      if (count == WALKED_MAX)
+        return NULL;
+      struct walked_frame *new_frame = &fresh[count];
+      new_frame->state = state;
+      return_addresses[count] = state.return_address;
+      enum hot_step step = hot_step (table, &state, &functions[count],
+                                     new_frame->read, low, high, limit);
+      if (step == HOT_LEARNT)
+        continue;
+      if (UNLIKELY (step == HOT_UNKNOWN))
+        return NULL;
+      count++;
+      if (LIKELY (step == HOT_STEPPED))
+        {
+          new_frame->value[0] = *new_frame->read[0];
+          new_frame->value[1] = *new_frame->read[1];
+          continue;
+        }
+      new_frame->read[0] = new_frame->read[1] = &nothing_read;
+      new_frame->value[0] = new_frame->value[1] = 0;
+      hand_over = step == HOT_HAND_OVER;
+      break;
+    }
+
+  /* From the root: the last walk's frames up to JOIN, or when none
+     joined, the tail's (if handed over to it); then the new ones.  */
+  const struct fold_node *node = NULL;
+  const struct fold_node *tail_nodes[TAIL_FRAMES_MAX];
+  if (joined)
+    node = last[join].node;
+  else if (hand_over)
+    {
+      if (!tail_matches (&fresh[count - 1].state)
+          || tail_cache.frame_count + (uint32_t) count > WALKED_MAX)
+        return NULL;
+      states_from = (int) tail_cache.frame_count;
+      node = fold_memo_extend (NULL, tail_cache.frames, tail_cache.functions,
+                               states_from, tail_nodes);
+      if (node == NULL && states_from > 0)
+        return NULL;
+    }
+  int base = joined ? join + 1 : states_from;
+  if (base + count > WALKED_MAX)
+    return NULL;
+  if (count > 0)
+    node = fold_memo_extend (node, return_addresses, functions, count, nodes);
+  if (node == NULL)
+    return NULL;
+
+  /* Keep this walk for the next.  */
+  if (!joined)
+    {
+      for (int k = 0; k < states_from; k++)
+        {
+          last[k].state.sp = UINTPTR_MAX;
+          last[k].node = tail_nodes[states_from - 1 - k];
+        }
+      walked_states_from = (uint32_t) states_from;
+      walked_hand_over = hand_over;
+    }
+  for (int i = count - 1, k = base; i >= 0; i--, k++)
+    {
+      last[k] = fresh[i];
+      last[k].node = nodes[i];
+    }
+  walked_count = (uint32_t) (base + count);
+  walked_joins += joined;
+  stack_last_depth = (int) walked_count;
+  fast_captures++;
+  chain_length = runtime_frame_count = 0;
+  return fold_memo_node_context (node, max);
 }
 
 /* A full unwind from CALLER_RETURN outwards into OUT (at most MAX), and
@@ -1236,6 +1518,9 @@ capture_exact (uintptr_t *out, uintptr_t *functions, int max,
       atomic_fetch_add_explicit (&chain_frame_count, chain_frames,
                                  memory_order_relaxed);
       chain_joins = chain_frames = 0;
+      atomic_fetch_add_explicit (&walked_join_count, walked_joins,
+                                 memory_order_relaxed);
+      walked_joins = 0;
       count = verify_fast (out, count, max, caller_return);
     }
   if (count > 0)
@@ -1252,10 +1537,11 @@ stack_report (void)
         "frame pointers, frame rules and the tail cache; at least "
         "%lu steps by a frame rule, %lu libunwind steps to learn "
         "them; at least %lu stacks joined the thread's last chain, "
-        "%lu frames from it",
+        "%lu frames from it; at least %lu joined the last folded walk",
         (unsigned long) full_unwind_count, (unsigned long) fast_capture_count,
         (unsigned long) rule_step_count, (unsigned long) rule_learning_steps,
-        (unsigned long) chain_join_count, (unsigned long) chain_frame_count);
+        (unsigned long) chain_join_count, (unsigned long) chain_frame_count,
+        (unsigned long) walked_join_count);
 }
 
 /* The most frames of the program kept (max_stack_depth's maximum), the

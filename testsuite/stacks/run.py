@@ -25,7 +25,8 @@ built with the plugin at -O0 and -O2:
   returned from and called again at the same depth from another caller
   (the same frame addresses and return addresses near the allocation,
   another return address further out) get the full unwind's stacks and
-  the program's own counts, and most stacks do join the chain;
+  the program's own counts, and most stacks do join the chain; the same
+  at a depth of 2 (the thread's last folded walk);
 - verify_contexts=1: every context the fast unwinder and the thread's
   context cache give is the one a full unwind gives, on callbacks.c,
   recursion.c and a real program (libiberty's C++ demangler);
@@ -368,26 +369,26 @@ def test_verify_contexts(work):
     verify_log("libiberty_demangle", binary, work, run([plain, *scale]), scale)
 
 
-def test_reentry(work):
-    """reentry.c: deep in a recursion (so that the runtime captures it by
-    the thread's last chain), top_a and top_b, called in turn from one
-    loop, each reach the allocation through the same two functions, whose
-    frames lie at the same addresses with the same contents every time:
-    only the return address in the frame above tells top_a from top_b.
-    The chain must see it: unwinder=fast gives the full unwind's stacks,
-    the allocations under each are the ones the program counted, and
-    most stacks did join the chain."""
-    depth = ["40"]
+def reentry_checks(work, depth, stem, suffix, joined_pattern, joined_what):
+    """reentry.c at recursion DEPTH: top_a and top_b, called in turn from
+    one loop, each reach the allocation through the same two functions,
+    whose frames lie at the same addresses with the same contents every
+    time: only the return address in the frame above tells top_a from
+    top_b.  unwinder=fast must see it: the full unwind's stacks, the
+    allocations under each the ones the program counted, and most stacks
+    did join JOINED_WHAT (JOINED_PATTERN in the log of verbosity=1)."""
     for name, label, binary, expected, log in unwound_builds(
-            work, "reentry.c", "reentry", depth,
+            work, "reentry.c", stem, [depth],
             (("plugin-O2", ["-fplugin=" + PLUGIN, "-O2"]),
              ("no-plugin", ["-O2", "-fno-omit-frame-pointer"]))):
+        label += suffix
         under_a, under_b = (int(n) for n in expected.stdout.split()[1:3])
-        joined = re.search(r"at least (\d+) stacks joined", log)
+        result, _, records = profile_of(binary, work, f"{stem}-{name}-folded",
+                                        "verbosity=1", [depth])
+        joined = re.search(joined_pattern, result.stderr)
         results.check(joined is not None and int(joined.group(1)) >= (under_a + under_b) // 2,
-                      f"{label}: most of its {under_a + under_b} stacks joined the thread's "
-                      "last chain", log[-300:])
-        _, _, records = profile_of(binary, work, f"reentry-{name}-folded", "", depth)
+                      f"{label}: most of its {under_a + under_b} stacks joined {joined_what}",
+                      result.stderr[-300:])
         if records is None:
             continue
         by_top = {top: sum(r["allocs"] for r in records
@@ -396,7 +397,24 @@ def test_reentry(work):
         results.check(by_top == {"top_a": under_a, "top_b": under_b},
                       f"{label}: {under_a} allocations under top_a and {under_b} under "
                       "top_b, as the program counted", repr(by_top))
-        verify_log(label, binary, work, expected, depth, cached=False)
+        verify_log(label, binary, work, expected, [depth], cached=False)
+
+
+def test_reentry(work):
+    """Deep in a recursion (40 calls), the stacks are captured by the
+    thread's last chain (runtime/stack.c)."""
+    reentry_checks(work, "40", "reentry", "", r"at least (\d+) stacks joined",
+                   "the thread's last chain")
+
+
+def test_reentry_short(work):
+    """At a recursion depth of 2, a short stack is walked and folded in
+    one pass from the thread's last folded walk (runtime/stack.c, "The
+    last folded walk"): only the words read outwards of the join (middle's
+    return address into top_a or top_b) tell the stacks apart."""
+    reentry_checks(work, "2", "reentry-short", " depth 2",
+                   r"at least (\d+) joined the last folded walk",
+                   "the thread's last folded walk")
 
 
 def test_entry_points(work):
@@ -509,6 +527,7 @@ def main():
     test_verify_contexts(work)
     test_glibc_frames(work)
     test_reentry(work)
+    test_reentry_short(work)
     test_entry_points(work)
     test_changed_step(work)
     test_clock(work)

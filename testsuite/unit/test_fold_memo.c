@@ -3,7 +3,8 @@
    made-up recursive stacks (0xe0000000 and up: no code lives there) of a
    few functions with several return addresses each, drawn at random and
    changed near their leaf as a recursive program's stacks change from one
-   allocation to the next; and from several threads at once.  */
+   allocation to the next; and from several threads at once; and stepped
+   from a kept node by fold_memo_extend, as the last folded walk does.  */
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -60,6 +61,32 @@ memo_context (const uintptr_t *whole, int count, int max)
   return fold_memo_context (whole, functions, count, max);
 }
 
+/* The next stack after WHOLE[0, COUNT) (leaf first) in the made-up code
+   at BASE: the root side of the last one kept (*KEEP frames, moved to the
+   end with their NODES when given), its leaf side redrawn from *SEED, as
+   a recursive program's stacks change from one allocation to the next.
+   Returns the new count.  */
+static int
+next_stack (uintptr_t *whole, const struct fold_node **nodes, int count,
+            int *keep, uint32_t base, unsigned *seed)
+{
+  int kept = count > 0 ? (int) (rand_r (seed) % (unsigned) count) : 0;
+  int last = count;
+  count = kept + 1 + (int) (rand_r (seed) % (STACK_FRAMES_MAX - kept));
+  memmove (whole + (count - kept), whole + (last - kept), kept * sizeof *whole);
+  if (nodes != NULL)
+    memmove (nodes + (count - kept), nodes + (last - kept),
+             kept * sizeof *nodes);
+  for (int i = 0; i < count - kept; i++)
+    {
+      unsigned f = rand_r (seed) % FUNCTIONS;
+      unsigned c = rand_r (seed) % CALLS_PER_FUNCTION;
+      whole[i] = made_up_return (base, f, c);
+    }
+  *keep = kept;
+  return count;
+}
+
 /* Compare ROUNDS stacks drawn from SEED in the made-up code at BASE;
    returns how many differed.  */
 static unsigned
@@ -71,19 +98,8 @@ compare_stacks (uint32_t base, unsigned seed, int rounds)
 
   for (int round = 0; round < rounds; round++)
     {
-      /* Keep the root side of the last stack, redraw its leaf side.  */
-      int keep = count > 0 ? (int) (rand_r (&seed) % (unsigned) count) : 0;
-      int last = count;
-      count = keep + 1 + (int) (rand_r (&seed) % (STACK_FRAMES_MAX - keep));
-      /* WHOLE is leaf first: the kept root side moves to the end.  */
-      memmove (whole + (count - keep), whole + (last - keep),
-               keep * sizeof *whole);
-      for (int i = 0; i < count - keep; i++)
-        {
-          unsigned f = rand_r (&seed) % FUNCTIONS;
-          unsigned c = rand_r (&seed) % CALLS_PER_FUNCTION;
-          whole[i] = made_up_return (base, f, c);
-        }
+      int keep;
+      count = next_stack (whole, NULL, count, &keep, base, &seed);
       int max = round % 4 == 0 ? 5 : 30;
       struct depot_context *plain = plain_context (whole, count, max);
       struct depot_context *memo = memo_context (whole, count, max);
@@ -109,6 +125,43 @@ START_TEST (test_memo_folds_recursion)
   struct depot_context *memo = memo_context (whole, 5, 30);
   ck_assert_ptr_eq (memo, plain_context (whole, 5, 30));
   ck_assert_uint_lt (memo->depth, 5);
+}
+END_TEST
+
+/* As the last folded walk uses the memo (stack.c): the root side of the
+   last stack kept with the node after each of its frames, only the new
+   leaf side stepped from the node of the last kept frame
+   (fold_memo_extend); ROUNDS stacks drawn from SEED, how many differed
+   from the plain context.  */
+static unsigned
+compare_extended (uint32_t base, unsigned seed, int rounds)
+{
+  uintptr_t whole[STACK_FRAMES_MAX], functions[STACK_FRAMES_MAX];
+  const struct fold_node *nodes[STACK_FRAMES_MAX];
+  int count = 0;
+  unsigned differed = 0;
+
+  for (int round = 0; round < rounds; round++)
+    {
+      int keep;
+      count = next_stack (whole, nodes, count, &keep, base, &seed);
+      for (int i = 0; i < count; i++)
+        functions[i] = function_of_return (whole[i]);
+      const struct fold_node *node
+          = fold_memo_extend (keep > 0 ? nodes[count - keep] : NULL, whole,
+                              functions, count - keep, nodes);
+      ck_assert_ptr_nonnull (node);
+      int max = round % 4 == 0 ? 5 : 30;
+      if (fold_memo_node_context (node, max)
+          != plain_context (whole, count, max))
+        differed++;
+    }
+  return differed;
+}
+
+START_TEST (test_memo_extended_from_a_kept_node)
+{
+  ck_assert_uint_eq (compare_extended (0xe3000000, 3, 20000), 0);
 }
 END_TEST
 
@@ -146,6 +199,7 @@ fold_memo_suite (void)
   tcase_set_timeout (memo, 20);
   tcase_add_test (memo, test_memo_gives_the_folded_context);
   tcase_add_test (memo, test_memo_folds_recursion);
+  tcase_add_test (memo, test_memo_extended_from_a_kept_node);
   tcase_add_test (memo, test_memo_shared_by_threads);
   suite_add_tcase (suite, memo);
   return suite;
