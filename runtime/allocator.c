@@ -234,12 +234,15 @@ first_allocation_at (uintptr_t site)
    from one thread-pointer offset.  */
 #define SITES_SEEN_BITS 8
 #define SITES_SEEN (1U << SITES_SEEN_BITS)
-static __thread struct
+/* Exported under abi.h's name: code built with direct allocation calls
+   takes its countdown down at the call site (direct_calls.c).  */
+MEMPROF_EXPORT __thread struct
 {
   int64_t bytes_until_sample;
   uintptr_t sites_seen[SITES_SEEN / 2];   /* each set's most recent */
   uintptr_t sites_before[SITES_SEEN / 2]; /* and the one before it */
-} sampling_thread __attribute__ ((tls_model ("initial-exec")));
+} sampling_thread __asm__ (MEMPROF_SAMPLING_COUNTDOWN_NAME)
+    __attribute__ ((tls_model ("initial-exec")));
 
 /* SITE's set in sites_seen and sites_before.  Sites are return
    addresses a few bytes apart (binary_trees: 76 malloc calls in 6 KiB of
@@ -570,6 +573,11 @@ allocate_plain (size_t size)
    reads them too.  */
 _Atomic unsigned char __memprof_unsampled_path
     __attribute__ ((aligned (MEMPROF_GRANULE_SIZE)));
+/* The same byte for code built with direct allocation calls, which reads
+   it through its GOT (direct_calls.c): exported under a name of its own,
+   so that the runtime's reads stay direct.  */
+MEMPROF_EXPORT extern _Atomic unsigned char __memprof_unsampled_path_exported
+    __attribute__ ((alias ("__memprof_unsampled_path")));
 static spinlock_t unsampled_path_lock;
 
 void
