@@ -165,8 +165,8 @@ build_decls (void)
 {
   if (flag_decl != NULL_TREE)
     return;
-  flag_decl = runtime_variable (MEMPROF_UNSAMPLED_PATH_NAME,
-                                unsigned_char_type_node);
+  flag_decl
+      = runtime_variable (MEMPROF_UNSAMPLED_PATH_NAME, unsigned_char_type_node);
   /* Weak: read through the GOT, never copied into the program.  */
   DECL_WEAK (flag_decl) = 1;
   countdown_decl
@@ -187,9 +187,8 @@ build_decls (void)
       "__libc_realloc",
       build_function_type_list (pointer, pointer, size, NULL_TREE), false);
   libc_free_decl = external_function (
-      "__libc_free", build_function_type_list (void_type_node, pointer,
-                                               NULL_TREE),
-      false);
+      "__libc_free",
+      build_function_type_list (void_type_node, pointer, NULL_TREE), false);
   direct_malloc_decl = external_function (
       MEMPROF_DIRECT_MALLOC_NAME,
       build_function_type_list (pointer, size, site, NULL_TREE), true);
@@ -262,7 +261,8 @@ direct_kind_of (gimple *stmt)
       }
   /* The replaceable operator delete (void *) and (void *, size_t); not
      the aligned or nothrow forms.  */
-  if (DECL_IS_OPERATOR_DELETE_P (fndecl) && DECL_IS_REPLACEABLE_OPERATOR (fndecl)
+  if (DECL_IS_OPERATOR_DELETE_P (fndecl)
+      && DECL_IS_REPLACEABLE_OPERATOR (fndecl)
       && (gimple_call_num_args (stmt) == 1
           || (gimple_call_num_args (stmt) == 2
               && TREE_CODE (TREE_TYPE (gimple_call_arg (stmt, 1)))
@@ -321,9 +321,9 @@ branch_around (gimple *call, gimple_seq seq, tree cond, gcall *fast,
   edge slow_out = split_block (slow_bb, call);
   basic_block join_bb = slow_out->dest;
 
-  gimple_seq_add_stmt (&seq, gimple_build_cond (NE_EXPR, cond,
-                                                boolean_false_node, NULL_TREE,
-                                                NULL_TREE));
+  gimple_seq_add_stmt (&seq,
+                       gimple_build_cond (NE_EXPR, cond, boolean_false_node,
+                                          NULL_TREE, NULL_TREE));
   gimple_stmt_iterator at = gsi_last_bb (cond_bb);
   gsi_insert_seq_after (&at, seq, GSI_CONTINUE_LINKING);
 
@@ -374,9 +374,9 @@ static tree
 append_left_out (gimple_seq *seq, tree bytes, tree site, tree *countdown)
 {
   tree flag = append_load (seq, flag_decl);
-  tree open = append_op (seq, EQ_EXPR, boolean_type_node, flag,
-                         build_int_cst (unsigned_char_type_node,
-                                        MEMPROF_UNSAMPLED_OPEN));
+  tree open = append_op (
+      seq, EQ_EXPR, boolean_type_node, flag,
+      build_int_cst (unsigned_char_type_node, MEMPROF_UNSAMPLED_OPEN));
   tree known = append_load (seq, site);
   tree seen = append_op (seq, NE_EXPR, boolean_type_node, known,
                          build_zero_cst (unsigned_char_type_node));
@@ -432,14 +432,13 @@ rewrite (gcall *call, enum direct_kind kind)
         tree count = as_size (&seq, gimple_call_arg (call, 0));
         tree size = as_size (&seq, gimple_call_arg (call, 1));
         site = new_site_byte ();
-        tree either = append_op (&seq, BIT_IOR_EXPR, size_type_node, count,
-                                 size);
+        tree either
+            = append_op (&seq, BIT_IOR_EXPR, size_type_node, count, size);
         tree high = append_op (&seq, RSHIFT_EXPR, size_type_node, either,
                                build_int_cst (integer_type_node, 32));
         tree small = append_op (&seq, EQ_EXPR, boolean_type_node, high,
                                 build_zero_cst (size_type_node));
-        tree product
-            = append_op (&seq, MULT_EXPR, size_type_node, count, size);
+        tree product = append_op (&seq, MULT_EXPR, size_type_node, count, size);
         bytes = append_op (&seq, MAX_EXPR, size_type_node, product,
                            build_one_cst (size_type_node));
         cond = append_left_out (&seq, bytes, site, &countdown);
@@ -476,10 +475,10 @@ rewrite (gcall *call, enum direct_kind kind)
       {
         tree pointer = gimple_call_arg (call, 0);
         tree flag = append_load (&seq, flag_decl);
-        tree unwatched = append_op (&seq, BIT_AND_EXPR, unsigned_char_type_node,
-                                    flag,
-                                    build_int_cst (unsigned_char_type_node,
-                                                   MEMPROF_UNSAMPLED_UNWATCHED));
+        tree unwatched
+            = append_op (&seq, BIT_AND_EXPR, unsigned_char_type_node, flag,
+                         build_int_cst (unsigned_char_type_node,
+                                        MEMPROF_UNSAMPLED_UNWATCHED));
         tree watched = append_op (&seq, NE_EXPR, boolean_type_node, unwatched,
                                   build_zero_cst (unsigned_char_type_node));
         cond = append_op (&seq, BIT_AND_EXPR, boolean_type_node, watched,
@@ -580,6 +579,6 @@ direct_allocations_register (const char *plugin_name)
     return;
   register_callback (plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) direct_allocations_root_tab);
-  register_pass_after (plugin_name,
-                       new direct_allocations_pass (g), "memprof", 1);
+  register_pass_after (plugin_name, new direct_allocations_pass (g), "memprof",
+                       1);
 }

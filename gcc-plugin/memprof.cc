@@ -291,9 +291,9 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
       global_options.x_flag_omit_frame_pointer = 0;
       global_options_set.x_flag_omit_frame_pointer = 1;
     }
-  plugin_info.help = concat (plugin_help, "\n", feedback_help,
-                             default_options_help, bursts_help,
-                             direct_allocations_help, NULL);
+  plugin_info.help
+      = concat (plugin_help, "\n", feedback_help, default_options_help,
+                bursts_help, direct_allocations_help, NULL);
 
   register_callback (info->base_name, PLUGIN_INFO, NULL, &plugin_info);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,

@@ -241,7 +241,7 @@ MEMPROF_EXPORT __thread struct
   int64_t bytes_until_sample;
   uintptr_t sites_seen[SITES_SEEN / 2];   /* each set's most recent */
   uintptr_t sites_before[SITES_SEEN / 2]; /* and the one before it */
-} sampling_thread __asm__ (MEMPROF_SAMPLING_COUNTDOWN_NAME)
+} sampling_thread __asm__(MEMPROF_SAMPLING_COUNTDOWN_NAME)
     __attribute__ ((tls_model ("initial-exec")));
 
 /* SITE's set in sites_seen and sites_before.  Sites are return

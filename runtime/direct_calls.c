@@ -27,9 +27,9 @@
 
 #include "internal.h"
 
-_Static_assert (UNSAMPLED_OPEN == MEMPROF_UNSAMPLED_OPEN
-                    && UNSAMPLED_UNWATCHED == MEMPROF_UNSAMPLED_UNWATCHED,
-                "abi.h's flag bits are allocator.c's");
+_Static_assert(UNSAMPLED_OPEN == MEMPROF_UNSAMPLED_OPEN
+                   && UNSAMPLED_UNWATCHED == MEMPROF_UNSAMPLED_UNWATCHED,
+               "abi.h's flag bits are allocator.c's");
 
 /* Tail calls only: no frame, so that the interposed function's caller is
    the instrumented code's call site.  */
@@ -58,8 +58,7 @@ __memprof_direct_calloc (size_t count, size_t size, unsigned char *site_known)
 }
 
 TAIL_CALLS_ONLY MEMPROF_EXPORT void *
-__memprof_direct_realloc (void *pointer, size_t size,
-                          unsigned char *site_known)
+__memprof_direct_realloc (void *pointer, size_t size, unsigned char *site_known)
 {
   note_site (site_known);
   return realloc (pointer, size);
