@@ -30,10 +30,6 @@
    malloc, with the site as their caller.  Calls in code built without
    this option, in libraries and through pointers keep the interposer.
 
-   The runtime's flag byte is read through the GOT, so the code must be
-   position-independent (-fPIE, GCC's default here, or -fPIC): without it
-   the pass leaves the calls alone and says so once.
-
    The pass runs after the instrumentation pass ("memprof"), after every
    GIMPLE optimisation.  */
 
@@ -97,7 +93,6 @@ direct_allocations_argument (const char *key, const char *value, bool *ok)
 
 /* ---- The declarations the rewritten calls use ---- */
 
-static GTY (()) tree flag_decl;
 static GTY (()) tree countdown_decl;
 static GTY (()) tree libc_malloc_decl;
 static GTY (()) tree libc_calloc_decl;
@@ -106,41 +101,57 @@ static GTY (()) tree libc_free_decl;
 static GTY (()) tree direct_malloc_decl;
 static GTY (()) tree direct_calloc_decl;
 static GTY (()) tree direct_realloc_decl;
+static GTY (()) tree direct_free_decl;
+static GTY (()) tree direct_delete_decl;
+static GTY (()) tree direct_delete_sized_decl;
 
+#define ROOT(decl)                                                             \
+  {                                                                            \
+    &decl, 1, sizeof (tree), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node        \
+  }
 static const struct ggc_root_tab direct_allocations_root_tab[]
-    = { { &flag_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &countdown_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &libc_malloc_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &libc_calloc_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &libc_realloc_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &libc_free_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &direct_malloc_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &direct_calloc_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        { &direct_realloc_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
-        LAST_GGC_ROOT_TAB };
+    = { ROOT (countdown_decl),           ROOT (libc_malloc_decl),
+        ROOT (libc_calloc_decl),         ROOT (libc_realloc_decl),
+        ROOT (libc_free_decl),           ROOT (direct_malloc_decl),
+        ROOT (direct_calloc_decl),       ROOT (direct_realloc_decl),
+        ROOT (direct_free_decl),         ROOT (direct_delete_decl),
+        ROOT (direct_delete_sized_decl), LAST_GGC_ROOT_TAB };
 
-/* An external variable of the runtime named NAME, of TYPE.  */
+/* The thread's sampling state (abi.h): only its first word, the
+   countdown, is read here.  In code for an executable it is defined
+   here, weak and in a COMDAT group (one copy a program, the static
+   runtime's strong definition wins, the shared runtime's references
+   find the program's), so each check reads it at a constant offset from
+   %fs (local-exec): no GOT load, no register held across the function
+   for its offset.  In a shared library's code it is the runtime's
+   (initial-exec).  */
 static tree
-runtime_variable (const char *name, tree type)
+build_countdown (void)
 {
+  tree words = build_array_type_nelts (
+      size_type_node, MEMPROF_SAMPLING_THREAD_SIZE / sizeof (uint64_t));
   tree decl
-      = build_decl (BUILTINS_LOCATION, VAR_DECL, get_identifier (name), type);
+      = build_decl (BUILTINS_LOCATION, VAR_DECL,
+                    get_identifier (MEMPROF_SAMPLING_COUNTDOWN_NAME), words);
   TREE_PUBLIC (decl) = 1;
-  DECL_EXTERNAL (decl) = 1;
   TREE_STATIC (decl) = 1;
   DECL_ARTIFICIAL (decl) = 1;
   DECL_IGNORED_P (decl) = 1;
   TREE_USED (decl) = 1;
-  SET_DECL_ASSEMBLER_NAME (decl, get_identifier (name));
+  TREE_ADDRESSABLE (decl) = 1;
+  SET_DECL_ASSEMBLER_NAME (decl,
+                           get_identifier (MEMPROF_SAMPLING_COUNTDOWN_NAME));
+  if (flag_shlib)
+    {
+      DECL_EXTERNAL (decl) = 1;
+      set_decl_tls_model (decl, TLS_MODEL_INITIAL_EXEC);
+      return decl;
+    }
+  DECL_INITIAL (decl) = build_zero_cst (words);
+  DECL_WEAK (decl) = 1;
+  make_decl_one_only (decl, DECL_ASSEMBLER_NAME (decl));
+  set_decl_tls_model (decl, TLS_MODEL_LOCAL_EXEC);
+  varpool_node::finalize_decl (decl);
   return decl;
 }
 
@@ -163,19 +174,10 @@ external_function (const char *name, tree fntype, bool malloc_like)
 static void
 build_decls (void)
 {
-  if (flag_decl != NULL_TREE)
+  if (countdown_decl != NULL_TREE)
     return;
-  flag_decl
-      = runtime_variable (MEMPROF_UNSAMPLED_PATH_NAME, unsigned_char_type_node);
-  /* Weak: read through the GOT, never copied into the program.  */
-  DECL_WEAK (flag_decl) = 1;
-  countdown_decl
-      = runtime_variable (MEMPROF_SAMPLING_COUNTDOWN_NAME, size_type_node);
-  /* The runtime is loaded with the program: its TLS is in the static
-     block, one %fs-relative access after the GOT's offset.  */
-  set_decl_tls_model (countdown_decl, TLS_MODEL_INITIAL_EXEC);
-
-  tree size = size_type_node, pointer = ptr_type_node;
+  countdown_decl = build_countdown ();
+  tree size = size_type_node, pointer = ptr_type_node, none = void_type_node;
   tree site = build_pointer_type (unsigned_char_type_node);
   libc_malloc_decl = external_function (
       "__libc_malloc", build_function_type_list (pointer, size, NULL_TREE),
@@ -187,8 +189,8 @@ build_decls (void)
       "__libc_realloc",
       build_function_type_list (pointer, pointer, size, NULL_TREE), false);
   libc_free_decl = external_function (
-      "__libc_free",
-      build_function_type_list (void_type_node, pointer, NULL_TREE), false);
+      "__libc_free", build_function_type_list (none, pointer, NULL_TREE),
+      false);
   direct_malloc_decl = external_function (
       MEMPROF_DIRECT_MALLOC_NAME,
       build_function_type_list (pointer, size, site, NULL_TREE), true);
@@ -199,9 +201,19 @@ build_decls (void)
       MEMPROF_DIRECT_REALLOC_NAME,
       build_function_type_list (pointer, pointer, size, site, NULL_TREE),
       false);
+  direct_free_decl = external_function (
+      MEMPROF_DIRECT_FREE_NAME,
+      build_function_type_list (none, pointer, site, NULL_TREE), false);
+  direct_delete_decl = external_function (
+      MEMPROF_DIRECT_DELETE_NAME,
+      build_function_type_list (none, pointer, site, NULL_TREE), false);
+  direct_delete_sized_decl = external_function (
+      MEMPROF_DIRECT_DELETE_SIZED_NAME,
+      build_function_type_list (none, pointer, size, site, NULL_TREE), false);
 }
 
-/* A byte of this unit for one call site: the census has seen it.  */
+/* A byte of this unit for one call site, which the runtime sets
+   (runtime/direct_calls.c).  */
 static tree
 new_site_byte (void)
 {
@@ -227,7 +239,9 @@ enum direct_kind
   DIRECT_MALLOC,
   DIRECT_CALLOC,
   DIRECT_REALLOC,
-  DIRECT_FREE /* free, operator delete (void *[, size_t]) */
+  DIRECT_FREE,
+  DIRECT_DELETE,      /* operator delete (void *) */
+  DIRECT_DELETE_SIZED /* operator delete (void *, size_t) */
 };
 
 static enum direct_kind
@@ -259,15 +273,17 @@ direct_kind_of (gimple *stmt)
       default:
         return DIRECT_NONE;
       }
-  /* The replaceable operator delete (void *) and (void *, size_t); not
-     the aligned or nothrow forms.  */
+  /* The replaceable operator delete (void *) and (void *, size_t) by
+     their mangled names: not the array, aligned or nothrow forms.  */
   if (DECL_IS_OPERATOR_DELETE_P (fndecl)
-      && DECL_IS_REPLACEABLE_OPERATOR (fndecl)
-      && (gimple_call_num_args (stmt) == 1
-          || (gimple_call_num_args (stmt) == 2
-              && TREE_CODE (TREE_TYPE (gimple_call_arg (stmt, 1)))
-                     == INTEGER_TYPE)))
-    return DIRECT_FREE;
+      && DECL_IS_REPLACEABLE_OPERATOR (fndecl))
+    {
+      const char *name = IDENTIFIER_POINTER (DECL_ASSEMBLER_NAME (fndecl));
+      if (strcmp (name, "_ZdlPv") == 0)
+        return DIRECT_DELETE;
+      if (strcmp (name, "_ZdlPvm") == 0)
+        return DIRECT_DELETE_SIZED;
+    }
   return DIRECT_NONE;
 }
 
@@ -283,10 +299,20 @@ append_op (gimple_seq *seq, enum tree_code code, tree type, tree a, tree b)
 }
 
 static tree
-append_load (gimple_seq *seq, tree decl)
+append_load (gimple_seq *seq, tree ref)
 {
-  tree result = make_ssa_name (TREE_TYPE (decl));
-  gimple_seq_add_stmt (seq, gimple_build_assign (result, decl));
+  tree result = make_ssa_name (TREE_TYPE (ref));
+  gimple_seq_add_stmt (seq, gimple_build_assign (result, ref));
+  return result;
+}
+
+static tree
+as_size (gimple_seq *seq, tree value)
+{
+  if (useless_type_conversion_p (size_type_node, TREE_TYPE (value)))
+    return value;
+  tree result = make_ssa_name (size_type_node);
+  gimple_seq_add_stmt (seq, gimple_build_assign (result, NOP_EXPR, value));
   return result;
 }
 
@@ -302,88 +328,44 @@ append_not_aligned (gimple_seq *seq, tree pointer)
                     build_zero_cst (size_type_node));
 }
 
-/* Split CALL's block into a condition block ending before CALL (it gets
-   COND, computed by SEQ), CALL's own block (taken when COND is false), a
-   new block holding FAST (taken when true) and the block after both.
-   FAST's result and CALL's (replaced by SLOW when not NULL) meet in a PHI
-   for the original result.  */
-static void
-branch_around (gimple *call, gimple_seq seq, tree cond, gcall *fast,
-               gimple_seq fast_before, gcall *slow)
+/* The countdown: the first word of the thread's sampling state.  */
+static tree
+countdown_ref (void)
 {
-  basic_block bb = gimple_bb (call);
-  location_t loc = gimple_location (call);
-  gimple_stmt_iterator gsi = gsi_for_stmt (call);
-  gsi_prev (&gsi);
-  edge to_slow = gsi_end_p (gsi) ? split_block_after_labels (bb)
-                                 : split_block (bb, gsi_stmt (gsi));
-  basic_block cond_bb = to_slow->src, slow_bb = to_slow->dest;
-  edge slow_out = split_block (slow_bb, call);
-  basic_block join_bb = slow_out->dest;
-
-  gimple_seq_add_stmt (&seq,
-                       gimple_build_cond (NE_EXPR, cond, boolean_false_node,
-                                          NULL_TREE, NULL_TREE));
-  gimple_stmt_iterator at = gsi_last_bb (cond_bb);
-  gsi_insert_seq_after (&at, seq, GSI_CONTINUE_LINKING);
-
-  basic_block fast_bb = create_empty_bb (cond_bb);
-  if (current_loops != NULL)
-    add_bb_to_loop (fast_bb, cond_bb->loop_father);
-  to_slow->flags &= ~EDGE_FALLTHRU;
-  to_slow->flags |= EDGE_FALSE_VALUE;
-  to_slow->probability = profile_probability::very_unlikely ();
-  edge to_fast = make_edge (cond_bb, fast_bb, EDGE_TRUE_VALUE);
-  to_fast->probability = profile_probability::very_likely ();
-  edge fast_out = make_single_succ_edge (fast_bb, join_bb, EDGE_FALLTHRU);
-  fast_bb->count = cond_bb->count.apply_probability (to_fast->probability);
-  slow_bb->count = cond_bb->count.apply_probability (to_slow->probability);
-
-  tree lhs = gimple_call_lhs (call);
-  gimple_set_location (fast, loc);
-  gimple_stmt_iterator in_fast = gsi_start_bb (fast_bb);
-  if (fast_before != NULL)
-    gsi_insert_seq_after (&in_fast, fast_before, GSI_CONTINUE_LINKING);
-  gsi_insert_after (&in_fast, fast, GSI_CONTINUE_LINKING);
-
-  if (slow != NULL)
-    {
-      gimple_set_location (slow, loc);
-      gimple_stmt_iterator in_slow = gsi_for_stmt (call);
-      unlink_stmt_vdef (call);
-      gsi_replace (&in_slow, slow, false);
-      call = slow;
-    }
-  if (lhs != NULL_TREE)
-    {
-      tree fast_result = make_ssa_name (TREE_TYPE (lhs));
-      tree slow_result = make_ssa_name (TREE_TYPE (lhs));
-      gimple_call_set_lhs (fast, fast_result);
-      gimple_call_set_lhs (call, slow_result);
-      update_stmt (fast);
-      update_stmt (call);
-      gphi *phi = create_phi_node (lhs, join_bb);
-      add_phi_arg (phi, fast_result, fast_out, loc);
-      add_phi_arg (phi, slow_result, slow_out, loc);
-    }
+  return build4 (ARRAY_REF, size_type_node, countdown_decl, size_zero_node,
+                 NULL_TREE, NULL_TREE);
 }
 
-/* The condition "sampling leaves BYTES out at this site" into SEQ, with
-   the countdown as read in *COUNTDOWN.  */
-static tree
-append_left_out (gimple_seq *seq, tree bytes, tree site, tree *countdown)
+/* A test of the rewritten call: SEQ computes VALUE, a boolean.  */
+struct condition
 {
-  tree flag = append_load (seq, flag_decl);
-  tree open = append_op (
-      seq, EQ_EXPR, boolean_type_node, flag,
-      build_int_cst (unsigned_char_type_node, MEMPROF_UNSAMPLED_OPEN));
-  tree known = append_load (seq, site);
-  tree seen = append_op (seq, NE_EXPR, boolean_type_node, known,
-                         build_zero_cst (unsigned_char_type_node));
-  *countdown = append_load (seq, countdown_decl);
-  tree enough = append_op (seq, GT_EXPR, boolean_type_node, *countdown, bytes);
-  tree both = append_op (seq, BIT_AND_EXPR, boolean_type_node, open, seen);
-  return append_op (seq, BIT_AND_EXPR, boolean_type_node, both, enough);
+  gimple_seq seq;
+  tree value;
+};
+
+/* The test "SITE's byte is set".  */
+static struct condition
+site_known (tree site)
+{
+  struct condition known = { NULL, NULL_TREE };
+  tree byte = append_load (&known.seq, site);
+  known.value = append_op (&known.seq, NE_EXPR, boolean_type_node, byte,
+                           build_zero_cst (unsigned_char_type_node));
+  return known;
+}
+
+/* Adds to COND the test "the countdown is above BYTES"; *COUNTDOWN is
+   the countdown as read.  */
+static void
+append_countdown_above (struct condition *cond, tree bytes, tree *countdown)
+{
+  *countdown = append_load (&cond->seq, countdown_ref ());
+  tree above
+      = append_op (&cond->seq, GT_EXPR, boolean_type_node, *countdown, bytes);
+  cond->value = cond->value == NULL_TREE
+                    ? above
+                    : append_op (&cond->seq, BIT_AND_EXPR, boolean_type_node,
+                                 cond->value, above);
 }
 
 /* The countdown's store, before the fast call.  */
@@ -392,100 +374,212 @@ take_down (tree countdown, tree bytes)
 {
   gimple_seq seq = NULL;
   tree left = append_op (&seq, MINUS_EXPR, size_type_node, countdown, bytes);
-  gimple_seq_add_stmt (&seq, gimple_build_assign (countdown_decl, left));
+  gimple_seq_add_stmt (&seq, gimple_build_assign (countdown_ref (), left));
   return seq;
 }
 
-static tree
-as_size (gimple_seq *seq, tree value)
+/* Split CALL's block into a chain of N blocks before CALL, each ending in
+   the branch on CONDS[I] (false: to CALL's own block, which SLOW
+   replaces), a new block holding FAST_BEFORE and FAST (taken when all
+   hold) and the block after both, where FAST's result and SLOW's meet in
+   a PHI for the original result.  */
+static void
+branch_around (gcall *call, struct condition *conds, unsigned n, gcall *fast,
+               gimple_seq fast_before, gcall *slow,
+               struct condition *rescue = NULL)
 {
-  if (useless_type_conversion_p (size_type_node, TREE_TYPE (value)))
-    return value;
-  tree result = make_ssa_name (size_type_node);
-  gimple_seq_add_stmt (seq, gimple_build_assign (result, NOP_EXPR, value));
-  return result;
+  basic_block bb = gimple_bb (call);
+  location_t loc = gimple_location (call);
+  gimple_stmt_iterator gsi = gsi_for_stmt (call);
+  gsi_prev (&gsi);
+  edge to_slow = gsi_end_p (gsi) ? split_block_after_labels (bb)
+                                 : split_block (bb, gsi_stmt (gsi));
+  basic_block test_bb = to_slow->src, slow_bb = to_slow->dest;
+  edge slow_out = split_block (slow_bb, call);
+  basic_block join_bb = slow_out->dest;
+  class loop *loop = test_bb->loop_father;
+  profile_count count = test_bb->count;
+
+  to_slow->flags &= ~EDGE_FALLTHRU;
+  to_slow->flags |= EDGE_FALSE_VALUE;
+  for (unsigned i = 0; i < n; i++)
+    {
+      gimple_seq_add_stmt (&conds[i].seq,
+                           gimple_build_cond (NE_EXPR, conds[i].value,
+                                              boolean_false_node, NULL_TREE,
+                                              NULL_TREE));
+      gimple_stmt_iterator at = gsi_last_bb (test_bb);
+      gsi_insert_seq_after (&at, conds[i].seq, GSI_CONTINUE_LINKING);
+      if (i > 0)
+        to_slow = make_edge (test_bb, slow_bb, EDGE_FALSE_VALUE);
+      to_slow->probability = profile_probability::very_unlikely ();
+      basic_block next = create_empty_bb (test_bb);
+      if (current_loops != NULL)
+        add_bb_to_loop (next, loop);
+      edge onwards = make_edge (test_bb, next, EDGE_TRUE_VALUE);
+      onwards->probability = profile_probability::very_likely ();
+      count = count.apply_probability (onwards->probability);
+      next->count = count;
+      test_bb = next;
+    }
+  basic_block fast_bb = test_bb;
+  edge fast_out = make_single_succ_edge (fast_bb, join_bb, EDGE_FALLTHRU);
+  slow_bb->count = bb->count - count;
+  /* The last test's false edge goes to RESCUE's block instead: true to
+     FAST_BB too, false to SLOW_BB.  */
+  if (rescue != NULL)
+    {
+      basic_block rescue_bb = split_edge (to_slow);
+      gimple_seq_add_stmt (&rescue->seq,
+                           gimple_build_cond (NE_EXPR, rescue->value,
+                                              boolean_false_node, NULL_TREE,
+                                              NULL_TREE));
+      gimple_stmt_iterator at = gsi_last_bb (rescue_bb);
+      gsi_insert_seq_after (&at, rescue->seq, GSI_CONTINUE_LINKING);
+      edge to_slow_again = single_succ_edge (rescue_bb);
+      to_slow_again->flags &= ~EDGE_FALLTHRU;
+      to_slow_again->flags |= EDGE_FALSE_VALUE;
+      to_slow_again->probability = profile_probability::unlikely ();
+      edge rescued = make_edge (rescue_bb, fast_bb, EDGE_TRUE_VALUE);
+      rescued->probability = profile_probability::likely ();
+    }
+
+  tree lhs = gimple_call_lhs (call);
+  gimple_set_location (fast, loc);
+  gimple_stmt_iterator in_fast = gsi_start_bb (fast_bb);
+  if (fast_before != NULL)
+    gsi_insert_seq_after (&in_fast, fast_before, GSI_CONTINUE_LINKING);
+  gsi_insert_after (&in_fast, fast, GSI_CONTINUE_LINKING);
+
+  gimple_set_location (slow, loc);
+  gimple_stmt_iterator in_slow = gsi_for_stmt (call);
+  unlink_stmt_vdef (call);
+  gsi_replace (&in_slow, slow, false);
+  if (lhs != NULL_TREE)
+    {
+      tree fast_result = make_ssa_name (TREE_TYPE (lhs));
+      tree slow_result = make_ssa_name (TREE_TYPE (lhs));
+      gimple_call_set_lhs (fast, fast_result);
+      gimple_call_set_lhs (slow, slow_result);
+      update_stmt (fast);
+      update_stmt (slow);
+      gphi *phi = create_phi_node (lhs, join_bb);
+      add_phi_arg (phi, fast_result, fast_out, loc);
+      add_phi_arg (phi, slow_result, slow_out, loc);
+    }
 }
 
 static void
 rewrite (gcall *call, enum direct_kind kind)
 {
-  gimple_seq seq = NULL;
-  tree countdown, cond, site, bytes;
+  tree site = new_site_byte ();
+  tree site_address = build_fold_addr_expr (site);
+  struct condition conds[2] = { site_known (site), { NULL, NULL_TREE } };
+  tree countdown, bytes;
   switch (kind)
     {
     case DIRECT_MALLOC:
       {
-        tree size = as_size (&seq, gimple_call_arg (call, 0));
-        site = new_site_byte ();
-        bytes = append_op (&seq, MAX_EXPR, size_type_node, size,
+        tree size = as_size (&conds[1].seq, gimple_call_arg (call, 0));
+        bytes = append_op (&conds[1].seq, MAX_EXPR, size_type_node, size,
                            build_one_cst (size_type_node));
-        cond = append_left_out (&seq, bytes, site, &countdown);
-        branch_around (call, seq, cond,
-                       gimple_build_call (libc_malloc_decl, 1, size),
-                       take_down (countdown, bytes),
-                       gimple_build_call (direct_malloc_decl, 2, size,
-                                          build_fold_addr_expr (site)));
+        append_countdown_above (&conds[1], bytes, &countdown);
+        branch_around (
+            call, conds, 2, gimple_build_call (libc_malloc_decl, 1, size),
+            take_down (countdown, bytes),
+            gimple_build_call (direct_malloc_decl, 2, size, site_address));
         break;
       }
     case DIRECT_CALLOC:
       {
-        tree count = as_size (&seq, gimple_call_arg (call, 0));
-        tree size = as_size (&seq, gimple_call_arg (call, 1));
-        site = new_site_byte ();
+        /* No overflow when both are below 2^32.  */
+        gimple_seq *seq = &conds[1].seq;
+        tree count = as_size (seq, gimple_call_arg (call, 0));
+        tree size = as_size (seq, gimple_call_arg (call, 1));
         tree either
-            = append_op (&seq, BIT_IOR_EXPR, size_type_node, count, size);
-        tree high = append_op (&seq, RSHIFT_EXPR, size_type_node, either,
+            = append_op (seq, BIT_IOR_EXPR, size_type_node, count, size);
+        tree high = append_op (seq, RSHIFT_EXPR, size_type_node, either,
                                build_int_cst (integer_type_node, 32));
-        tree small = append_op (&seq, EQ_EXPR, boolean_type_node, high,
-                                build_zero_cst (size_type_node));
-        tree product = append_op (&seq, MULT_EXPR, size_type_node, count, size);
-        bytes = append_op (&seq, MAX_EXPR, size_type_node, product,
+        conds[1].value = append_op (seq, EQ_EXPR, boolean_type_node, high,
+                                    build_zero_cst (size_type_node));
+        tree product = append_op (seq, MULT_EXPR, size_type_node, count, size);
+        bytes = append_op (seq, MAX_EXPR, size_type_node, product,
                            build_one_cst (size_type_node));
-        cond = append_left_out (&seq, bytes, site, &countdown);
-        cond = append_op (&seq, BIT_AND_EXPR, boolean_type_node, cond, small);
-        branch_around (call, seq, cond,
+        append_countdown_above (&conds[1], bytes, &countdown);
+        branch_around (call, conds, 2,
                        gimple_build_call (libc_calloc_decl, 2, count, size),
                        take_down (countdown, bytes),
                        gimple_build_call (direct_calloc_decl, 3, count, size,
-                                          build_fold_addr_expr (site)));
+                                          site_address));
         break;
       }
     case DIRECT_REALLOC:
       {
+        /* To a size above 0, from NULL or a block of glibc's.  */
+        gimple_seq *seq = &conds[1].seq;
         tree pointer = gimple_call_arg (call, 0);
-        tree size = as_size (&seq, gimple_call_arg (call, 1));
-        site = new_site_byte ();
-        tree nonzero = append_op (&seq, NE_EXPR, boolean_type_node, size,
+        tree size = as_size (seq, gimple_call_arg (call, 1));
+        tree nonzero = append_op (seq, NE_EXPR, boolean_type_node, size,
                                   build_zero_cst (size_type_node));
-        tree none = append_op (&seq, EQ_EXPR, boolean_type_node, pointer,
+        tree none = append_op (seq, EQ_EXPR, boolean_type_node, pointer,
                                build_zero_cst (TREE_TYPE (pointer)));
-        tree plain = append_op (&seq, BIT_IOR_EXPR, boolean_type_node, none,
-                                append_not_aligned (&seq, pointer));
-        cond = append_left_out (&seq, size, site, &countdown);
-        cond = append_op (&seq, BIT_AND_EXPR, boolean_type_node, cond, nonzero);
-        cond = append_op (&seq, BIT_AND_EXPR, boolean_type_node, cond, plain);
-        branch_around (call, seq, cond,
+        tree plain = append_op (seq, BIT_IOR_EXPR, boolean_type_node, none,
+                                append_not_aligned (seq, pointer));
+        conds[1].value
+            = append_op (seq, BIT_AND_EXPR, boolean_type_node, nonzero, plain);
+        append_countdown_above (&conds[1], size, &countdown);
+        branch_around (call, conds, 2,
                        gimple_build_call (libc_realloc_decl, 2, pointer, size),
                        take_down (countdown, size),
                        gimple_build_call (direct_realloc_decl, 3, pointer, size,
-                                          build_fold_addr_expr (site)));
+                                          site_address));
         break;
       }
     case DIRECT_FREE:
+    case DIRECT_DELETE:
+    case DIRECT_DELETE_SIZED:
       {
+        /* Not 64-byte aligned or NULL, else (a block of glibc's or the
+           runtime's header) without MEMPROF_HEADER_TAG in the word before
+           it (a glibc chunk's size field never has it).  */
         tree pointer = gimple_call_arg (call, 0);
-        tree flag = append_load (&seq, flag_decl);
-        tree unwatched
-            = append_op (&seq, BIT_AND_EXPR, unsigned_char_type_node, flag,
-                         build_int_cst (unsigned_char_type_node,
-                                        MEMPROF_UNSAMPLED_UNWATCHED));
-        tree watched = append_op (&seq, NE_EXPR, boolean_type_node, unwatched,
-                                  build_zero_cst (unsigned_char_type_node));
-        cond = append_op (&seq, BIT_AND_EXPR, boolean_type_node, watched,
-                          append_not_aligned (&seq, pointer));
-        branch_around (call, seq, cond,
+        tree none = append_op (&conds[1].seq, EQ_EXPR, boolean_type_node,
+                               pointer, build_zero_cst (TREE_TYPE (pointer)));
+        conds[1].value
+            = append_op (&conds[1].seq, BIT_IOR_EXPR, boolean_type_node, none,
+                         append_not_aligned (&conds[1].seq, pointer));
+        struct condition untagged = { NULL, NULL_TREE };
+        tree address = make_ssa_name (size_type_node);
+        gimple_seq_add_stmt (&untagged.seq,
+                             gimple_build_assign (address, NOP_EXPR, pointer));
+        tree before = append_op (&untagged.seq, MINUS_EXPR, size_type_node,
+                                 address, size_int (sizeof (uint64_t)));
+        tree word_pointer = make_ssa_name (build_pointer_type (size_type_node));
+        gimple_seq_add_stmt (
+            &untagged.seq,
+            gimple_build_assign (word_pointer, NOP_EXPR, before));
+        tree word = append_load (
+            &untagged.seq,
+            build2 (MEM_REF, size_type_node, word_pointer,
+                    build_int_cst (TREE_TYPE (word_pointer), 0)));
+        tree tag
+            = append_op (&untagged.seq, BIT_AND_EXPR, size_type_node, word,
+                         build_int_cst (size_type_node, MEMPROF_HEADER_TAG));
+        untagged.value = append_op (&untagged.seq, EQ_EXPR, boolean_type_node,
+                                    tag, build_zero_cst (size_type_node));
+        gcall *slow
+            = kind == DIRECT_FREE ? gimple_build_call (direct_free_decl, 2,
+                                                       pointer, site_address)
+              : kind == DIRECT_DELETE
+                  ? gimple_build_call (direct_delete_decl, 2, pointer,
+                                       site_address)
+                  : gimple_build_call (
+                      direct_delete_sized_decl, 3, pointer,
+                      as_size (&conds[0].seq, gimple_call_arg (call, 1)),
+                      site_address);
+        branch_around (call, conds, 2,
                        gimple_build_call (libc_free_decl, 1, pointer), NULL,
-                       NULL);
+                       slow, &untagged);
         break;
       }
     default:
@@ -540,22 +634,11 @@ public:
   {
   }
 
-  /* Position-independent code only: the flag is read through the GOT
-     (see above).  */
+  /* Every function with a body, at every optimisation level.  */
   bool
   gate (function *) final override
   {
-    static bool said;
-    if (flag_pic || flag_pie)
-      return true;
-    if (!said)
-      inform (UNKNOWN_LOCATION,
-              "memprof: %<-fplugin-arg-memprof-direct-allocations%> needs "
-              "position-independent code (%<-fPIE%> or %<-fPIC%>): the "
-              "allocation "
-              "calls are left to the interposed functions");
-    said = true;
-    return false;
+    return true;
   }
 
   unsigned int

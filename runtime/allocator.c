@@ -57,6 +57,7 @@ extern void __libc_free (void *) __attribute__ ((noplt));
 /* Set in the check word, the word before the user pointer; never set in
    the size field of a glibc chunk, the word before a glibc block.  */
 #define HEADER_TAG 8U
+_Static_assert(HEADER_TAG == MEMPROF_HEADER_TAG, "abi.h's header tag");
 /* malloc's alignment (alignof (max_align_t)): what glibc's blocks have.  */
 #define PLAIN_ALIGNMENT 16
 /* block_header.base_offset counts in these units (glibc's alignment).  */
@@ -235,7 +236,9 @@ first_allocation_at (uintptr_t site)
 #define SITES_SEEN_BITS 8
 #define SITES_SEEN (1U << SITES_SEEN_BITS)
 /* Exported under abi.h's name: code built with direct allocation calls
-   takes its countdown down at the call site (direct_calls.c).  */
+   takes its countdown down at the call site (direct_calls.c); an
+   executable built so defines it (weak, MEMPROF_SAMPLING_THREAD_SIZE
+   bytes), and the runtime's references then find the program's.  */
 MEMPROF_EXPORT __thread struct
 {
   int64_t bytes_until_sample;
@@ -243,6 +246,8 @@ MEMPROF_EXPORT __thread struct
   uintptr_t sites_before[SITES_SEEN / 2]; /* and the one before it */
 } sampling_thread __asm__(MEMPROF_SAMPLING_COUNTDOWN_NAME)
     __attribute__ ((tls_model ("initial-exec")));
+_Static_assert(sizeof sampling_thread == MEMPROF_SAMPLING_THREAD_SIZE,
+               "abi.h's size of the thread's sampling state");
 
 /* SITE's set in sites_seen and sites_before.  Sites are return
    addresses a few bytes apart (binary_trees: 76 malloc calls in 6 KiB of
@@ -573,11 +578,6 @@ allocate_plain (size_t size)
    reads them too.  */
 _Atomic unsigned char __memprof_unsampled_path
     __attribute__ ((aligned (MEMPROF_GRANULE_SIZE)));
-/* The same byte for code built with direct allocation calls, which reads
-   it through its GOT (direct_calls.c): exported under a name of its own,
-   so that the runtime's reads stay direct.  */
-MEMPROF_EXPORT extern _Atomic unsigned char __memprof_unsampled_path_exported
-    __attribute__ ((alias ("__memprof_unsampled_path")));
 static spinlock_t unsampled_path_lock;
 
 void
@@ -593,6 +593,7 @@ allocator_observers_changed (void)
       && (runtime_options.profile || trace_with_stacks))
     value |= UNSAMPLED_SAMPLING;
   atomic_store (&__memprof_unsampled_path, value);
+  direct_calls_observers_changed (value);
   spin_unlock (&unsampled_path_lock);
 }
 
