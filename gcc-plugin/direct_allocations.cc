@@ -7,28 +7,40 @@
    glibc's __libc_malloc; every free the same.  On a program that does
    little but allocate (a malloc+free pair of about 15 ns) the check and
    the extra jump are 10-25 % of its time.  This pass moves the check to
-   the call site of the compiled code, where it is a few instructions
-   that the processor overlaps with the caller's own, and calls glibc
-   directly (abi.h, "Direct allocation calls"):
+   the call sites of the code it compiles, and calls glibc directly
+   (abi.h, "Direct allocation calls"):
 
-     malloc (N)      flag == OPEN && site_known && countdown > max (N, 1)
+     malloc (N)      site_known && countdown > max (N, 1)
                        ? (countdown -= max (N, 1), __libc_malloc (N))
                        : __memprof_direct_malloc (N, &site_known)
      calloc (C, S)   the same with C * S bytes, when C and S are both
                      below 2^32 (no overflow); __libc_calloc
      realloc (P, N)  the same when N != 0 and P is NULL or not 64-byte
-                     aligned (not a recorded block); __libc_realloc
+                     aligned (never a recorded block); __libc_realloc
      free (P), operator delete (P[, SIZE])
-                     (flag & UNWATCHED) && P % 64 != 0
-                       ? __libc_free (P) : the call as it was
+                     site_known && (P == NULL || P % 64 != 0
+                                    || !(((size_t *) P)[-1] & HEADER_TAG))
+                       ? __libc_free (P)
+                       : __memprof_direct_free (P, &site_known) (_delete)
 
-   The decision is the interposed malloc's (runtime/allocator.c,
-   malloc_left_out_quickly; runtime/direct_calls.c): the same flag, the
-   same countdown taken down by the same bytes, the census asked once a
-   site.  So what is sampled, and the contexts, are those of the
-   interposed build; the sampled calls still go through the runtime's
-   malloc, with the site as their caller.  Calls in code built without
-   this option, in libraries and through pointers keep the interposer.
+   SITE_KNOWN is a byte of this unit for each call site, which only the
+   runtime sets (runtime/direct_calls.c): for an allocation site once the
+   census has been asked about it while sampling is on and nobody else
+   watches (hooks, events, trace); for a free site while sampling is on,
+   nobody watches and there are no slots of the runtime's.  It clears
+   them when that stops being true.  So the decision is the interposed
+   malloc's (runtime/allocator.c, malloc_left_out_quickly): the same
+   countdown taken down by the same bytes, the census asked once a site;
+   what is sampled, and the contexts, are those of the interposed build,
+   as the runtime's entries tail-call the interposed functions with the
+   site as their caller.  The countdown is the first word of the
+   runtime's thread state, which an executable defines (local-exec: one
+   %fs-relative load, no register held for it).  The unsampled path is
+   then 8 instructions at the call site and glibc's own call.
+
+   Left to the interposer: calls in code built without this option, in
+   libraries and through pointers; operator new (it throws: the call
+   sits in EH regions); calls that may throw or end their block.
 
    The pass runs after the instrumentation pass ("memprof"), after every
    GIMPLE optimisation.  */
