@@ -481,13 +481,34 @@ branch_around (gcall *call, struct condition *conds, unsigned n, gcall *fast,
     }
 }
 
+/* branch_around for an allocation of BYTES: CONDS[1] also tests the
+   countdown, which the fast way takes down before FAST.  */
+static void
+branch_on_countdown (gcall *call, struct condition *conds, tree bytes,
+                     gcall *fast, gcall *slow)
+{
+  tree countdown;
+  append_countdown_above (&conds[1], bytes, &countdown);
+  branch_around (call, conds, 2, fast, take_down (countdown, bytes), slow);
+}
+
+/* POINTER is NULL or not 64-byte aligned.  */
+static tree
+append_none_or_not_aligned (gimple_seq *seq, tree pointer)
+{
+  tree none = append_op (seq, EQ_EXPR, boolean_type_node, pointer,
+                         build_zero_cst (TREE_TYPE (pointer)));
+  return append_op (seq, BIT_IOR_EXPR, boolean_type_node, none,
+                    append_not_aligned (seq, pointer));
+}
+
 static void
 rewrite (gcall *call, enum direct_kind kind)
 {
   tree site = new_site_byte ();
   tree site_address = build_fold_addr_expr (site);
   struct condition conds[2] = { site_known (site), { NULL, NULL_TREE } };
-  tree countdown, bytes;
+  tree bytes;
   switch (kind)
     {
     case DIRECT_MALLOC:
@@ -495,10 +516,8 @@ rewrite (gcall *call, enum direct_kind kind)
         tree size = as_size (&conds[1].seq, gimple_call_arg (call, 0));
         bytes = append_op (&conds[1].seq, MAX_EXPR, size_type_node, size,
                            build_one_cst (size_type_node));
-        append_countdown_above (&conds[1], bytes, &countdown);
-        branch_around (
-            call, conds, 2, gimple_build_call (libc_malloc_decl, 1, size),
-            take_down (countdown, bytes),
+        branch_on_countdown (
+            call, conds, bytes, gimple_build_call (libc_malloc_decl, 1, size),
             gimple_build_call (direct_malloc_decl, 2, size, site_address));
         break;
       }
@@ -517,12 +536,11 @@ rewrite (gcall *call, enum direct_kind kind)
         tree product = append_op (seq, MULT_EXPR, size_type_node, count, size);
         bytes = append_op (seq, MAX_EXPR, size_type_node, product,
                            build_one_cst (size_type_node));
-        append_countdown_above (&conds[1], bytes, &countdown);
-        branch_around (call, conds, 2,
-                       gimple_build_call (libc_calloc_decl, 2, count, size),
-                       take_down (countdown, bytes),
-                       gimple_build_call (direct_calloc_decl, 3, count, size,
-                                          site_address));
+        branch_on_countdown (
+            call, conds, bytes,
+            gimple_build_call (libc_calloc_decl, 2, count, size),
+            gimple_build_call (direct_calloc_decl, 3, count, size,
+                               site_address));
         break;
       }
     case DIRECT_REALLOC:
@@ -533,18 +551,14 @@ rewrite (gcall *call, enum direct_kind kind)
         tree size = as_size (seq, gimple_call_arg (call, 1));
         tree nonzero = append_op (seq, NE_EXPR, boolean_type_node, size,
                                   build_zero_cst (size_type_node));
-        tree none = append_op (seq, EQ_EXPR, boolean_type_node, pointer,
-                               build_zero_cst (TREE_TYPE (pointer)));
-        tree plain = append_op (seq, BIT_IOR_EXPR, boolean_type_node, none,
-                                append_not_aligned (seq, pointer));
         conds[1].value
-            = append_op (seq, BIT_AND_EXPR, boolean_type_node, nonzero, plain);
-        append_countdown_above (&conds[1], size, &countdown);
-        branch_around (call, conds, 2,
-                       gimple_build_call (libc_realloc_decl, 2, pointer, size),
-                       take_down (countdown, size),
-                       gimple_build_call (direct_realloc_decl, 3, pointer, size,
-                                          site_address));
+            = append_op (seq, BIT_AND_EXPR, boolean_type_node, nonzero,
+                         append_none_or_not_aligned (seq, pointer));
+        branch_on_countdown (
+            call, conds, size,
+            gimple_build_call (libc_realloc_decl, 2, pointer, size),
+            gimple_build_call (direct_realloc_decl, 3, pointer, size,
+                               site_address));
         break;
       }
     case DIRECT_FREE:
@@ -555,11 +569,7 @@ rewrite (gcall *call, enum direct_kind kind)
            runtime's header) without MEMPROF_HEADER_TAG in the word before
            it (a glibc chunk's size field never has it).  */
         tree pointer = gimple_call_arg (call, 0);
-        tree none = append_op (&conds[1].seq, EQ_EXPR, boolean_type_node,
-                               pointer, build_zero_cst (TREE_TYPE (pointer)));
-        conds[1].value
-            = append_op (&conds[1].seq, BIT_IOR_EXPR, boolean_type_node, none,
-                         append_not_aligned (&conds[1].seq, pointer));
+        conds[1].value = append_none_or_not_aligned (&conds[1].seq, pointer);
         struct condition untagged = { NULL, NULL_TREE };
         tree address = make_ssa_name (size_type_node);
         gimple_seq_add_stmt (&untagged.seq,
