@@ -130,13 +130,16 @@ static const struct ggc_root_tab direct_allocations_root_tab[]
         ROOT (direct_delete_sized_decl), LAST_GGC_ROOT_TAB };
 
 /* The thread's sampling state (abi.h): only its first word, the
-   countdown, is read here.  In code for an executable it is defined
-   here, weak and in a COMDAT group (one copy a program, the static
-   runtime's strong definition wins, the shared runtime's references
-   find the program's), so each check reads it at a constant offset from
-   %fs (local-exec): no GOT load, no register held across the function
-   for its offset.  In a shared library's code it is the runtime's
-   (initial-exec).  */
+   countdown, is read here.  In code for an executable it is defined in
+   the program, so each check reads it at a constant offset from %fs
+   (local-exec): no GOT load, no register held across the function for
+   its offset.  The definition is one top-level block of each unit
+   (define_countdown), weak
+   in a COMDAT group: the link keeps one copy, the static runtime's strong
+   definition wins over it, and the shared runtime's references find the
+   program's.  (A decl made one-only would be a GNU unique symbol, which
+   the static runtime's definition would collide with.)  In a shared
+   library's code it is the runtime's (initial-exec).  */
 static tree
 build_countdown (void)
 {
@@ -146,6 +149,7 @@ build_countdown (void)
       = build_decl (BUILTINS_LOCATION, VAR_DECL,
                     get_identifier (MEMPROF_SAMPLING_COUNTDOWN_NAME), words);
   TREE_PUBLIC (decl) = 1;
+  DECL_EXTERNAL (decl) = 1;
   TREE_STATIC (decl) = 1;
   DECL_ARTIFICIAL (decl) = 1;
   DECL_IGNORED_P (decl) = 1;
@@ -155,16 +159,32 @@ build_countdown (void)
                            get_identifier (MEMPROF_SAMPLING_COUNTDOWN_NAME));
   if (flag_shlib)
     {
-      DECL_EXTERNAL (decl) = 1;
       set_decl_tls_model (decl, TLS_MODEL_INITIAL_EXEC);
       return decl;
     }
-  DECL_INITIAL (decl) = build_zero_cst (words);
-  DECL_WEAK (decl) = 1;
-  make_decl_one_only (decl, DECL_ASSEMBLER_NAME (decl));
   set_decl_tls_model (decl, TLS_MODEL_LOCAL_EXEC);
-  varpool_node::finalize_decl (decl);
   return decl;
+}
+
+/* The program's definition of the thread's sampling state (see
+   build_countdown): top-level asm, queued before IPA (a GIMPLE pass runs
+   after the unit's top-level asm is written), in every unit of an
+   executable compiled with the option.  */
+static void
+define_countdown (void *, void *)
+{
+  if (seen_error () || flag_shlib || flag_ltrans)
+    return;
+  const char *name = MEMPROF_SAMPLING_COUNTDOWN_NAME;
+  int size = MEMPROF_SAMPLING_THREAD_SIZE;
+  char definition[512];
+  snprintf (definition, sizeof definition,
+            "\t.pushsection .tbss.%s,\"awTG\",@nobits,%s,comdat\n"
+            "\t.weak %s\n\t.type %s, @tls_object\n\t.size %s, %d\n"
+            "\t.p2align 6\n%s:\n\t.zero %d\n\t.popsection",
+            name, name, name, name, name, size, name, size);
+  symtab->finalize_toplevel_asm (
+      build_string (strlen (definition), definition));
 }
 
 /* A function NAME of FNTYPE that does not throw; MALLOC_LIKE when it
@@ -684,6 +704,8 @@ direct_allocations_register (const char *plugin_name)
     return;
   register_callback (plugin_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) direct_allocations_root_tab);
+  register_callback (plugin_name, PLUGIN_ALL_IPA_PASSES_START, define_countdown,
+                     NULL);
   register_pass_after (plugin_name, new direct_allocations_pass (g), "memprof",
                        1);
 }

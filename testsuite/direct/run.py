@@ -6,6 +6,8 @@ sized and not) built with the real gcc and g++ and the plugin (no access
 counters), run with the runtime and read back with the `memprof` command:
 
 - the same output and exit status as the plain gcc build;
+- the direct build defines the runtime's thread state (the countdown),
+  exported, so that the runtime's references find the program's;
 - the calls were rewritten: the direct build calls glibc's __libc_malloc,
   __libc_calloc, __libc_realloc and __libc_free (deletes.cc: __libc_free),
   the interposed build none of them;
@@ -96,6 +98,12 @@ def check_program(compiler, source):
                       ["-fplugin-arg-memprof-direct-allocations"])):
         return
     plain = execute(binaries["gcc"], "")
+    exported = run(["readelf", "--dyn-syms", "-W", binaries["direct"]]).stdout
+    results.check(any(line.split()[-1] == "__memprof_sampling_countdown"
+                      and line.split()[3] == "TLS" and line.split()[6] != "UND"
+                      for line in exported.splitlines() if len(line.split()) >= 8),
+                  f"{source}: the direct build defines the countdown for the runtime "
+                  f"(one thread state, the program's)", exported[-2000:])
     results.check(glibc_entries(binaries["direct"]) == sorted(entries)
                   and glibc_entries(binaries["interposed"]) == [],
                   f"{source}: the direct build calls glibc's entries, the interposed one "
