@@ -58,6 +58,11 @@ BUILDS = {
     # The runtime alone, without the plugin: allocations, no access counters;
     # with frame pointers, as the manual says (the plugin keeps them itself).
     "runtime": ("gcc", ["-O2", "-g", "-fno-omit-frame-pointer", "{runtime}"]),
+    # The same with the allocation calls' check at the call site and glibc
+    # called directly (gcc-plugin/direct_allocations.cc), no access counters.
+    "direct": ("gcc", ["-O2", "-g", "-fno-omit-frame-pointer", "{plugin}",
+                       "-fplugin-arg-memprof-instrument=0",
+                       "-fplugin-arg-memprof-direct-allocations"]),
     "clang": ("clang", ["-O2", "-g"]),
     "clang-memprof": ("clang", ["-O2", "-g", "-fmemory-profile", "-fno-omit-frame-pointer",
                                 "-fno-optimize-sibling-calls"]),
@@ -89,6 +94,8 @@ CONFIGS = [
     Config("plugin, peak=0", "plugin", "gcc -O2", options="peak=0"),
     # The always-on mode (docs/manual.md): the runtime alone, sampled.
     Config("always-on (runtime alone, sampled)", "runtime", "gcc -O2",
+           options=f"sample_interval={SAMPLE_INTERVAL}"),
+    Config("always-on (direct allocation calls, sampled)", "direct", "gcc -O2",
            options=f"sample_interval={SAMPLE_INTERVAL}"),
     Config("allocation-only (runtime alone)", "runtime", "gcc -O2", options=""),
     Config("clang-19 -O2", "clang", None),

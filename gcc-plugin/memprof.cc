@@ -48,6 +48,9 @@
      sample-accesses[=RATE], access-burst=N
                            count accesses in bursts of a counting copy of
                            each function, one check in RATE: see bursts.cc
+     direct-allocations    the always-on mode's check at each allocation
+                           call, glibc called directly: see
+                           direct_allocations.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.
@@ -69,6 +72,7 @@
      default_options.cc  runtime options compiled into the program
      events.cc           events for profiling modules (memprof/module.h)
      bursts.cc           sampled access counting: plain and counting copies
+     direct_allocations.cc  allocation calls that call glibc directly
      pass.h, plugin.h    pass registration; what the files share  */
 
 #include "gcc-plugin.h"
@@ -89,6 +93,7 @@
 #include "default_options.h"
 #include "events.h"
 #include "bursts.h"
+#include "direct_allocations.h"
 
 int plugin_is_GPL_compatible;
 
@@ -138,7 +143,8 @@ static const char valid_arguments[]
     = "callbacks, reads=0|1, writes=0|1, globals=0|1, histogram, "
       "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
       "stats, combine=none|block|loop, default-options=OPTIONS, "
-      "events=LIST|@FILE, sample-accesses[=RATE], access-burst=N, ";
+      "events=LIST|@FILE, sample-accesses[=RATE], access-burst=N, "
+      "direct-allocations, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -209,6 +215,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
       else if (events_argument (key, value, &ok))
         ;
       else if (bursts_argument (key, value, &ok))
+        ;
+      else if (direct_allocations_argument (key, value, &ok))
         ;
       else if (strcmp (key, "stack-analysis") == 0)
         {
@@ -283,8 +291,9 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
       global_options.x_flag_omit_frame_pointer = 0;
       global_options_set.x_flag_omit_frame_pointer = 1;
     }
-  plugin_info.help = concat (plugin_help, "\n", feedback_help,
-                             default_options_help, bursts_help, NULL);
+  plugin_info.help
+      = concat (plugin_help, "\n", feedback_help, default_options_help,
+                bursts_help, direct_allocations_help, NULL);
 
   register_callback (info->base_name, PLUGIN_INFO, NULL, &plugin_info);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
@@ -296,6 +305,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
      counter updates never stop one (measured: a vectorisable loop runs
      7x slower when instrumented at asan's earlier position).  */
   register_pass_after (info->base_name, make_instrument_pass (g), "asan0", 1);
+  /* Direct allocation calls: after it (direct_allocations.cc).  */
+  direct_allocations_register (info->base_name);
   /* Events for a profiling module: just before, so that the counting
      pass finds the same accesses (events.cc).  */
   if (events_enabled ())

@@ -57,6 +57,7 @@ extern void __libc_free (void *) __attribute__ ((noplt));
 /* Set in the check word, the word before the user pointer; never set in
    the size field of a glibc chunk, the word before a glibc block.  */
 #define HEADER_TAG 8U
+_Static_assert(HEADER_TAG == MEMPROF_HEADER_TAG, "abi.h's header tag");
 /* malloc's alignment (alignof (max_align_t)): what glibc's blocks have.  */
 #define PLAIN_ALIGNMENT 16
 /* block_header.base_offset counts in these units (glibc's alignment).  */
@@ -234,12 +235,19 @@ first_allocation_at (uintptr_t site)
    from one thread-pointer offset.  */
 #define SITES_SEEN_BITS 8
 #define SITES_SEEN (1U << SITES_SEEN_BITS)
-static __thread struct
+/* Exported under abi.h's name: code built with direct allocation calls
+   takes its countdown down at the call site (direct_calls.c); an
+   executable built so defines it (weak, MEMPROF_SAMPLING_THREAD_SIZE
+   bytes), and the runtime's references then find the program's.  */
+MEMPROF_EXPORT __thread struct
 {
   int64_t bytes_until_sample;
   uintptr_t sites_seen[SITES_SEEN / 2];   /* each set's most recent */
   uintptr_t sites_before[SITES_SEEN / 2]; /* and the one before it */
-} sampling_thread __attribute__ ((tls_model ("initial-exec")));
+} sampling_thread __asm__(MEMPROF_SAMPLING_COUNTDOWN_NAME)
+    __attribute__ ((tls_model ("initial-exec")));
+_Static_assert(sizeof sampling_thread == MEMPROF_SAMPLING_THREAD_SIZE,
+               "abi.h's size of the thread's sampling state");
 
 /* SITE's set in sites_seen and sites_before.  Sites are return
    addresses a few bytes apart (binary_trees: 76 malloc calls in 6 KiB of
@@ -612,6 +620,7 @@ allocator_observers_changed (void)
       && (runtime_options.profile || trace_with_stacks))
     value |= UNSAMPLED_SAMPLING;
   atomic_store (&__memprof_unsampled_path, value);
+  direct_calls_observers_changed (value);
   spin_unlock (&unsampled_path_lock);
 }
 

@@ -532,6 +532,10 @@ void allocator_observers_changed (void);
 #define UNSAMPLED_SAMPLING 2U
 #define UNSAMPLED_OPEN (UNSAMPLED_UNWATCHED | UNSAMPLED_SAMPLING)
 extern _Atomic unsigned char __memprof_unsampled_path;
+/* The flags became VALUE: the call sites of direct allocation calls
+   that they no longer let decide alone take the runtime's path again
+   (direct_calls.c).  */
+void direct_calls_observers_changed (unsigned char value);
 
 /* ---- Blocks of the program's own heaps (heaps.c) ---- */
 

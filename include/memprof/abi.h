@@ -75,6 +75,31 @@
    the switch that a check calls when the countdown is out of its copy's
    range: it returns nonzero in a burst, and at -1 starts the next period.
    Ranges of the counting code add WEIGHT for each step.  */
+/* Direct allocation calls (-fplugin-arg-memprof-direct-allocations,
+   gcc-plugin/direct_allocations.cc): the compiled code decides at each
+   call site whether sampling leaves an allocation out, from the site's
+   own byte (the runtime set it: the census has seen the site and nobody
+   but the profile watches) and the thread's countdown of bytes to the
+   next sample (the first 8 bytes of the TLS variable
+   MEMPROF_SAMPLING_COUNTDOWN_NAME, MEMPROF_SAMPLING_THREAD_SIZE bytes in
+   all, which an executable defines weak), decreased by max (size, 1);
+   then it calls glibc's __libc_* directly.  Any other case calls the
+   runtime's entry with the site's byte.  free and operator delete hand
+   NULL, a block that is not 64-byte aligned, or one without
+   MEMPROF_HEADER_TAG in the word before it (a glibc chunk's size field
+   never has it; the runtime's header always has) to __libc_free when
+   their site's byte is set (sampling on, nobody watches frees, no slots
+   of the runtime's own).  The runtime clears the bytes it set when what
+   they said stops being true.  */
+#define MEMPROF_SAMPLING_COUNTDOWN_NAME "__memprof_sampling_countdown"
+#define MEMPROF_SAMPLING_THREAD_SIZE 2056
+#define MEMPROF_HEADER_TAG 8U
+#define MEMPROF_DIRECT_MALLOC_NAME "__memprof_direct_malloc"
+#define MEMPROF_DIRECT_CALLOC_NAME "__memprof_direct_calloc"
+#define MEMPROF_DIRECT_REALLOC_NAME "__memprof_direct_realloc"
+#define MEMPROF_DIRECT_FREE_NAME "__memprof_direct_free"
+#define MEMPROF_DIRECT_DELETE_NAME "__memprof_direct_delete"
+#define MEMPROF_DIRECT_DELETE_SIZED_NAME "__memprof_direct_delete_sized"
 #define MEMPROF_ACCESS_COUNTDOWN_NAME "__memprof_access_countdown"
 #define MEMPROF_ACCESS_SWITCH_NAME "__memprof_access_switch"
 /* The same switch for the checks of copied functions (x86-64): called
