@@ -38,6 +38,9 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 
 /* Executable segments of instrumented modules, and of the runtime.  */
 #define MAX_CODE_RANGES 256
@@ -64,16 +67,24 @@ static _Atomic size_t runtime_code_count;
    generation.  */
 static _Atomic unsigned code_generation;
 
+/* A writer blocks every signal while the generation is odd (SAVED: the
+   mask to restore): no signal handler on its own thread, which could not
+   wait for it, ever reads the lists half written, and the readers of the
+   other threads wait for it (scan_code_ranges).  */
 static void
-code_lists_change_begin (void)
+code_lists_change_begin (sigset_t *saved)
 {
+  sigset_t all;
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, saved);
   atomic_fetch_add_explicit (&code_generation, 1, memory_order_acq_rel);
 }
 
 static void
-code_lists_change_end (void)
+code_lists_change_end (const sigset_t *saved)
 {
   atomic_fetch_add_explicit (&code_generation, 1, memory_order_release);
+  pthread_sigmask (SIG_SETMASK, saved, NULL);
 }
 
 /* The runtime's own module: the one that holds this function.  */
@@ -172,10 +183,11 @@ examine_module (struct dl_phdr_info *info, size_t size, void *data)
 void
 interceptors_note_modules (void)
 {
+  sigset_t saved;
   spin_lock (&modules_lock);
-  code_lists_change_begin ();
+  code_lists_change_begin (&saved);
   dl_iterate_phdr (examine_module, NULL);
-  code_lists_change_end ();
+  code_lists_change_end (&saved);
   spin_unlock (&modules_lock);
   interceptors_recheck ();
 }
@@ -198,8 +210,9 @@ remove_code_ranges (struct code_range *ranges, _Atomic size_t *count,
 void
 interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
 {
+  sigset_t saved;
   spin_lock (&modules_lock);
-  code_lists_change_begin ();
+  code_lists_change_begin (&saved);
   size_t kept = 0;
   for (size_t i = 0; i < examined_module_count; i++)
     if (examined_modules[i] != bias)
@@ -207,14 +220,14 @@ interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
   examined_module_count = kept;
   remove_code_ranges (instrumented_code, &instrumented_code_count, low, high);
   remove_code_ranges (runtime_code, &runtime_code_count, low, high);
-  code_lists_change_end ();
+  code_lists_change_end (&saved);
   spin_unlock (&modules_lock);
   interceptors_recheck ();
 }
 
-/* Scans of the lists a reader makes while writers change them, at most:
-   then its call does not count.  */
-#define SCAN_ATTEMPTS 1000
+/* Reads of an odd generation a reader spins over before it yields the
+   processor to the writer.  */
+#define SCAN_SPINS 1000
 
 static bool
 in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
@@ -233,19 +246,24 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
 #define SCAN_DONE 4
 
 /* Where ADDRESS is, read while no writer changed the lists: SCAN_DONE
-   and the bits above; 0 when a writer kept changing them (a signal
-   handler's call on the writer's own thread, inside dlclose), and the
-   call then does not count.  One value, not pointers to the caller's
+   and the bits above.  A writer on another thread is waited for (it
+   holds the generation odd for a walk of the loaded modules at most); a
+   signal handler never runs on the writer's own thread while it writes
+   (code_lists_change_begin).  One value, not pointers to the caller's
    variables: the fast path keeps them in registers.  */
 static __attribute__ ((noinline)) uint64_t
 scan_code_ranges (uintptr_t address)
 {
-  for (int attempt = 0; attempt < SCAN_ATTEMPTS; attempt++)
+  for (unsigned attempt = 0;; attempt++)
     {
       unsigned before
           = atomic_load_explicit (&code_generation, memory_order_acquire);
       if (before & 1)
-        continue;
+        {
+          if (attempt >= SCAN_SPINS)
+            sched_yield ();
+          continue;
+        }
       uint64_t found = SCAN_DONE | (uint64_t) before << 32;
       if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
         found |= SCAN_IN_RUNTIME;
@@ -257,7 +275,6 @@ scan_code_ranges (uintptr_t address)
           == before)
         return found;
     }
-  return 0;
 }
 
 /* What the range scans of counts_call said about one caller, per thread:
@@ -307,8 +324,6 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
   if (UNLIKELY (!hit || last->sequence != sequence))
     {
       uint64_t found = scan_code_ranges (address);
-      if (found == 0)
-        return 0;
       generation = (unsigned) (found >> 32);
       in_runtime = found & SCAN_IN_RUNTIME;
       in_instrumented = found & SCAN_IN_INSTRUMENTED;
