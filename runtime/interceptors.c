@@ -225,6 +225,20 @@ interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
   interceptors_recheck ();
 }
 
+/* See internal.h: a fork waits for the writer; the child has the lists
+   as the parent had them before or after its change.  */
+void
+interceptors_fork_prepare (void)
+{
+  spin_lock (&modules_lock);
+}
+
+void
+interceptors_fork_release (void)
+{
+  spin_unlock (&modules_lock);
+}
+
 /* Reads of an odd generation a reader spins over before it yields the
    processor to the writer.  */
 #define SCAN_SPINS 1000

@@ -252,6 +252,19 @@ dlclose (void *handle)
 
 /* See internal.h.  */
 void
+modules_fork_prepare (void)
+{
+  pthread_mutex_lock (&modules_lock);
+}
+
+void
+modules_fork_release (void)
+{
+  pthread_mutex_unlock (&modules_lock);
+}
+
+/* See internal.h.  */
+void
 modules_add_unloaded (struct memprof_raw_segment *segments, size_t *count,
                       size_t max)
 {
