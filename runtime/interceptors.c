@@ -48,13 +48,16 @@
 struct code_range
 {
   uintptr_t start, end;
+  /* The module the range is in: its bias and module_name_hash.  */
+  uintptr_t bias;
+  uint64_t name_hash;
 };
 
 static struct code_range instrumented_code[MAX_CODE_RANGES];
 static _Atomic size_t instrumented_code_count;
 static spinlock_t modules_lock;
 /* The load addresses of the modules already looked at.  */
-static uintptr_t examined_modules[MAX_CODE_RANGES];
+static struct code_range examined_modules[MAX_CODE_RANGES];
 static size_t examined_module_count;
 
 static struct code_range runtime_code[8];
@@ -147,6 +150,8 @@ add_code_ranges (const struct dl_phdr_info *info, struct code_range *ranges,
         continue;
       ranges[used].start = info->dlpi_addr + segment->p_vaddr;
       ranges[used].end = ranges[used].start + segment->p_memsz;
+      ranges[used].bias = info->dlpi_addr;
+      ranges[used].name_hash = module_name_hash (info->dlpi_name);
       used++;
     }
   atomic_store (count, used);
@@ -157,12 +162,17 @@ examine_module (struct dl_phdr_info *info, size_t size, void *data)
 {
   (void) size;
   (void) data;
+  /* A module is its bias and its name: another one mapped where an
+     unloaded one was, before the unloaded one was forgotten, is new.  */
+  uint64_t name_hash = module_name_hash (info->dlpi_name);
   for (size_t i = 0; i < examined_module_count; i++)
-    if (examined_modules[i] == info->dlpi_addr)
+    if (examined_modules[i].bias == info->dlpi_addr
+        && examined_modules[i].name_hash == name_hash)
       return 0;
   if (examined_module_count == MAX_CODE_RANGES)
     return 1;
-  examined_modules[examined_module_count++] = info->dlpi_addr;
+  examined_modules[examined_module_count++]
+      = (struct code_range){ 0, 0, info->dlpi_addr, name_hash };
   bool runtime = is_runtime_module (info);
   if (runtime)
     add_code_ranges (info, runtime_code,
@@ -192,14 +202,18 @@ interceptors_note_modules (void)
   interceptors_recheck ();
 }
 
-/* Drop from RANGES (COUNT of them) those within [LOW, HIGH).  */
+/* Drop from RANGES (COUNT of them) those of the module loaded with bias
+   BIAS within [LOW, HIGH): not those of a module mapped inside its span
+   since.  */
 static void
 remove_code_ranges (struct code_range *ranges, _Atomic size_t *count,
-                    uintptr_t low, uintptr_t high)
+                    uintptr_t bias, uint64_t name_hash, uintptr_t low,
+                    uintptr_t high)
 {
   size_t kept = 0, used = atomic_load (count);
   for (size_t i = 0; i < used; i++)
-    if (!(ranges[i].start >= low && ranges[i].end <= high))
+    if (!(ranges[i].bias == bias && ranges[i].name_hash == name_hash
+          && ranges[i].start >= low && ranges[i].end <= high))
       ranges[kept++] = ranges[i];
   atomic_store (count, kept);
 }
@@ -208,18 +222,22 @@ remove_code_ranges (struct code_range *ranges, _Atomic size_t *count,
    its address is looked at afresh) and its code no longer counts as
    instrumented.  */
 void
-interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
+interceptors_forget_module (uintptr_t bias, uint64_t name_hash, uintptr_t low,
+                            uintptr_t high)
 {
   sigset_t saved;
   spin_lock (&modules_lock);
   code_lists_change_begin (&saved);
   size_t kept = 0;
   for (size_t i = 0; i < examined_module_count; i++)
-    if (examined_modules[i] != bias)
+    if (examined_modules[i].bias != bias
+        || examined_modules[i].name_hash != name_hash)
       examined_modules[kept++] = examined_modules[i];
   examined_module_count = kept;
-  remove_code_ranges (instrumented_code, &instrumented_code_count, low, high);
-  remove_code_ranges (runtime_code, &runtime_code_count, low, high);
+  remove_code_ranges (instrumented_code, &instrumented_code_count, bias,
+                      name_hash, low, high);
+  remove_code_ranges (runtime_code, &runtime_code_count, bias, name_hash, low,
+                      high);
   code_lists_change_end (&saved);
   spin_unlock (&modules_lock);
   interceptors_recheck ();

@@ -104,8 +104,23 @@ keep_segments_of (const struct memprof_raw_segment *loaded, size_t count,
 struct module_span
 {
   uintptr_t bias, low, high;
+  /* With the bias, what tells the module from another one mapped at its
+     address meanwhile (another thread's dlopen during the dlclose): its
+     program headers and a hash of its name.  */
+  const void *phdr;
+  uint64_t name_hash;
   bool loaded; /* found again after the dlclose */
 };
+
+/* See internal.h: FNV-1a.  */
+uint64_t
+module_name_hash (const char *name)
+{
+  uint64_t hash = 14695981039346656037ULL;
+  for (; name != NULL && *name; name++)
+    hash = (hash ^ (unsigned char) *name) * 1099511628211ULL;
+  return hash;
+}
 
 struct module_list
 {
@@ -137,7 +152,12 @@ list_module (struct dl_phdr_info *info, size_t size, void *cookie)
     }
   if (low < high)
     list->modules[list->count++]
-        = (struct module_span){ info->dlpi_addr, low, high, false };
+        = (struct module_span){ info->dlpi_addr,
+                                low,
+                                high,
+                                info->dlpi_phdr,
+                                module_name_hash (info->dlpi_name),
+                                false };
   return 0;
 }
 
@@ -147,8 +167,11 @@ mark_loaded (struct dl_phdr_info *info, size_t size, void *cookie)
 {
   struct module_list *list = cookie;
   (void) size;
+  uint64_t name_hash = module_name_hash (info->dlpi_name);
   for (size_t i = 0; i < list->count; i++)
-    if (list->modules[i].bias == info->dlpi_addr)
+    if (list->modules[i].bias == info->dlpi_addr
+        && list->modules[i].phdr == info->dlpi_phdr
+        && list->modules[i].name_hash == name_hash)
       list->modules[i].loaded = true;
   return 0;
 }
@@ -194,7 +217,8 @@ forget_unloaded (struct module_list *before,
       keep_segments_of (segments, count, module->bias);
       pthread_mutex_unlock (&modules_lock);
       if (interceptors_forget_module)
-        interceptors_forget_module (module->bias, module->low, module->high);
+        interceptors_forget_module (module->bias, module->name_hash,
+                                    module->low, module->high);
       /* Reserved, its addresses are never another module's: what the
          stack capture learnt of them may stay (clearing it costs a scan
          of its maps, about 0.1 ms).  */
