@@ -62,8 +62,13 @@
 #endif
 
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct memprof_raw_segment unloaded[UNLOADED_SEGMENTS_MAX];
-static size_t unloaded_count;
+/* The kept segments: the static table first, then a mapped one twice
+   as large each time it fills (each reserved module lands at a new
+   address when loaded again: up to RESERVED_MODULES_MAX modules' segments
+   must be named).  */
+static struct memprof_raw_segment initial_unloaded[UNLOADED_SEGMENTS_MAX];
+static struct memprof_raw_segment *unloaded = initial_unloaded;
+static size_t unloaded_count, unloaded_capacity = UNLOADED_SEGMENTS_MAX;
 static struct memprof_raw_segment loaded[SEGMENTS_MAX];
 
 static int (*real_dlclose) (void *);
@@ -77,6 +82,25 @@ overlaps (const struct memprof_raw_segment *segments, size_t count,
     if (segments[i].start < end && start < segments[i].end)
       return true;
   return false;
+}
+
+/* Room for one more kept segment; false when no memory.  Under
+   modules_lock.  */
+static bool
+unloaded_room (void)
+{
+  if (unloaded_count < unloaded_capacity)
+    return true;
+  size_t capacity = unloaded_capacity * 2;
+  struct memprof_raw_segment *table = runtime_map (capacity * sizeof *table);
+  if (table == NULL)
+    return false;
+  memcpy (table, unloaded, unloaded_count * sizeof *table);
+  if (unloaded != initial_unloaded)
+    runtime_unmap (unloaded, unloaded_capacity * sizeof *table);
+  unloaded = table;
+  unloaded_capacity = capacity;
+  return true;
 }
 
 /* Keep the segments of the module loaded with bias BIAS, from LOADED
@@ -94,7 +118,7 @@ keep_segments_of (const struct memprof_raw_segment *loaded, size_t count,
          one entry.  */
       if (overlaps (unloaded, unloaded_count, loaded[i].start, loaded[i].end))
         continue;
-      if (unloaded_count == UNLOADED_SEGMENTS_MAX)
+      if (!unloaded_room ())
         return;
       unloaded[unloaded_count++] = loaded[i];
     }
@@ -215,6 +239,11 @@ forget_unloaded (struct module_list *before,
         continue;
       pthread_mutex_lock (&modules_lock);
       keep_segments_of (segments, count, module->bias);
+      /* A reserved module loaded again lands at a new address, whose
+         segments the profile must name too: no more reservations once the
+         kept segments would take more than half the profile's segment
+         table (the loaded modules' come first).  */
+      bool room = unloaded_count < SEGMENTS_MAX / 2;
       pthread_mutex_unlock (&modules_lock);
       if (interceptors_forget_module)
         interceptors_forget_module (module->bias, module->name_hash,
@@ -222,7 +251,7 @@ forget_unloaded (struct module_list *before,
       /* Reserved, its addresses are never another module's: what the
          stack capture learnt of them may stay (clearing it costs a scan
          of its maps, about 0.1 ms).  */
-      if (!reserve_addresses (module->low, module->high))
+      if (!room || !reserve_addresses (module->low, module->high))
         stack_forget_code (module->low, module->high);
     }
 }
