@@ -74,12 +74,20 @@ static _Atomic unsigned code_generation;
    mask to restore): no signal handler on its own thread, which could not
    wait for it, ever reads the lists half written, and the readers of the
    other threads wait for it (scan_code_ranges).  */
+/* Set on the writer's thread while it changes the lists: a call it makes
+   meanwhile (a memmem or a callback of dl_iterate_phdr the program
+   interposes, calling memcmp) cannot wait for itself, and is not
+   counted.  */
+static __thread bool writing_code_lists
+    __attribute__ ((tls_model ("initial-exec")));
+
 static void
 code_lists_change_begin (sigset_t *saved)
 {
   sigset_t all;
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, saved);
+  writing_code_lists = true;
   atomic_fetch_add_explicit (&code_generation, 1, memory_order_acq_rel);
 }
 
@@ -87,6 +95,7 @@ static void
 code_lists_change_end (const sigset_t *saved)
 {
   atomic_fetch_add_explicit (&code_generation, 1, memory_order_release);
+  writing_code_lists = false;
   pthread_sigmask (SIG_SETMASK, saved, NULL);
 }
 
@@ -281,7 +290,8 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
    and the bits above.  A writer on another thread is waited for (it
    holds the generation odd for a walk of the loaded modules at most); a
    signal handler never runs on the writer's own thread while it writes
-   (code_lists_change_begin).  One value, not pointers to the caller's
+   (code_lists_change_begin); a call the writer itself makes meanwhile
+   gets 0, and does not count.  One value, not pointers to the caller's
    variables: the fast path keeps them in registers.  */
 static __attribute__ ((noinline)) uint64_t
 scan_code_ranges (uintptr_t address)
@@ -292,6 +302,8 @@ scan_code_ranges (uintptr_t address)
           = atomic_load_explicit (&code_generation, memory_order_acquire);
       if (before & 1)
         {
+          if (writing_code_lists)
+            return 0;
           if (attempt >= SCAN_SPINS)
             sched_yield ();
           continue;
@@ -356,6 +368,8 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
   if (UNLIKELY (!hit || last->sequence != sequence))
     {
       uint64_t found = scan_code_ranges (address);
+      if (found == 0)
+        return 0;
       generation = (unsigned) (found >> 32);
       in_runtime = found & SCAN_IN_RUNTIME;
       in_instrumented = found & SCAN_IN_INSTRUMENTED;

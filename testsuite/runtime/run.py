@@ -1180,6 +1180,30 @@ def test_dlclose_reuse(work):
                           "lists both libraries' build IDs", show.stderr + show.stdout[:800])
 
 
+def test_fork_code_ranges(work):
+    """fork_code_ranges.c: a fork while another thread examines a new
+    module (the interceptors' lock held, their generation odd) waits for
+    it: the child's dlopen of an instrumented library returns."""
+    directory, binary = prepare(work, "fork-code-ranges", "fork_code_ranges.c",
+                                extra=[*plugin_flags(), "-ldl", "-lpthread"])
+    if binary is None:
+        return
+    for kind in ("counted", "helper"):
+        built = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
+                                f"-DWORK={kind}_work", os.path.join(HERE, "dlclose_reuse_lib.c"),
+                                "-o", os.path.join(directory, f"libreuse_{kind}.so")],
+                               capture_output=True, text=True)
+        if not results.check(built.returncode == 0, f"fork code ranges: libreuse_{kind}.so builds",
+                             built.stderr):
+            return
+    result = subprocess.run([binary], cwd=directory, capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, MEMPROF_OPTIONS="profile_file=/dev/null"))
+    results.check(result.returncode == 0 and result.stdout == "child 0\n",
+                  "fork during another thread's change of the code ranges: the child's "
+                  "dlopen of an instrumented library returns",
+                  f"{result.returncode} {result.stdout!r} {result.stderr[-300:]!r}")
+
+
 def test_census_many_sites(work):
     """Sampling records each site's first allocation (the census), also
     where the thread's table of sites known to it collides: 96 sites
@@ -1464,6 +1488,7 @@ def main():
     test_library_recheck(work)
     test_verdict_signal(work)
     test_dlclose_reuse(work)
+    test_fork_code_ranges(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
