@@ -13,8 +13,8 @@
    their addresses (its frames would be ambiguous, and the live module
    wins).
 
-   No allocation: the kept segments live in a fixed table
-   (UNLOADED_SEGMENTS_MAX) under a lock; the lists taken at dlclose in
+   No allocation: the kept segments live in a table under a lock (static,
+   UNLOADED_SEGMENTS_MAX, then mapped and doubled when full); the lists taken at dlclose in
    memory mapped for the call (without it, the closed module's segments
    alone are kept, through a static buffer under the lock).
 
@@ -37,7 +37,10 @@
    (a program that loads and unloads plugins forever does not run out of
    mappings; adjacent ones merge into one): later unloaded modules'
    addresses may be reused, counts stay right, and the profile names the
-   module loaded there last.  */
+   first module unloaded from there (its segments are kept, an
+   overlapping later one's not).  None either once the kept segments fill
+   half the profile's segment table: a reserved module loaded again lands
+   at a new address, which the profile must name too.  */
 
 #define _GNU_SOURCE
 #include "internal.h"
