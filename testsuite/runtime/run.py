@@ -1206,6 +1206,23 @@ def test_fork_code_ranges(work):
                   "fork during another thread's change of the code ranges: the child's "
                   "dlopen of an instrumented library returns",
                   f"{result.returncode} {result.stdout!r} {result.stderr[-300:]!r}")
+    # The calls made while the writer holds the lists are counted: they
+    # wait for it (8 a call, and the 64 stores that fill the block).
+    profile = os.path.join(directory, "count.prof")
+    result = subprocess.run([binary, "count"], cwd=directory, capture_output=True, text=True,
+                            timeout=60, env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file={profile}"))
+    if not results.check(result.returncode == 0 and result.stdout == "length 63000\n",
+                         "calls during another thread's change of the code ranges: same output",
+                         f"{result.returncode} {result.stdout!r} {result.stderr[-300:]!r}"):
+        return
+    shown = subprocess.run([os.path.join(TOP, "analysis", "memprof"), "show", "--format=json",
+                            "--top=0", "--binary=" + binary, profile],
+                           capture_output=True, text=True)
+    total = sum(record["mib"]["TotalAccessCount"]
+                for record in (json.loads(shown.stdout)["records"] if shown.returncode == 0 else [])
+                if any(frame["function"] == "victim_alloc" for frame in record["frames"]))
+    results.check(total == 8 * 1000 + 64, "calls during another thread's change of the code "
+                  "ranges: each counted (TotalAccessCount 8064)", f"{total} {shown.stderr[-300:]}")
 
 
 def test_census_many_sites(work):
