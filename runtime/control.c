@@ -140,6 +140,9 @@ start_dump_thread (void)
 static void
 fork_prepare (void)
 {
+  if (interceptors_fork_prepare)
+    interceptors_fork_prepare ();
+  modules_fork_prepare ();
   profile_fork_prepare ();
   trace_fork_prepare ();
   peak_fork_prepare ();
@@ -153,6 +156,9 @@ fork_parent (void)
   peak_fork_release ();
   trace_fork_parent ();
   profile_fork_parent ();
+  modules_fork_release ();
+  if (interceptors_fork_release)
+    interceptors_fork_release ();
 }
 
 static void
@@ -164,6 +170,9 @@ fork_child (void)
   profile_fork_child ();
   depot_fork_child ();
   clock_ticker_fork_child ();
+  modules_fork_release ();
+  if (interceptors_fork_release)
+    interceptors_fork_release ();
   /* The child's profile holds what the child does.  */
   depot_reset_records ();
   globals_reset ();

@@ -38,6 +38,9 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 
 /* Executable segments of instrumented modules, and of the runtime.  */
 #define MAX_CODE_RANGES 256
@@ -45,13 +48,16 @@
 struct code_range
 {
   uintptr_t start, end;
+  /* The module the range is in: its bias and module_name_hash.  */
+  uintptr_t bias;
+  uint64_t name_hash;
 };
 
 static struct code_range instrumented_code[MAX_CODE_RANGES];
 static _Atomic size_t instrumented_code_count;
 static spinlock_t modules_lock;
 /* The load addresses of the modules already looked at.  */
-static uintptr_t examined_modules[MAX_CODE_RANGES];
+static struct code_range examined_modules[MAX_CODE_RANGES];
 static size_t examined_module_count;
 
 static struct code_range runtime_code[8];
@@ -64,16 +70,33 @@ static _Atomic size_t runtime_code_count;
    generation.  */
 static _Atomic unsigned code_generation;
 
+/* A writer blocks every signal while the generation is odd (SAVED: the
+   mask to restore): no signal handler on its own thread, which could not
+   wait for it, ever reads the lists half written, and the readers of the
+   other threads wait for it (scan_code_ranges).  */
+/* Set on the writer's thread while it changes the lists: a call it makes
+   meanwhile (a memmem or a callback of dl_iterate_phdr the program
+   interposes, calling memcmp) cannot wait for itself, and is not
+   counted.  */
+static __thread bool writing_code_lists
+    __attribute__ ((tls_model ("initial-exec")));
+
 static void
-code_lists_change_begin (void)
+code_lists_change_begin (sigset_t *saved)
 {
+  sigset_t all;
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, saved);
+  writing_code_lists = true;
   atomic_fetch_add_explicit (&code_generation, 1, memory_order_acq_rel);
 }
 
 static void
-code_lists_change_end (void)
+code_lists_change_end (const sigset_t *saved)
 {
   atomic_fetch_add_explicit (&code_generation, 1, memory_order_release);
+  writing_code_lists = false;
+  pthread_sigmask (SIG_SETMASK, saved, NULL);
 }
 
 /* The runtime's own module: the one that holds this function.  */
@@ -136,6 +159,8 @@ add_code_ranges (const struct dl_phdr_info *info, struct code_range *ranges,
         continue;
       ranges[used].start = info->dlpi_addr + segment->p_vaddr;
       ranges[used].end = ranges[used].start + segment->p_memsz;
+      ranges[used].bias = info->dlpi_addr;
+      ranges[used].name_hash = module_name_hash (info->dlpi_name);
       used++;
     }
   atomic_store (count, used);
@@ -146,12 +171,17 @@ examine_module (struct dl_phdr_info *info, size_t size, void *data)
 {
   (void) size;
   (void) data;
+  /* A module is its bias and its name: another one mapped where an
+     unloaded one was, before the unloaded one was forgotten, is new.  */
+  uint64_t name_hash = module_name_hash (info->dlpi_name);
   for (size_t i = 0; i < examined_module_count; i++)
-    if (examined_modules[i] == info->dlpi_addr)
+    if (examined_modules[i].bias == info->dlpi_addr
+        && examined_modules[i].name_hash == name_hash)
       return 0;
   if (examined_module_count == MAX_CODE_RANGES)
     return 1;
-  examined_modules[examined_module_count++] = info->dlpi_addr;
+  examined_modules[examined_module_count++]
+      = (struct code_range){ 0, 0, info->dlpi_addr, name_hash };
   bool runtime = is_runtime_module (info);
   if (runtime)
     add_code_ranges (info, runtime_code,
@@ -172,22 +202,27 @@ examine_module (struct dl_phdr_info *info, size_t size, void *data)
 void
 interceptors_note_modules (void)
 {
+  sigset_t saved;
   spin_lock (&modules_lock);
-  code_lists_change_begin ();
+  code_lists_change_begin (&saved);
   dl_iterate_phdr (examine_module, NULL);
-  code_lists_change_end ();
+  code_lists_change_end (&saved);
   spin_unlock (&modules_lock);
   interceptors_recheck ();
 }
 
-/* Drop from RANGES (COUNT of them) those within [LOW, HIGH).  */
+/* Drop from RANGES (COUNT of them) those of the module loaded with bias
+   BIAS within [LOW, HIGH): not those of a module mapped inside its span
+   since.  */
 static void
 remove_code_ranges (struct code_range *ranges, _Atomic size_t *count,
-                    uintptr_t low, uintptr_t high)
+                    uintptr_t bias, uint64_t name_hash, uintptr_t low,
+                    uintptr_t high)
 {
   size_t kept = 0, used = atomic_load (count);
   for (size_t i = 0; i < used; i++)
-    if (!(ranges[i].start >= low && ranges[i].end <= high))
+    if (!(ranges[i].bias == bias && ranges[i].name_hash == name_hash
+          && ranges[i].start >= low && ranges[i].end <= high))
       ranges[kept++] = ranges[i];
   atomic_store (count, kept);
 }
@@ -196,25 +231,44 @@ remove_code_ranges (struct code_range *ranges, _Atomic size_t *count,
    its address is looked at afresh) and its code no longer counts as
    instrumented.  */
 void
-interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
+interceptors_forget_module (uintptr_t bias, uint64_t name_hash, uintptr_t low,
+                            uintptr_t high)
 {
+  sigset_t saved;
   spin_lock (&modules_lock);
-  code_lists_change_begin ();
+  code_lists_change_begin (&saved);
   size_t kept = 0;
   for (size_t i = 0; i < examined_module_count; i++)
-    if (examined_modules[i] != bias)
+    if (examined_modules[i].bias != bias
+        || examined_modules[i].name_hash != name_hash)
       examined_modules[kept++] = examined_modules[i];
   examined_module_count = kept;
-  remove_code_ranges (instrumented_code, &instrumented_code_count, low, high);
-  remove_code_ranges (runtime_code, &runtime_code_count, low, high);
-  code_lists_change_end ();
+  remove_code_ranges (instrumented_code, &instrumented_code_count, bias,
+                      name_hash, low, high);
+  remove_code_ranges (runtime_code, &runtime_code_count, bias, name_hash, low,
+                      high);
+  code_lists_change_end (&saved);
   spin_unlock (&modules_lock);
   interceptors_recheck ();
 }
 
-/* Scans of the lists a reader makes while writers change them, at most:
-   then its call does not count.  */
-#define SCAN_ATTEMPTS 1000
+/* See internal.h: a fork waits for the writer; the child has the lists
+   as the parent had them before or after its change.  */
+void
+interceptors_fork_prepare (void)
+{
+  spin_lock (&modules_lock);
+}
+
+void
+interceptors_fork_release (void)
+{
+  spin_unlock (&modules_lock);
+}
+
+/* Reads of an odd generation a reader spins over before it yields the
+   processor to the writer.  */
+#define SCAN_SPINS 1000
 
 static bool
 in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
@@ -233,19 +287,27 @@ in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
 #define SCAN_DONE 4
 
 /* Where ADDRESS is, read while no writer changed the lists: SCAN_DONE
-   and the bits above; 0 when a writer kept changing them (a signal
-   handler's call on the writer's own thread, inside dlclose), and the
-   call then does not count.  One value, not pointers to the caller's
+   and the bits above.  A writer on another thread is waited for (it
+   holds the generation odd for a walk of the loaded modules at most); a
+   signal handler never runs on the writer's own thread while it writes
+   (code_lists_change_begin); a call the writer itself makes meanwhile
+   gets 0, and does not count.  One value, not pointers to the caller's
    variables: the fast path keeps them in registers.  */
 static __attribute__ ((noinline)) uint64_t
 scan_code_ranges (uintptr_t address)
 {
-  for (int attempt = 0; attempt < SCAN_ATTEMPTS; attempt++)
+  for (unsigned attempt = 0;; attempt++)
     {
       unsigned before
           = atomic_load_explicit (&code_generation, memory_order_acquire);
       if (before & 1)
-        continue;
+        {
+          if (writing_code_lists)
+            return 0;
+          if (attempt >= SCAN_SPINS)
+            sched_yield ();
+          continue;
+        }
       uint64_t found = SCAN_DONE | (uint64_t) before << 32;
       if (in_ranges (runtime_code, atomic_load (&runtime_code_count), address))
         found |= SCAN_IN_RUNTIME;
@@ -257,7 +319,6 @@ scan_code_ranges (uintptr_t address)
           == before)
         return found;
     }
-  return 0;
 }
 
 /* What the range scans of counts_call said about one caller, per thread:

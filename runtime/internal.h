@@ -75,9 +75,20 @@ void modules_add_unloaded (struct memprof_raw_segment *segments, size_t *count,
    addresses, which a module loaded later may reuse.  The interceptors'
    list of instrumented modules (the shared runtime only: weak) and the
    stack capture's frame facts.  */
-void interceptors_forget_module (uintptr_t bias, uintptr_t low, uintptr_t high)
+void interceptors_forget_module (uintptr_t bias, uint64_t name_hash,
+                                 uintptr_t low, uintptr_t high)
     __attribute__ ((weak));
+/* With its bias, what tells a module from another mapped at its address
+   (modules.c): a hash of its name (dlpi_name).  */
+uint64_t module_name_hash (const char *name);
 void stack_forget_code (uintptr_t low, uintptr_t high);
+/* fork: no writer of the interceptors' code ranges (weak, as above) nor
+   of the kept segments is half way in the child: their locks are taken
+   first and released last (the child's generation even, lock free).  */
+void interceptors_fork_prepare (void) __attribute__ ((weak));
+void interceptors_fork_release (void) __attribute__ ((weak));
+void modules_fork_prepare (void);
+void modules_fork_release (void);
 
 /* Once, at the first profile written (with its SEGMENTS, COUNT of them):
    one line when llvm-profdata cannot symbolize this program's profiles

@@ -13,8 +13,8 @@
    their addresses (its frames would be ambiguous, and the live module
    wins).
 
-   No allocation: the kept segments live in a fixed table
-   (UNLOADED_SEGMENTS_MAX) under a lock; the lists taken at dlclose in
+   No allocation: the kept segments live in a table under a lock (static,
+   UNLOADED_SEGMENTS_MAX, then mapped and doubled when full); the lists taken at dlclose in
    memory mapped for the call (without it, the closed module's segments
    alone are kept, through a static buffer under the lock).
 
@@ -37,7 +37,10 @@
    (a program that loads and unloads plugins forever does not run out of
    mappings; adjacent ones merge into one): later unloaded modules'
    addresses may be reused, counts stay right, and the profile names the
-   module loaded there last.  */
+   first module unloaded from there (its segments are kept, an
+   overlapping later one's not).  None either once the kept segments fill
+   half the profile's segment table: a reserved module loaded again lands
+   at a new address, which the profile must name too.  */
 
 #define _GNU_SOURCE
 #include "internal.h"
@@ -62,8 +65,13 @@
 #endif
 
 static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct memprof_raw_segment unloaded[UNLOADED_SEGMENTS_MAX];
-static size_t unloaded_count;
+/* The kept segments: the static table first, then a mapped one twice
+   as large each time it fills (each reserved module lands at a new
+   address when loaded again: up to RESERVED_MODULES_MAX modules' segments
+   must be named).  */
+static struct memprof_raw_segment initial_unloaded[UNLOADED_SEGMENTS_MAX];
+static struct memprof_raw_segment *unloaded = initial_unloaded;
+static size_t unloaded_count, unloaded_capacity = UNLOADED_SEGMENTS_MAX;
 static struct memprof_raw_segment loaded[SEGMENTS_MAX];
 
 static int (*real_dlclose) (void *);
@@ -77,6 +85,25 @@ overlaps (const struct memprof_raw_segment *segments, size_t count,
     if (segments[i].start < end && start < segments[i].end)
       return true;
   return false;
+}
+
+/* Room for one more kept segment; false when no memory.  Under
+   modules_lock.  */
+static bool
+unloaded_room (void)
+{
+  if (unloaded_count < unloaded_capacity)
+    return true;
+  size_t capacity = unloaded_capacity * 2;
+  struct memprof_raw_segment *table = runtime_map (capacity * sizeof *table);
+  if (table == NULL)
+    return false;
+  memcpy (table, unloaded, unloaded_count * sizeof *table);
+  if (unloaded != initial_unloaded)
+    runtime_unmap (unloaded, unloaded_capacity * sizeof *table);
+  unloaded = table;
+  unloaded_capacity = capacity;
+  return true;
 }
 
 /* Keep the segments of the module loaded with bias BIAS, from LOADED
@@ -94,7 +121,7 @@ keep_segments_of (const struct memprof_raw_segment *loaded, size_t count,
          one entry.  */
       if (overlaps (unloaded, unloaded_count, loaded[i].start, loaded[i].end))
         continue;
-      if (unloaded_count == UNLOADED_SEGMENTS_MAX)
+      if (!unloaded_room ())
         return;
       unloaded[unloaded_count++] = loaded[i];
     }
@@ -104,8 +131,23 @@ keep_segments_of (const struct memprof_raw_segment *loaded, size_t count,
 struct module_span
 {
   uintptr_t bias, low, high;
+  /* With the bias, what tells the module from another one mapped at its
+     address meanwhile (another thread's dlopen during the dlclose): its
+     program headers and a hash of its name.  */
+  const void *phdr;
+  uint64_t name_hash;
   bool loaded; /* found again after the dlclose */
 };
+
+/* See internal.h: FNV-1a.  */
+uint64_t
+module_name_hash (const char *name)
+{
+  uint64_t hash = 14695981039346656037ULL;
+  for (; name != NULL && *name; name++)
+    hash = (hash ^ (unsigned char) *name) * 1099511628211ULL;
+  return hash;
+}
 
 struct module_list
 {
@@ -137,7 +179,12 @@ list_module (struct dl_phdr_info *info, size_t size, void *cookie)
     }
   if (low < high)
     list->modules[list->count++]
-        = (struct module_span){ info->dlpi_addr, low, high, false };
+        = (struct module_span){ info->dlpi_addr,
+                                low,
+                                high,
+                                info->dlpi_phdr,
+                                module_name_hash (info->dlpi_name),
+                                false };
   return 0;
 }
 
@@ -147,8 +194,11 @@ mark_loaded (struct dl_phdr_info *info, size_t size, void *cookie)
 {
   struct module_list *list = cookie;
   (void) size;
+  uint64_t name_hash = module_name_hash (info->dlpi_name);
   for (size_t i = 0; i < list->count; i++)
-    if (list->modules[i].bias == info->dlpi_addr)
+    if (list->modules[i].bias == info->dlpi_addr
+        && list->modules[i].phdr == info->dlpi_phdr
+        && list->modules[i].name_hash == name_hash)
       list->modules[i].loaded = true;
   return 0;
 }
@@ -192,13 +242,19 @@ forget_unloaded (struct module_list *before,
         continue;
       pthread_mutex_lock (&modules_lock);
       keep_segments_of (segments, count, module->bias);
+      /* A reserved module loaded again lands at a new address, whose
+         segments the profile must name too: no more reservations once the
+         kept segments would take more than half the profile's segment
+         table (the loaded modules' come first).  */
+      bool room = unloaded_count < SEGMENTS_MAX / 2;
       pthread_mutex_unlock (&modules_lock);
       if (interceptors_forget_module)
-        interceptors_forget_module (module->bias, module->low, module->high);
+        interceptors_forget_module (module->bias, module->name_hash,
+                                    module->low, module->high);
       /* Reserved, its addresses are never another module's: what the
          stack capture learnt of them may stay (clearing it costs a scan
          of its maps, about 0.1 ms).  */
-      if (!reserve_addresses (module->low, module->high))
+      if (!room || !reserve_addresses (module->low, module->high))
         stack_forget_code (module->low, module->high);
     }
 }
@@ -248,6 +304,19 @@ dlclose (void *handle)
     runtime_unmap (memory, size);
   in_runtime--;
   return result;
+}
+
+/* See internal.h.  */
+void
+modules_fork_prepare (void)
+{
+  pthread_mutex_lock (&modules_lock);
+}
+
+void
+modules_fork_release (void)
+{
+  pthread_mutex_unlock (&modules_lock);
 }
 
 /* See internal.h.  */

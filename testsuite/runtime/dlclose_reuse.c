@@ -15,7 +15,8 @@
      (by the plugin), not again by the interceptor;
    - "dependency": as plain-after-counted, but libreuse_counted.so is
      loaded as a dependency of libreuse_front.so (which the program opens
-     and closes): it goes with it, and the profile must still name it.
+     and closes): it goes with it, and the profile must still name it;
+   - "many": see MANY_ROUNDS below.
    Each library's work runs ROUNDS times from its own function here
    (first_library, second_library), so the profile has one context per
    library.  Prints whether the second library was mapped where the first
@@ -85,9 +86,26 @@ second_library (void *library, const char *name)
   run_work (library, name);
 }
 
+/* "many": libreuse_counted.so opened, used and closed MANY_ROUNDS
+   times; reserved, each load lands at a new address, and the profile
+   must name every one (more segments than the runtime's first table of
+   kept segments holds).  */
+#define MANY_ROUNDS 300
+
 int
 main (int argc, char **argv)
 {
+  if (argc > 1 && strcmp (argv[1], "many") == 0)
+    {
+      for (int round = 0; round < MANY_ROUNDS; round++)
+        {
+          void *library = open_library ("./libreuse_counted.so");
+          first_library (library, "counted_work");
+          dlclose (library);
+        }
+      puts ("moved");
+      return 0;
+    }
   bool plain_first = argc > 1 && strcmp (argv[1], "counted-after-plain") == 0;
   bool dependency = argc > 1 && strcmp (argv[1], "dependency") == 0;
   const char *first_work = plain_first ? "plain_work" : "counted_work";

@@ -1130,11 +1130,14 @@ def test_dlclose_reuse(work):
                 "counted-after-plain": {"first_library": ("plain_work", 10, 170),
                                         "second_library": ("counted_work", 10, 170)},
                 "dependency": {"first_library": ("counted_work", 10, 170),
-                               "second_library": ("plain_work", 10, 170)}}
+                               "second_library": ("plain_work", 10, 170)},
+                # 300 loads, each at a new address: every frame named.
+                "many": {"first_library": ("counted_work", 3000, 51000)}}
     for scenario, contexts in expected.items():
         # Unloaded as a dependency, libreuse_counted.so's segments are kept
         # too (the second library maps where libreuse_front.so was).
-        placements = ((("0", "same address"),) if scenario != "dependency" else ()) + (("1", "moved"),)
+        placements = ((("0", "same address"),) if scenario not in ("dependency", "many")
+                      else ()) + (("1", "moved"),)
         for reserve, placement in placements:
             label = f"dlclose reuse, {scenario}, reserve_unloaded_modules={reserve}"
             profile = f"{scenario}-{reserve}.prof"
@@ -1162,17 +1165,64 @@ def test_dlclose_reuse(work):
                               "17 times (memcpy once, strlen once, one byte read)", f"{got} for {want}")
                 continue
             found = library_contexts(directory, binary, path,
-                                     [libraries["counted"], libraries["plain"]])
+                                     [libraries["counted"]] if scenario == "many"
+                                     else [libraries["counted"], libraries["plain"]])
             results.check(found == contexts, f"{label}: each library's blocks named after "
                           "its own function, 17 accesses each (memcpy once, strlen once, one byte read)",
                           f"{found} for {contexts}")
             show = subprocess.run([args.llvm_profdata, "show", "--memory", path,
                                    "--profiled-binary", binary], capture_output=True, text=True)
-            ids = [build_id_of(libraries[kind]) for kind in ("counted", "plain")]
+            ids = [build_id_of(libraries[kind])
+                   for kind in (("counted",) if scenario == "many" else ("counted", "plain"))]
             results.check(show.returncode == 0 and all(i and i.upper() in show.stdout.upper()
                                                        for i in ids),
                           f"{label}: llvm-profdata-19 reads the profile; its segment table "
                           "lists both libraries' build IDs", show.stderr + show.stdout[:800])
+
+
+def test_fork_code_ranges(work):
+    """fork_code_ranges.c: a fork while another thread examines a new
+    module (the interceptors' lock held, their generation odd) waits for
+    it: the child's dlopen of an instrumented library returns."""
+    directory, binary = prepare(work, "fork-code-ranges", "fork_code_ranges.c",
+                                extra=[*plugin_flags(), "-ldl", "-lpthread"])
+    if binary is None:
+        return
+    for kind in ("counted", "helper"):
+        built = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
+                                f"-DWORK={kind}_work", os.path.join(HERE, "dlclose_reuse_lib.c"),
+                                "-o", os.path.join(directory, f"libreuse_{kind}.so")],
+                               capture_output=True, text=True)
+        if not results.check(built.returncode == 0, f"fork code ranges: libreuse_{kind}.so builds",
+                             built.stderr):
+            return
+    try:
+        result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                                timeout=30,
+                                env=dict(os.environ, MEMPROF_OPTIONS="profile_file=/dev/null"))
+    except subprocess.TimeoutExpired:
+        result = subprocess.CompletedProcess([binary], -1, "", "hung: killed after 30 s")
+    results.check(result.returncode == 0 and result.stdout == "child 0\n",
+                  "fork during another thread's change of the code ranges: the child's "
+                  "dlopen of an instrumented library returns",
+                  f"{result.returncode} {result.stdout!r} {result.stderr[-300:]!r}")
+    # The calls made while the writer holds the lists are counted: they
+    # wait for it (8 a call, and the 64 stores that fill the block).
+    profile = os.path.join(directory, "count.prof")
+    result = subprocess.run([binary, "count"], cwd=directory, capture_output=True, text=True,
+                            timeout=60, env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file={profile}"))
+    if not results.check(result.returncode == 0 and result.stdout == "length 63000\n",
+                         "calls during another thread's change of the code ranges: same output",
+                         f"{result.returncode} {result.stdout!r} {result.stderr[-300:]!r}"):
+        return
+    shown = subprocess.run([os.path.join(TOP, "analysis", "memprof"), "show", "--format=json",
+                            "--top=0", "--binary=" + binary, profile],
+                           capture_output=True, text=True)
+    total = sum(record["mib"]["TotalAccessCount"]
+                for record in (json.loads(shown.stdout)["records"] if shown.returncode == 0 else [])
+                if any(frame["function"] == "victim_alloc" for frame in record["frames"]))
+    results.check(total == 8 * 1000 + 64, "calls during another thread's change of the code "
+                  "ranges: each counted (TotalAccessCount 8064)", f"{total} {shown.stderr[-300:]}")
 
 
 def test_census_many_sites(work):
@@ -1459,6 +1509,7 @@ def main():
     test_library_recheck(work)
     test_verdict_signal(work)
     test_dlclose_reuse(work)
+    test_fork_code_ranges(work)
     test_side_file_options_and_failures(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
