@@ -187,15 +187,7 @@ access_weight (void)
 static tree
 thread_variable (const char *name)
 {
-  tree decl = build_decl (BUILTINS_LOCATION, VAR_DECL, get_identifier (name),
-                          long_unsigned_type_node);
-  TREE_PUBLIC (decl) = 1;
-  DECL_EXTERNAL (decl) = 1;
-  TREE_STATIC (decl) = 1;
-  DECL_ARTIFICIAL (decl) = 1;
-  DECL_IGNORED_P (decl) = 1;
-  TREE_USED (decl) = 1;
-  SET_DECL_ASSEMBLER_NAME (decl, get_identifier (name));
+  tree decl = runtime_variable_decl (name, long_unsigned_type_node);
   /* The runtime is loaded with the program (never dlopened), so its TLS
      is in the static block: one %fs-relative access.  */
   set_decl_tls_model (decl, TLS_MODEL_INITIAL_EXEC);

@@ -70,6 +70,7 @@
 
 #include "memprof/abi.h"
 #include "plugin.h"
+#include "emit.h"
 #include "pass.h"
 #include "direct_allocations.h"
 
@@ -145,18 +146,8 @@ build_countdown (void)
 {
   tree words = build_array_type_nelts (
       size_type_node, MEMPROF_SAMPLING_THREAD_SIZE / sizeof (uint64_t));
-  tree decl
-      = build_decl (BUILTINS_LOCATION, VAR_DECL,
-                    get_identifier (MEMPROF_SAMPLING_COUNTDOWN_NAME), words);
-  TREE_PUBLIC (decl) = 1;
-  DECL_EXTERNAL (decl) = 1;
-  TREE_STATIC (decl) = 1;
-  DECL_ARTIFICIAL (decl) = 1;
-  DECL_IGNORED_P (decl) = 1;
-  TREE_USED (decl) = 1;
+  tree decl = runtime_variable_decl (MEMPROF_SAMPLING_COUNTDOWN_NAME, words);
   TREE_ADDRESSABLE (decl) = 1;
-  SET_DECL_ASSEMBLER_NAME (decl,
-                           get_identifier (MEMPROF_SAMPLING_COUNTDOWN_NAME));
   if (flag_shlib)
     {
       set_decl_tls_model (decl, TLS_MODEL_INITIAL_EXEC);

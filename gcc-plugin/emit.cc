@@ -83,23 +83,30 @@ runtime_function (const char *name, tree fntype)
 }
 
 /* See emit.h.  */
+tree
+runtime_variable_decl (const char *name, tree type)
+{
+  tree decl
+      = build_decl (BUILTINS_LOCATION, VAR_DECL, get_identifier (name), type);
+  TREE_PUBLIC (decl) = 1;
+  DECL_EXTERNAL (decl) = 1;
+  TREE_STATIC (decl) = 1;
+  DECL_ARTIFICIAL (decl) = 1;
+  DECL_IGNORED_P (decl) = 1;
+  TREE_USED (decl) = 1;
+  SET_DECL_ASSEMBLER_NAME (decl, get_identifier (name));
+  return decl;
+}
+
+/* See emit.h.  */
 void
 build_runtime_decls (void)
 {
   if (shadow_base_decl != NULL_TREE)
     return;
   /* The shadow base: an external uintptr_t the runtime sets at start-up. */
-  shadow_base_decl = build_decl (BUILTINS_LOCATION, VAR_DECL,
-                                 get_identifier (MEMPROF_SHADOW_BASE_NAME),
-                                 pointer_sized_int_node);
-  TREE_PUBLIC (shadow_base_decl) = 1;
-  DECL_EXTERNAL (shadow_base_decl) = 1;
-  TREE_STATIC (shadow_base_decl) = 1;
-  DECL_ARTIFICIAL (shadow_base_decl) = 1;
-  DECL_IGNORED_P (shadow_base_decl) = 1;
-  TREE_USED (shadow_base_decl) = 1;
-  SET_DECL_ASSEMBLER_NAME (shadow_base_decl,
-                           get_identifier (MEMPROF_SHADOW_BASE_NAME));
+  shadow_base_decl = runtime_variable_decl (MEMPROF_SHADOW_BASE_NAME,
+                                            pointer_sized_int_node);
 
   /* Counters get a type of their own in an alias set of their own, as
      asan's shadow does: alias analysis then knows a counter update cannot

@@ -7,6 +7,10 @@
 /* The trees emit.cc keeps across functions, for PLUGIN_REGISTER_GGC_ROOTS.  */
 extern const struct ggc_root_tab emit_roots[];
 
+/* An external variable NAME of TYPE that the runtime (or the program's
+   link) defines: public, artificial, without debug information.  */
+tree runtime_variable_decl (const char *name, tree type);
+
 /* Declare the runtime's symbols (abi.h) once per compilation.  */
 void build_runtime_decls (void);
 
