@@ -4,7 +4,9 @@
    profile under a temporary name and renamed into place.  Its side file
    (extraformat.h) is written the same way from the same snapshot, with
    the accesses to the program's globals read at the snapshot
-   (globals.c), and renamed into place just before it.  */
+   (globals.c), and renamed into place just before it.  A profile_file
+   that names a FIFO or a device (/dev/null) is written in place instead:
+   a rename would put a regular file where the device was.  */
 
 #define _GNU_SOURCE
 #include "internal.h"
@@ -314,6 +316,51 @@ open_temporary (const char *final, char *temp, size_t size)
   return -1;
 }
 
+/* FINAL names something other than a regular file or a directory (a
+   character device such as /dev/null, a FIFO, a socket): it is written
+   in place, as a shell's redirection writes it, never replaced by a
+   rename (which would put a regular file where /dev/null was).  */
+static bool
+written_in_place (const char *final)
+{
+  struct stat status;
+  return stat (final, &status) == 0 && !S_ISREG (status.st_mode)
+         && !S_ISDIR (status.st_mode);
+}
+
+/* open_temporary, or FINAL itself when it is written in place (TEMP is
+   then empty).  A FIFO without a reader is an error (ENXIO), not a wait
+   at the program's exit.  */
+static int
+open_output (const char *final, char *temp, size_t size)
+{
+  if (!written_in_place (final))
+    return open_temporary (final, temp, size);
+  temp[0] = '\0';
+  int fd = open (final, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0)
+    fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+/* Put TEMP, complete, in place as FINAL (0, or an errno); nothing to do
+   for a file written in place.  */
+static int
+put_in_place (const char *temp, const char *final)
+{
+  if (temp[0] == '\0' || rename (temp, final) == 0)
+    return 0;
+  return errno;
+}
+
+/* Remove what a failed write left: the temporary file, or nothing.  */
+static void
+discard_output (const char *temp)
+{
+  if (temp[0] != '\0')
+    unlink (temp);
+}
+
 /* ---- The text summary (print_text) ---- */
 
 static void
@@ -407,7 +454,7 @@ write_side_file (const struct snapshot *snapshot, const char *extra_final,
   struct raw_writer writer;
   int fd, error;
 
-  fd = open_temporary (extra_final, extra_temp, sizeof extra_temp);
+  fd = open_output (extra_final, extra_temp, sizeof extra_temp);
   if (fd < 0)
     error = errno;
   else
@@ -422,16 +469,17 @@ write_side_file (const struct snapshot *snapshot, const char *extra_final,
         error = errno;
       else if (error != 0)
         close (fd);
-      if (error == 0 && rename (extra_temp, extra_final) != 0)
-        error = errno;
+      if (error == 0)
+        error = put_in_place (extra_temp, extra_final);
       if (error != 0)
-        unlink (extra_temp);
+        discard_output (extra_temp);
     }
   if (error != 0)
     {
       /* A side file of an earlier dump must not stay next to this
          profile.  */
-      unlink (extra_final);
+      if (!written_in_place (extra_final))
+        unlink (extra_final);
       log_printf ("cannot write the side file '%s': %s; the profile is "
                   "written without it",
                   extra_final, strerror (error));
@@ -459,7 +507,7 @@ write_snapshot (const struct snapshot *snapshot,
                   runtime_options.profile_file);
       return -1;
     }
-  fd = open_temporary (final, temp, sizeof temp);
+  fd = open_output (final, temp, sizeof temp);
   if (fd < 0)
     {
       log_printf (
@@ -477,16 +525,19 @@ write_snapshot (const struct snapshot *snapshot,
   /* The side file goes into place first: whoever sees the profile sees
      its side file too.  */
   memprof_extra_path (final, extra_final, sizeof extra_final);
-  if (error == 0 && runtime_options.write_extra)
+  /* A profile written in place (/dev/null, a FIFO) has a side file only
+     where one is waiting in place too: none is made beside a device.  */
+  if (error == 0 && runtime_options.write_extra
+      && (temp[0] != '\0' || written_in_place (extra_final)))
     side_file = write_side_file (snapshot, extra_final, writer.written,
                                  writer.hash, reason)
                 == 0;
-  if (error == 0 && rename (temp, final) != 0)
-    error = errno;
+  if (error == 0)
+    error = put_in_place (temp, final);
   if (error != 0)
     {
-      unlink (temp);
-      if (side_file)
+      discard_output (temp);
+      if (side_file && !written_in_place (extra_final))
         unlink (extra_final);
       log_printf ("cannot write the profile '%s': %s; no profile written",
                   final, strerror (error));

@@ -16,6 +16,7 @@ import resource
 import shutil
 import signal
 import struct
+import stat
 import subprocess
 import sys
 
@@ -765,6 +766,44 @@ def test_side_file_globals(work):
                           str(granules_of(granules, "squares")))
 
 
+def test_profile_in_place(work):
+    """A profile_file that names a FIFO (or a device such as /dev/null) is
+    written in place, never replaced by a rename: the FIFO stays a FIFO,
+    its reader gets the whole profile, no side file or temporary file is
+    made beside it; a FIFO without a reader is one line on the log, the
+    exit status unchanged (never a wait at exit)."""
+    directory, binary = prepare(work, "profile-in-place", "plain.c")
+    if binary is None:
+        return
+    fifo = os.path.join(directory, "p.fifo")
+    os.mkfifo(fifo)
+    received = os.path.join(directory, "received.prof")
+    reader = subprocess.Popen(["sh", "-c", f"cat '{fifo}' > '{received}'"])
+    result = execute(binary, directory, f"profile_file={fifo}")
+    try:
+        reader.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        reader.kill()
+    results.check(result.returncode == 5 and result.stdout == "plain done\n"
+                  and stat.S_ISFIFO(os.stat(fifo).st_mode)
+                  and sorted(os.listdir(directory)) == ["p.fifo", "plain", "received.prof"]
+                  and sites_of(received, binary)[0] is not None,
+                  "profile_file naming a FIFO: written in place, read by llvm-profdata-19, "
+                  "the FIFO left a FIFO, nothing made beside it",
+                  f"{result.returncode} {result.stderr[-300:]} {sorted(os.listdir(directory))}")
+    try:
+        result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                                timeout=30,
+                                env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file={fifo}"))
+    except subprocess.TimeoutExpired:
+        result = subprocess.CompletedProcess([binary], -1, "", "hung: killed after 30 s")
+    results.check(result.returncode == 5 and result.stdout == "plain done\n"
+                  and "cannot create the profile" in result.stderr
+                  and stat.S_ISFIFO(os.stat(fifo).st_mode),
+                  "profile_file naming a FIFO without a reader: one line, exit status "
+                  "unchanged, no wait", f"{result.returncode} {result.stderr[-300:]}")
+
+
 def test_side_file_options_and_failures(work):
     directory, binary = prepare(work, "side-file-options", "plain.c")
     if binary is None:
@@ -1199,7 +1238,7 @@ def test_fork_code_ranges(work):
     try:
         result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
                                 timeout=30,
-                                env=dict(os.environ, MEMPROF_OPTIONS="profile_file=/dev/null"))
+                                env=dict(os.environ, MEMPROF_OPTIONS="profile_file=fork.prof"))
     except subprocess.TimeoutExpired:
         result = subprocess.CompletedProcess([binary], -1, "", "hung: killed after 30 s")
     results.check(result.returncode == 0 and result.stdout == "child 0\n",
@@ -1511,6 +1550,7 @@ def main():
     test_dlclose_reuse(work)
     test_fork_code_ranges(work)
     test_side_file_options_and_failures(work)
+    test_profile_in_place(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
     test_heap_api(work)
