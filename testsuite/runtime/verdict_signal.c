@@ -53,11 +53,11 @@ on_signal (int signal_number)
   handled++;
 }
 
-/* Signals from a timer of the first thread's own: its interrupts come on
-   that thread's CPU and the signal is taken at once, wherever the loop
-   is, also where the machine is busy (a second thread sending signals
-   reached the first one mostly at its handler's return, and on a busy
-   machine a few hundred times a second).  */
+/* Signals from a timer of the thread's own: its interrupts come on the
+   thread's CPU and the signal is taken at once, wherever the loop is,
+   also where the machine is busy (signals sent from a second thread
+   arrived mostly at the handler's return, and on a busy machine only a
+   few hundred times a second).  */
 static int
 start_timer (void)
 {
