@@ -213,8 +213,9 @@ context_capture (int max, uintptr_t caller_return)
   if (LIKELY (runtime_options.fold_recursion && runtime_options.verbosity == 0
               && !runtime_options.verify_contexts))
     {
-      /* Deep stacks go the thread's last chain's way.  */
-      if (LIKELY (stack_last_depth < STACK_CHAIN_FRAMES_MIN))
+      /* Stacks deeper than the folded walk keeps go the thread's last
+         chain's way.  */
+      if (LIKELY (stack_last_depth < STACK_CAPTURE_MAX))
         {
           struct depot_context *context
               = stack_capture_folded (max, caller_return);

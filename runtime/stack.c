@@ -1178,8 +1178,11 @@ unknown:
    outwards of the join do.  Verdicts and rules are those of facts_epoch,
    which drops the walk when it changes; tail_remember drops it too.  */
 
-/* Frames kept at most; deeper stacks go the way of stack_capture_raw.  */
-#define WALKED_MAX 64
+/* Frames kept at most; deeper stacks go the way of stack_capture_raw
+   (the thread's last chain).  As many as a raw capture takes, so that a
+   stack the folded walk gives up on is one capture_fast counts as deep
+   as that, and stack_last_depth keeps the next ones off this way.  */
+#define WALKED_MAX STACK_CAPTURE_MAX
 
 struct walked_frame
 {
@@ -1200,6 +1203,23 @@ static __thread uint32_t walked_states_from,
     walked_epoch __attribute__ ((tls_model ("initial-exec")));
 static __thread bool walked_hand_over
     __attribute__ ((tls_model ("initial-exec")));
+/* New frames a walk keeps on the program's stack (5 KiB); a walk with
+   more before it joins the last one starts again with room for
+   WALKED_MAX in walked_fresh.  */
+#define WALKED_FRESH_ON_STACK 64
+/* The new frames of such a walk, leaf first: their states and words
+   read, return addresses, functions and nodes.  In the thread's storage,
+   not the program's stack (WALKED_MAX frames are 23 KiB, too much for a
+   small thread stack); no capture runs inside another on a thread
+   (in_runtime).  Only there: kept out of the short walk, whose loop has
+   no register to spare for its address (+9 instructions an allocation on
+   binary_trees).  */
+static __thread struct
+{
+  struct walked_frame frames[WALKED_MAX];
+  uintptr_t return_addresses[WALKED_MAX], functions[WALKED_MAX];
+  const struct fold_node *nodes[WALKED_MAX];
+} walked_fresh __attribute__ ((tls_model ("initial-exec"), aligned (64)));
 /* For verbosity=1: walks joined to the last folded walk (added at each
    verification, so at least).  */
 static _Atomic uint64_t walked_join_count;
@@ -1236,16 +1256,25 @@ walked_outermost_change (const struct walked_frame *last, int join,
   return -1;
 }
 
-struct depot_context *
-stack_capture_folded (int max, uintptr_t caller_return)
+/* stack_capture_folded with room for WALKED_FRESH_ON_STACK new frames on
+   the program's stack, or with DEEP for WALKED_MAX in walked_fresh; *FULL
+   set when a walk needed more (nothing is kept then).  */
+static inline __attribute__ ((always_inline)) struct depot_context *
+folded_walk (int max, uintptr_t caller_return, bool deep, bool *full)
 {
-  const char *unwinder = runtime_options.unwinder;
-  if (!(unwinder[0] == 'f' && unwinder[1] == 'a')
-      || stack_last_depth >= CHAIN_FRAMES_MIN
-      /* The next fast capture is checked against a full unwind: the
-         other way, which counts it.  */
-      || (fast_captures + 1) % VERIFY_INTERVAL == 0)
-    return NULL;
+  /* The new frames, leaf first, their return addresses and functions:
+     arrays of this frame's unless DEEP (a constant once inlined, so that
+     the short walk indexes them from the stack pointer, as before).  */
+  struct walked_frame on_stack[WALKED_FRESH_ON_STACK];
+  uintptr_t return_addresses_on_stack[WALKED_FRESH_ON_STACK],
+      functions_on_stack[WALKED_FRESH_ON_STACK];
+  const struct fold_node *nodes_on_stack[WALKED_FRESH_ON_STACK];
+  struct walked_frame *fresh = deep ? walked_fresh.frames : on_stack;
+  uintptr_t *return_addresses
+      = deep ? walked_fresh.return_addresses : return_addresses_on_stack;
+  uintptr_t *functions = deep ? walked_fresh.functions : functions_on_stack;
+  const struct fold_node **nodes = deep ? walked_fresh.nodes : nodes_on_stack;
+  int fresh_max = deep ? WALKED_MAX : WALKED_FRESH_ON_STACK;
   uintptr_t low, high;
   known_stack_bounds (&low, &high);
   const uintptr_t *own = __builtin_frame_address (0);
@@ -1272,10 +1301,6 @@ stack_capture_folded (int max, uintptr_t caller_return)
   __asm__("" : "+r"(last));
   int last_states_from = (int) walked_states_from;
 
-  /* The new frames, leaf first, their return addresses and functions.  */
-  struct walked_frame fresh[WALKED_MAX];
-  uintptr_t return_addresses[WALKED_MAX], functions[WALKED_MAX];
-  const struct fold_node *nodes[WALKED_MAX];
   int count = 0, join = (int) walked_count - 1, states_from = 0;
   /* The stack pointer of the last walk's frame at JOIN: a state below it
      joins nothing.  */
@@ -1304,8 +1329,11 @@ stack_capture_folded (int max, uintptr_t caller_return)
               join_sp = last[join].state.sp;
             }
         }
-      if (count == WALKED_MAX)
-        return NULL;
+      if (count == fresh_max)
+        {
+          *full = true;
+          return NULL;
+        }
       struct walked_frame *new_frame = &fresh[count];
       new_frame->state = state;
       return_addresses[count] = state.return_address;
@@ -1375,6 +1403,32 @@ stack_capture_folded (int max, uintptr_t caller_return)
   fast_captures++;
   chain_length = runtime_frame_count = 0;
   return fold_memo_node_context (node, max);
+}
+
+/* A walk with more new frames than the program's stack keeps them for.  */
+static __attribute__ ((noinline)) struct depot_context *
+folded_walk_deep (int max, uintptr_t caller_return)
+{
+  bool full = false;
+  return folded_walk (max, caller_return, true, &full);
+}
+
+struct depot_context *
+stack_capture_folded (int max, uintptr_t caller_return)
+{
+  const char *unwinder = runtime_options.unwinder;
+  if (!(unwinder[0] == 'f' && unwinder[1] == 'a')
+      || stack_last_depth >= WALKED_MAX
+      /* The next fast capture is checked against a full unwind: the
+         other way, which counts it.  */
+      || (fast_captures + 1) % VERIFY_INTERVAL == 0)
+    return NULL;
+  bool full = false;
+  struct depot_context *context
+      = folded_walk (max, caller_return, false, &full);
+  if (UNLIKELY (full))
+    return folded_walk_deep (max, caller_return);
+  return context;
 }
 
 /* A full unwind from CALLER_RETURN outwards into OUT (at most MAX), and
