@@ -26,7 +26,8 @@ built with the plugin at -O0 and -O2:
   (the same frame addresses and return addresses near the allocation,
   another return address further out) get the full unwind's stacks and
   the program's own counts, and most stacks do join the chain; the same
-  at a depth of 2 (the thread's last folded walk);
+  at a depth of 2 and of 100 (the thread's last folded walk; the chain
+  with fold_recursion=0);
 - verify_contexts=1: every context the fast unwinder and the thread's
   context cache give is the one a full unwind gives, on callbacks.c,
   recursion.c and a real program (libiberty's C++ demangler);
@@ -369,7 +370,8 @@ def test_verify_contexts(work):
     verify_log("libiberty_demangle", binary, work, run([plain, *scale]), scale)
 
 
-def reentry_checks(work, depth, stem, suffix, joined_pattern, joined_what):
+def reentry_checks(work, depth, stem, suffix, joined_pattern, joined_what,
+                   options="verbosity=1"):
     """reentry.c at recursion DEPTH: top_a and top_b, called in turn from
     one loop, each reach the allocation through the same two functions,
     whose frames lie at the same addresses with the same contents every
@@ -384,7 +386,7 @@ def reentry_checks(work, depth, stem, suffix, joined_pattern, joined_what):
         label += suffix
         under_a, under_b = (int(n) for n in expected.stdout.split()[1:3])
         result, _, records = profile_of(binary, work, f"{stem}-{name}-folded",
-                                        "verbosity=1", [depth])
+                                        options, [depth])
         joined = re.search(joined_pattern, result.stderr)
         results.check(joined is not None and int(joined.group(1)) >= (under_a + under_b) // 2,
                       f"{label}: most of its {under_a + under_b} stacks joined {joined_what}",
@@ -401,10 +403,21 @@ def reentry_checks(work, depth, stem, suffix, joined_pattern, joined_what):
 
 
 def test_reentry(work):
-    """Deep in a recursion (40 calls), the stacks are captured by the
-    thread's last chain (runtime/stack.c)."""
+    """Deep in a recursion (40 calls), with fold_recursion=0, the stacks
+    are captured by the thread's last chain (runtime/stack.c)."""
     reentry_checks(work, "40", "reentry", "", r"at least (\d+) stacks joined",
-                   "the thread's last chain")
+                   "the thread's last chain", "verbosity=1:fold_recursion=0")
+
+
+def test_reentry_deep(work):
+    """At a recursion depth of 100, with fold_recursion, a deep stack is
+    walked and folded from the thread's last folded walk too; its first
+    walk has more new frames than the program's stack keeps
+    (WALKED_FRESH_ON_STACK, runtime/stack.c), so they go to the thread's
+    storage."""
+    reentry_checks(work, "100", "reentry-deep", " depth 100",
+                   r"at least (\d+) joined the last folded walk",
+                   "the thread's last folded walk")
 
 
 def test_reentry_short(work):
@@ -528,6 +541,7 @@ def main():
     test_glibc_frames(work)
     test_reentry(work)
     test_reentry_short(work)
+    test_reentry_deep(work)
     test_entry_points(work)
     test_changed_step(work)
     test_clock(work)
