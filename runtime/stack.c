@@ -1228,15 +1228,45 @@ static __thread uint64_t walked_joins
 /* What a step that reads nothing (the last one) is taken to read.  */
 static const uintptr_t nothing_read;
 
+/* Not 0 when a word the step out of the last walk's frame at I read has
+   changed.  */
+#define WALKED_CHANGED(last, i)                                                \
+  ((*(last)[i].read[0] ^ (last)[i].value[0])                                   \
+   | (*(last)[i].read[1] ^ (last)[i].value[1]))
+
+/* Frames to check from which they are checked four a round, out of the
+   short walk's line (a deep stack checks about a hundred; inline, the
+   rounds cost the short walk's registers: +19 instructions an allocation
+   on binary_trees).  */
+#define WALKED_CHECK_DEEP 16
+
+/* Not 0 when a word the steps out of the last walk's frames in
+   [STATES_FROM, JOIN] read has changed: four frames a round, no early
+   exit (the words nearly always hold).  */
+static __attribute__ ((noinline)) uintptr_t
+walked_changed_deep (const struct walked_frame *last, int join, int states_from)
+{
+  uintptr_t changed = 0;
+  int i = join;
+  for (; i - 3 >= states_from; i -= 4)
+    changed |= WALKED_CHANGED (last, i) | WALKED_CHANGED (last, i - 1)
+               | WALKED_CHANGED (last, i - 2) | WALKED_CHANGED (last, i - 3);
+  for (; i >= states_from; i--)
+    changed |= WALKED_CHANGED (last, i);
+  return changed;
+}
+
 /* Does every word the last walk's steps from position JOIN outwards read
    hold what it held, and the tail, if any, still match?  */
 static inline bool
 walked_unchanged (const struct walked_frame *last, int join, int states_from)
 {
   uintptr_t changed = 0;
-  for (int i = join; i >= states_from; i--)
-    changed |= (*last[i].read[0] ^ last[i].value[0])
-               | (*last[i].read[1] ^ last[i].value[1]);
+  if (UNLIKELY (join - states_from >= WALKED_CHECK_DEEP))
+    changed = walked_changed_deep (last, join, states_from);
+  else
+    for (int i = join; i >= states_from; i--)
+      changed |= WALKED_CHANGED (last, i);
   if (changed != 0)
     return false;
   return !walked_hand_over || tail_matches (&last[states_from].state);
