@@ -1331,22 +1331,25 @@ folded_walk (int max, uintptr_t caller_return, bool deep, bool *full)
   __asm__("" : "+r"(last));
   int last_states_from = (int) walked_states_from;
 
-  int count = 0, join = (int) walked_count - 1, states_from = 0;
-  /* The stack pointer of the last walk's frame at JOIN: a state below it
-     joins nothing.  */
-  uintptr_t join_sp = last[join].state.sp;
+  int count = 0, join, states_from = 0;
+  /* The last walk's frame where a join is looked for (by its address: no
+     index to scale at each look), and its stack pointer: a state below
+     it joins nothing.  */
+  const struct walked_frame *join_at = last + (int) walked_count - 1;
+  uintptr_t join_sp = join_at->state.sp;
   bool hand_over = false, joined = false;
   for (;;)
     {
       if (UNLIKELY (state.sp >= join_sp))
         {
-          while (last[join].state.sp < state.sp)
-            join--;
-          join_sp = last[join].state.sp;
+          while (join_at->state.sp < state.sp)
+            join_at--;
+          join_sp = join_at->state.sp;
           if (join_sp == state.sp
-              && last[join].state.return_address == state.return_address
-              && last[join].state.rbp == state.rbp)
+              && join_at->state.return_address == state.return_address
+              && join_at->state.rbp == state.rbp)
             {
+              join = (int) (join_at - last);
               if (LIKELY (walked_unchanged (last, join, last_states_from)))
                 {
                   joined = true;
@@ -1355,8 +1358,8 @@ folded_walk (int max, uintptr_t caller_return, bool deep, bool *full)
               /* Walk on: the walk may join beyond the change.  */
               int changed
                   = walked_outermost_change (last, join, last_states_from);
-              join = changed >= 0 ? changed - 1 : -1;
-              join_sp = last[join].state.sp;
+              join_at = last + (changed >= 0 ? changed - 1 : -1);
+              join_sp = join_at->state.sp;
             }
         }
       if (count == fresh_max)
