@@ -325,15 +325,11 @@ fold_step (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
   return to;
 }
 
-/* NODE's list cut to MAX frames (its leaf side), interned.  */
-static struct depot_context *
-node_context (const struct fold_node *node, int max)
+/* node_context when the node has no context for MAX yet.  */
+static __attribute__ ((noinline)) struct depot_context *
+node_context_made (const struct fold_node *node, int max)
 {
   struct fold_node *memo_node = (struct fold_node *) node;
-  const struct fold_context *memo
-      = atomic_load_explicit (&memo_node->context, memory_order_acquire);
-  if (LIKELY (memo != NULL && memo->max == max))
-    return memo->context;
   memo_misses++;
   uintptr_t pcs[STACK_CAPTURE_MAX];
   uint32_t depth = 0;
@@ -350,6 +346,19 @@ node_context (const struct fold_node *node, int max)
     }
   spin_unlock (&fold_lock);
   return context;
+}
+
+/* NODE's list cut to MAX frames (its leaf side), interned: the hot case
+   three loads, with no frame to set up (the miss's array is
+   node_context_made's).  */
+static inline struct depot_context *
+node_context (const struct fold_node *node, int max)
+{
+  const struct fold_context *memo = atomic_load_explicit (
+      &((struct fold_node *) node)->context, memory_order_acquire);
+  if (LIKELY (memo != NULL && memo->max == max))
+    return memo->context;
+  return node_context_made (node, max);
 }
 
 const struct fold_node *
