@@ -247,21 +247,30 @@ step_home (uintptr_t pc)
          % NODE_STEPS;
 }
 
+/* The step from FROM by PC in FROM's own slots: true with *TO the step
+   or NULL (an empty slot: no such step anywhere), false when every slot
+   probed holds another step (it may be in the table).  */
+static inline bool
+step_probe (const struct fold_node *from, uintptr_t pc,
+            const struct fold_node **to)
+{
+  for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
+       i = (i + 1) % NODE_STEPS, n++)
+    {
+      const struct fold_edge *edge = &from->steps[i];
+      *to = atomic_load_explicit (&edge->to, memory_order_acquire);
+      if (*to == NULL || edge->pc == pc)
+        return true;
+    }
+  return false;
+}
+
 static inline const struct fold_node *
 step_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc)
 {
-  if (from != NULL)
-    for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
-         i = (i + 1) % NODE_STEPS, n++)
-      {
-        const struct fold_edge *edge = &from->steps[i];
-        const struct fold_node *to
-            = atomic_load_explicit (&edge->to, memory_order_acquire);
-        if (to == NULL)
-          return NULL;
-        if (edge->pc == pc)
-          return to;
-      }
+  const struct fold_node *to;
+  if (from != NULL && step_probe (from, pc, &to))
+    return to;
   return edge_find (table, from, pc, EDGE_STEP);
 }
 
@@ -361,20 +370,44 @@ node_context (const struct fold_node *node, int max)
   return node_context_made (node, max);
 }
 
+/* The step from FROM by PC when it is in FROM's own slots; NULL when
+   not (FROM NULL, a step not made yet, or one in the table).  */
+static inline const struct fold_node *
+step_in_node (const struct fold_node *from, uintptr_t pc)
+{
+  const struct fold_node *to;
+  return from != NULL && step_probe (from, pc, &to) ? to : NULL;
+}
+
+/* fold_step where step_in_node found nothing: the table, or a new
+   step.  Out of fold_memo_extend's loop, whose hit then saves no
+   registers of its own.  */
+static __attribute__ ((noinline)) const struct fold_node *
+fold_step_out_of_line (const struct fold_node *from, uintptr_t pc,
+                       uintptr_t function)
+{
+  struct fold_slot *table = table_get ();
+  if (UNLIKELY (table == NULL))
+    return NULL;
+  return fold_step (table, from, pc, function);
+}
+
 const struct fold_node *
 fold_memo_extend (const struct fold_node *node,
                   const uintptr_t *return_addresses, const uintptr_t *functions,
                   int count, const struct fold_node **nodes)
 {
-  struct fold_slot *table = table_get ();
-  if (UNLIKELY (table == NULL))
-    return NULL;
   for (int i = count - 1; i >= 0; i--)
     {
-      node = fold_step (table, node, return_addresses[i] - 1, functions[i]);
-      if (UNLIKELY (node == NULL))
-        return NULL;
-      nodes[i] = node;
+      uintptr_t pc = return_addresses[i] - 1;
+      const struct fold_node *to = step_in_node (node, pc);
+      if (UNLIKELY (to == NULL))
+        {
+          to = fold_step_out_of_line (node, pc, functions[i]);
+          if (UNLIKELY (to == NULL))
+            return NULL;
+        }
+      nodes[i] = node = to;
     }
   return node;
 }
