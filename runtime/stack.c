@@ -1319,13 +1319,18 @@ folded_walk (int max, uintptr_t caller_return, bool deep, bool *full)
   uintptr_t limit = high - 2 * sizeof (uintptr_t);
   uint32_t epoch
       = atomic_load_explicit (&facts_epoch, memory_order_acquire) + 1;
+  /* The hot frames are checked against facts_epoch only with the walk:
+     once the walk is of this epoch, so is the table, which was checked
+     then and since then can only have been emptied for this epoch.  */
   if (UNLIKELY (walked_epoch != epoch))
     {
       walked_count = 0;
       walked_epoch = epoch;
       walked[0].state.sp = UINTPTR_MAX;
+      hot_frames_check_epoch ();
     }
-  HOT_FRAMES_FOR_WALK (table);
+  struct hot_frame (*table)[2] = hot_frames;
+  __asm__("" : "+r"(table)); /* kept in a register, not recomputed */
   /* The last walk, its address computed once as the table's.  */
   struct walked_frame *last = walked + 1;
   __asm__("" : "+r"(last));
