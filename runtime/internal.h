@@ -397,8 +397,9 @@ struct depot_context *fold_memo_node_context (const struct fold_node *node,
    captures and folds as before).  */
 struct depot_context *stack_capture_folded (int max, uintptr_t caller_return);
 /* The depth of the thread's last stack (stack.c): from
-   STACK_CHAIN_FRAMES_MIN frames on, the next stack is captured by the
-   thread's last chain, not by the folded walk.  */
+   STACK_CHAIN_FRAMES_MIN frames on, the next raw capture is by the
+   thread's last chain; from STACK_CAPTURE_MAX on, the next stack is not
+   walked by the folded walk either.  */
 extern __thread int stack_last_depth
     __attribute__ ((tls_model ("initial-exec")));
 #define STACK_CHAIN_FRAMES_MIN 24

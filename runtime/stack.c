@@ -1160,8 +1160,9 @@ unknown:
    With fold_recursion, an allocation needs its stack only to find the
    fold memo's node for it (fold_memo.c): the list of frames the fold
    keeps, found by stepping from the root.  The thread keeps its last
-   short walk root first, each frame with its state (return address,
-   stack pointer, frame pointer), the two words the step out of it read
+   walk root first (up to WALKED_MAX frames), each frame with its state
+   (return address, stack pointer, frame pointer), the two words the
+   step out of it read
    and the values they held, and the fold memo's node after it.  A new
    walk goes leaf first as walk does, and at each state looks for the
    last walk's frame at the same stack pointer; when the states are
