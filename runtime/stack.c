@@ -1162,8 +1162,8 @@ unknown:
    keeps, found by stepping from the root.  The thread keeps its last
    walk root first (up to WALKED_MAX frames), each frame with its state
    (return address, stack pointer, frame pointer), the two words the
-   step out of it read
-   and the values they held, and the fold memo's node after it.  A new
+   step out of it read and the values they held, and the fold memo's
+   node after it.  A new
    walk goes leaf first as walk does, and at each state looks for the
    last walk's frame at the same stack pointer; when the states are
    equal and every word the last walk's steps from there out read still
