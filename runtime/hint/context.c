@@ -802,8 +802,13 @@ static inline void *
 context_allocate_as (bool malloc_call, void *pointer, size_t size,
                      unsigned char hint)
 {
+  /* realloc (NULL, SIZE) is malloc (SIZE): jemalloc's own, directly,
+     where the range test of hint_realloc_default and jemalloc's realloc
+     would each have passed it on.  */
   if (hint == 0)
-    return malloc_call ? malloc (size) : hint_realloc_default (pointer, size);
+    return malloc_call || pointer == NULL
+               ? malloc (size)
+               : hint_realloc_default (pointer, size);
   if (pointer == NULL)
     /* A new block (an interpreter's allocator reallocates NULL too).  */
     return context_allocate_hinted (size, hint);

@@ -179,6 +179,30 @@ main (void)
          "realloc (NULL, 70) is a plain malloc");
   free (block);
 
+  /* A context-classified realloc (NULL, SIZE) of the default class is
+     malloc (SIZE) (the library calls jemalloc's malloc directly): a
+     block of at least SIZE bytes, apart from the others; SIZE 0 a block,
+     as malloc (0).  (Its arena is not tested: a plain malloc may take a
+     hinted block that a full bin handed to jemalloc's free.)  */
+  placed = 1;
+  for (int i = 0; i < BLOCKS; i++)
+    {
+      size_t size = (size_t) i * 97;
+
+      blocks[i] = __memprof_hint_context_realloc (NULL, size, default_table);
+      placed &= blocks[i] != NULL && sallocx (blocks[i], 0) >= size;
+      if (blocks[i] != NULL)
+        memset (blocks[i], i, size);
+    }
+  for (int i = 0; i < BLOCKS; i++)
+    placed &= blocks[i] != NULL && filled (blocks[i], (size_t) i * 97, i);
+  CHECK (placed,
+         "%d context-classified realloc (NULL, 0 to %d) of the default class: "
+         "blocks of at least their sizes, their bytes kept",
+         BLOCKS, (BLOCKS - 1) * 97);
+  for (int i = 0; i < BLOCKS; i++)
+    free (blocks[i]);
+
   puts ("realloc done");
   return check_failures != 0;
 }
