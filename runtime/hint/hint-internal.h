@@ -119,6 +119,9 @@ struct hint_cache
 {
   void *head[2][HINT_BINS]; /* freed blocks, linked by their first word */
   unsigned count[2][HINT_BINS];
+  /* Per class: the frees in a row that found their bin full (cache.c,
+     "A full streak").  */
+  unsigned full_streak[2];
 };
 
 extern __thread struct hint_cache *hint_thread_cache

@@ -242,6 +242,8 @@ def test_programs(work):
     run_checks("arenas", build(work, "arenas.c", "arenas", libs), done="arenas")
     run_checks("threads", build(work, "threads.c", "threads", libs), done="threads")
     run_checks("realloc", build(work, "realloc.c", "realloc", libs), done="realloc")
+    run_checks("full_streak", build(work, "full_streak.c", "full_streak", libs),
+               done="full_streak")
     run_checks("thread_caches", build(work, "thread_caches.c", "thread_caches", libs),
                done="thread_caches")
     run_checks("refill", build(work, "refill.c", "refill", [*libs, "-ldl"]), done="refill")
