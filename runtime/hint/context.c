@@ -786,13 +786,25 @@ context_initialize (void)
    malloc is the call that matters for speed.  Out of line, so that the
    entry points reach it by a tail call.  */
 static void *__attribute__ ((noinline))
-context_allocate_hinted (size_t size, unsigned char hint)
+context_allocate_hinted_refill (size_t size, unsigned char hint)
 {
   void *pointer = hint_allocate_cached (size, hint);
 
   if (UNLIKELY (pointer == NULL))
     errno = ENOMEM;
   return pointer;
+}
+
+/* The same, the common case (a block in the bin) with no register saved:
+   the rest tail-called.  */
+static void *__attribute__ ((noinline))
+context_allocate_hinted (size_t size, unsigned char hint)
+{
+  void *block = hint_cache_pop (size, hint);
+
+  if (LIKELY (block != NULL))
+    return block;
+  return context_allocate_hinted_refill (size, hint);
 }
 
 /* What the context-classified malloc (MALLOC_CALL, POINTER NULL) and
