@@ -25,23 +25,6 @@
 
 static void *blocks[TEARDOWN];
 
-/* Plain malloc (SIZE) ROUND times: how many land in ARENA.  */
-static int
-plain_in_arena (unsigned arena)
-{
-  void *plain[ROUND];
-  int count = 0;
-
-  for (int i = 0; i < ROUND; i++)
-    {
-      plain[i] = malloc (SIZE);
-      count += arena_of (plain[i]) == arena;
-    }
-  for (int i = 0; i < ROUND; i++)
-    free (plain[i]);
-  return count;
-}
-
 int
 main (void)
 {
@@ -54,7 +37,7 @@ main (void)
   cold = arena_of (blocks[0]);
   for (int i = 0; i < TEARDOWN; i++)
     free (blocks[i]);
-  taken = plain_in_arena (cold);
+  taken = plain_in_arena (SIZE, ROUND, cold);
   CHECK (taken > 0,
          "after %d cold blocks freed in a row, plain malloc (%d) takes some "
          "of those beyond the bin (%d of %d): jemalloc's free had them",
@@ -74,7 +57,7 @@ main (void)
       if (round == 0)
         mallctl ("thread.tcache.flush", NULL, NULL, NULL, 0);
     }
-  taken = plain_in_arena (cold);
+  taken = plain_in_arena (SIZE, ROUND, cold);
   CHECK (taken == 0,
          "after the streak ends, the cold blocks freed go to the bin again: "
          "plain malloc (%d) takes none of them (%d of %d did)",
