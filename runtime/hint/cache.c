@@ -33,8 +33,10 @@
    free (its automatic cache: a program giving back its blocks at exit),
    or, of a size no bin has, to the explicit tcache of its class.  So a hinted pair
    costs a size's bin, a list pop, a range test, sallocx and a list push,
-   where jemalloc's own pair is its own tcache's pop and push.  The
-   caches are given back when the thread exits.  */
+   where jemalloc's own pair is its own tcache's pop and push.  After
+   many frees of a class in a row found their bins full (a full streak,
+   below), its frees go to jemalloc's free without sallocx until one in
+   64 finds room.  The caches are given back when the thread exits.  */
 
 #define _GNU_SOURCE
 #include "hint-internal.h"
@@ -401,40 +403,70 @@ give_back (void *block, unsigned class_index)
   dallocx (block, tcache_flags (class_index));
 }
 
-/* A hinted block is freed: into this thread's bin of its size.  */
+/* A full streak: after FULL_STREAK frees of a class in a row found
+   their bins full (a program giving back its blocks, Lua's lua_close:
+   139,077 of 143,460 hinted frees at 1000 rounds), the class's frees go
+   to jemalloc's free without asking jemalloc their size (sallocx, 39
+   instructions) but one in FULL_STREAK, which looks again: a bin with
+   room ends the streak.  */
+#define FULL_STREAK 64
+
+/* A hinted block is freed into this thread's CACHE, STREAK its class's
+   full streak before this free: into the bin of its size.  */
+static void __attribute__ ((noinline))
+free_into_bin (void *block, unsigned class_index, struct hint_cache *cache,
+               unsigned streak)
+{
+  size_t size = sallocx (block, 0);
+  unsigned bin = size <= HINT_CACHE_MAX_SIZE ? hint_bin_of (size) : 0;
+
+  if (LIKELY (bin != 0 && hint_bin_size[bin] == size))
+    {
+      if (LIKELY (cache->count[class_index][bin] < CACHE_BLOCKS))
+        {
+          *(void **) block = cache->head[class_index][bin];
+          cache->head[class_index][bin] = block;
+          cache->count[class_index][bin]++;
+          cache->full_streak[class_index] = 0;
+          return;
+        }
+      if (streak < FULL_STREAK)
+        cache->full_streak[class_index] = streak + 1;
+      /* The bin full (nearly always a program giving back its blocks at
+         exit): jemalloc's own free, whose fast path puts it in the
+         thread's automatic cache (about 20 instructions, where sdallocx
+         into the explicit tcache took 123), where a plain malloc of its
+         size may take it.  */
+      if (LIKELY (next_free != NULL))
+        {
+          next_free (block);
+          return;
+        }
+    }
+  /* Its size known, jemalloc need not look it up again.  */
+  sdallocx (block, size, tcache_flags (class_index));
+}
+
+/* A hinted block is freed: into this thread's bin of its size, or in a
+   full streak to jemalloc's free, by a tail call (no register saved).  */
 static void __attribute__ ((noinline))
 free_hinted (void *block, unsigned class_index)
 {
   struct hint_cache *cache = hint_thread_cache;
+  free_function *next = next_free;
 
   /* A thread that has made no hinted block has no cache.  */
   if (LIKELY (cache != NULL))
     {
-      size_t size = sallocx (block, 0);
-      unsigned bin = size <= HINT_CACHE_MAX_SIZE ? hint_bin_of (size) : 0;
+      unsigned streak = cache->full_streak[class_index];
 
-      if (LIKELY (bin != 0 && hint_bin_size[bin] == size))
+      if (UNLIKELY (streak >= FULL_STREAK) && LIKELY (next != NULL)
+          && (cache->full_streak[class_index] = streak + 1) % FULL_STREAK != 0)
         {
-          if (LIKELY (cache->count[class_index][bin] < CACHE_BLOCKS))
-            {
-              *(void **) block = cache->head[class_index][bin];
-              cache->head[class_index][bin] = block;
-              cache->count[class_index][bin]++;
-              return;
-            }
-          /* The bin full (nearly always a program giving back its
-             blocks at exit): jemalloc's own free, whose fast path puts
-             it in the thread's automatic cache (about 20 instructions,
-             where sdallocx into the explicit tcache took 123), where a
-             plain malloc of its size may take it.  */
-          if (LIKELY (next_free != NULL))
-            {
-              next_free (block);
-              return;
-            }
+          next (block);
+          return;
         }
-      /* Its size known, jemalloc need not look it up again.  */
-      sdallocx (block, size, tcache_flags (class_index));
+      free_into_bin (block, class_index, cache, streak);
       return;
     }
   give_back (block, class_index);

@@ -133,7 +133,8 @@ allocating_frame (uintptr_t next, uintptr_t entry, uintptr_t limit)
 
 /* The hash of the return addresses of the DEPTH frames from FRAME, the
    allocating function's (0: none), up, with HASH, one multiply each (a
-   walk that ends early adds a multiply for each frame missing).
+   walk that ends early hashes the frames it read: the same context ends
+   at the same frame, and a tag of its own is as unlikely as another's).
    Nothing is stored: the cache of decisions' hit, the common case,
    needs the hash alone; a miss walks again (caller_returns).  The walk
    is unrolled, entered at the step of its depth (a switch), so a frame
@@ -147,14 +148,11 @@ allocating_frame (uintptr_t next, uintptr_t entry, uintptr_t limit)
       const uintptr_t *words = (const uintptr_t *) frame;                      \
       uintptr_t next = words[0];                                               \
                                                                                \
-      hash = (hash ^ words[1]) * HASH_MULTIPLIER;                              \
+      hash = (hash ^ words[1]) * multiplier;                                   \
       if (n == 1)                                                              \
         return hash;                                                           \
       if (UNLIKELY (!WALK_STEP_OK (next, frame, limit)))                       \
-        {                                                                      \
-          missing = n - 1;                                                     \
-          break;                                                               \
-        }                                                                      \
+        return hash;                                                           \
       frame = next;                                                            \
     }                                                                          \
     __attribute__ ((fallthrough));
@@ -162,8 +160,12 @@ allocating_frame (uintptr_t next, uintptr_t entry, uintptr_t limit)
 static inline __attribute__ ((always_inline)) uint64_t
 caller_hash (uintptr_t frame, unsigned depth, uint64_t hash, uintptr_t limit)
 {
-  unsigned missing = depth;
+  /* In a register for the whole walk: GCC otherwise loads the constant
+     again at every step (a movabs each, 5 of Lua's 73 instructions a
+     call); the empty asm hides its value.  */
+  uint64_t multiplier = HASH_MULTIPLIER;
 
+  __asm__("" : "+r"(multiplier));
   if (LIKELY (frame != 0))
     switch (depth)
       {
@@ -182,8 +184,6 @@ caller_hash (uintptr_t frame, unsigned depth, uint64_t hash, uintptr_t limit)
       default:
         return hash;
       }
-  for (; missing != 0 && missing <= MEMPROF_CONTEXT_MAX_DEPTH; missing--)
-    hash *= HASH_MULTIPLIER;
   return hash;
 }
 #undef WALK_STEP
@@ -786,13 +786,25 @@ context_initialize (void)
    malloc is the call that matters for speed.  Out of line, so that the
    entry points reach it by a tail call.  */
 static void *__attribute__ ((noinline))
-context_allocate_hinted (size_t size, unsigned char hint)
+context_allocate_hinted_refill (size_t size, unsigned char hint)
 {
   void *pointer = hint_allocate_cached (size, hint);
 
   if (UNLIKELY (pointer == NULL))
     errno = ENOMEM;
   return pointer;
+}
+
+/* The same, the common case (a block in the bin) with no register saved:
+   the rest tail-called.  */
+static void *__attribute__ ((noinline))
+context_allocate_hinted (size_t size, unsigned char hint)
+{
+  void *block = hint_cache_pop (size, hint);
+
+  if (LIKELY (block != NULL))
+    return block;
+  return context_allocate_hinted_refill (size, hint);
 }
 
 /* What the context-classified malloc (MALLOC_CALL, POINTER NULL) and
@@ -802,8 +814,13 @@ static inline void *
 context_allocate_as (bool malloc_call, void *pointer, size_t size,
                      unsigned char hint)
 {
+  /* realloc (NULL, SIZE) is malloc (SIZE): jemalloc's own, directly,
+     where the range test of hint_realloc_default and jemalloc's realloc
+     would each have passed it on.  */
   if (hint == 0)
-    return malloc_call ? malloc (size) : hint_realloc_default (pointer, size);
+    return malloc_call || pointer == NULL
+               ? malloc (size)
+               : hint_realloc_default (pointer, size);
   if (pointer == NULL)
     /* A new block (an interpreter's allocator reallocates NULL too).  */
     return context_allocate_hinted (size, hint);

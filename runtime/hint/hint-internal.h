@@ -119,6 +119,9 @@ struct hint_cache
 {
   void *head[2][HINT_BINS]; /* freed blocks, linked by their first word */
   unsigned count[2][HINT_BINS];
+  /* Per class: the frees in a row that found their bin full (cache.c,
+     "A full streak").  */
+  unsigned full_streak[2];
 };
 
 extern __thread struct hint_cache *hint_thread_cache
@@ -152,12 +155,11 @@ hint_allocate (size_t size, int flags)
   return mallocx (size == 0 ? 1 : size, flags);
 }
 
-/* A hinted allocation of SIZE bytes, as malloc: from this thread's cache
-   of the class's freed blocks of SIZE's bin, or, the bin empty, from the
-   class's arena in a batch of blocks of the bin's size (so each fits the
-   bin when freed): one returned, the others put in the bin.  */
+/* The last freed block of this thread's bin of SIZE bytes of HINT's
+   class, taken from the bin; NULL when the bin is empty or SIZE has no
+   bin.  */
 static inline void *
-hint_allocate_cached (size_t size, unsigned char hint)
+hint_cache_pop (size_t size, unsigned char hint)
 {
   struct hint_cache *cache = hint_thread_cache;
   unsigned class_index = hint >= MEMPROF_HINT_HOT_MIN;
@@ -173,8 +175,25 @@ hint_allocate_cached (size_t size, unsigned char hint)
           cache->count[class_index][bin]--;
           return block;
         }
-      return hint_cache_refill (cache, class_index, bin, hint);
     }
+  return NULL;
+}
+
+/* A hinted allocation of SIZE bytes, as malloc: from this thread's cache
+   of the class's freed blocks of SIZE's bin, or, the bin empty, from the
+   class's arena in a batch of blocks of the bin's size (so each fits the
+   bin when freed): one returned, the others put in the bin.  */
+static inline void *
+hint_allocate_cached (size_t size, unsigned char hint)
+{
+  struct hint_cache *cache = hint_thread_cache;
+  unsigned class_index = hint >= MEMPROF_HINT_HOT_MIN;
+  void *block = hint_cache_pop (size, hint);
+
+  if (LIKELY (block != NULL))
+    return block;
+  if (cache != NULL && size - 1 < HINT_CACHE_MAX_SIZE)
+    return hint_cache_refill (cache, class_index, hint_bin_of (size), hint);
   return hint_allocate (size, hint_flags (hint));
 }
 

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <jemalloc/jemalloc.h>
 
@@ -46,6 +47,26 @@ arena_of (const void *pointer)
       != 0)
     return UINT_MAX;
   return arena;
+}
+
+/* Plain malloc (SIZE) COUNT times (at most PLAIN_BLOCKS_MAX): how many
+   land in ARENA (all kept until the end, so no block comes back through
+   a cache).  */
+#define PLAIN_BLOCKS_MAX 128
+static inline int
+plain_in_arena (size_t size, int count, unsigned arena)
+{
+  void *blocks[PLAIN_BLOCKS_MAX];
+  int found = 0;
+
+  for (int i = 0; i < count && i < PLAIN_BLOCKS_MAX; i++)
+    {
+      blocks[i] = malloc (size);
+      found += arena_of (blocks[i]) == arena;
+    }
+  for (int i = 0; i < count && i < PLAIN_BLOCKS_MAX; i++)
+    free (blocks[i]);
+  return found;
 }
 
 /* jemalloc's number of automatic arenas: their indices are below it, and

@@ -13,6 +13,7 @@
    allocates in jemalloc's default arenas.  Built without inlining or
    tail calls, with frame pointers (run.py's flags).  */
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,28 @@ climb (unsigned level, unsigned split, int variant, uint64_t *table)
   return block;
 }
 
+/* A thread's stack holds few frames: a walk of the deepest table ends
+   where its frames end, above climb (2, ...), and still tells apart the
+   two contexts that part at its frame 1 (table "shallow 12 split 1").  */
+static void *
+shallow_thread (void *data)
+{
+  uint64_t *table = data;
+  uintptr_t wrong = 0;
+  void *reference = __memprof_hint_malloc (24, MEMPROF_HINT_COLD);
+
+  for (int variant = 0; variant < 2; variant++)
+    for (int call = 0; call < CALLS; call++)
+      {
+        void *block = climb (2, 1, variant, table);
+
+        wrong += block == NULL || arena_of (block) != arena_of (reference);
+        free (block);
+      }
+  free (reference);
+  return (void *) wrong;
+}
+
 int
 main (void)
 {
@@ -104,6 +127,21 @@ main (void)
          "tables of depth 1 to %d: all %u blocks of their cold contexts in "
          "the cold arena (%u not)",
          MEMPROF_CONTEXT_MAX_DEPTH, blocks, wrong);
+
+  {
+    static struct table shallow;
+    pthread_t thread;
+    void *thread_wrong = (void *) 1;
+
+    make_table (&shallow, MEMPROF_CONTEXT_MAX_DEPTH, 1);
+    snprintf (shallow.name, sizeof shallow.name, "shallow %d split 1",
+              MEMPROF_CONTEXT_MAX_DEPTH);
+    if (pthread_create (&thread, NULL, shallow_thread, shallow.words) == 0)
+      pthread_join (thread, &thread_wrong);
+    CHECK (thread_wrong == NULL,
+           "a walk that ends before its table's depth (a thread's shallow "
+           "stack): its cold blocks in the cold arena");
+  }
 
   make_table (&invalid[0], 0, 0);
   make_table (&invalid[1], MEMPROF_CONTEXT_MAX_DEPTH + 1, 0);

@@ -25,24 +25,6 @@
 #define BIN_BLOCKS 64
 #define BIN_FITS (BIN_BLOCKS - 15)
 
-/* Plain malloc (SIZE) BLOCKS times: how many land in ARENA (all kept
-   until the end, so no block comes back through a cache).  */
-static int
-plain_in_arena (size_t size, unsigned arena)
-{
-  void *blocks[BLOCKS];
-  int count = 0;
-
-  for (int i = 0; i < BLOCKS; i++)
-    {
-      blocks[i] = malloc (size);
-      count += arena_of (blocks[i]) == arena;
-    }
-  for (int i = 0; i < BLOCKS; i++)
-    free (blocks[i]);
-  return count;
-}
-
 static int
 filled (const unsigned char *block, size_t size, unsigned char value)
 {
@@ -100,7 +82,7 @@ main (void)
          "%d hot 80-byte blocks grown to 200 bytes by realloc stay "
          "in the hot arena, their bytes kept",
          BLOCKS);
-  kept = plain_in_arena (80, hot);
+  kept = plain_in_arena (80, BLOCKS, hot);
   CHECK (kept == 0,
          "none of the next %d plain malloc (80) reuses their old blocks (%d "
          "did)",
@@ -115,7 +97,7 @@ main (void)
   placed = 1;
   for (int i = 0; i < BIN_FITS; i++)
     placed &= realloc (blocks[i], 0) == NULL;
-  kept = plain_in_arena (96, cold);
+  kept = plain_in_arena (96, BLOCKS, cold);
   CHECK (placed && kept == 0,
          "realloc (p, 0) of %d cold blocks returns NULL, and none of the next "
          "%d plain malloc (96) reuses them (%d did)",
@@ -137,7 +119,7 @@ main (void)
     blocks[i] = __memprof_hint_malloc (128, MEMPROF_HINT_COLD);
   for (int i = 0; i < BLOCKS; i++)
     free (blocks[i]);
-  kept = plain_in_arena (128, cold);
+  kept = plain_in_arena (128, BLOCKS, cold);
   CHECK (kept >= BLOCKS - BIN_BLOCKS && kept <= BLOCKS - BIN_BLOCKS + 15,
          "of %d cold blocks freed, those beyond the bin's %d go to jemalloc's "
          "free: the next %d plain malloc (128) reuse %d of them (%d to %d)",
@@ -157,7 +139,7 @@ main (void)
                 && arena_of (blocks[i]) != cold
                 && filled (blocks[i], 112, (unsigned char) i);
     }
-  kept = plain_in_arena (112, hot);
+  kept = plain_in_arena (112, BLOCKS, hot);
   CHECK (placed && kept == 0,
          "%d hot blocks reallocated by a context of the default class move to "
          "the default arenas, their bytes kept; none of the next %d plain "
@@ -178,6 +160,30 @@ main (void)
   CHECK (block != NULL && arena_of (block) != cold && arena_of (block) != hot,
          "realloc (NULL, 70) is a plain malloc");
   free (block);
+
+  /* A context-classified realloc (NULL, SIZE) of the default class is
+     malloc (SIZE) (the library calls jemalloc's malloc directly): a
+     block of at least SIZE bytes, apart from the others; SIZE 0 a block,
+     as malloc (0).  (Its arena is not tested: a plain malloc may take a
+     hinted block that a full bin handed to jemalloc's free.)  */
+  placed = 1;
+  for (int i = 0; i < BLOCKS; i++)
+    {
+      size_t size = (size_t) i * 97;
+
+      blocks[i] = __memprof_hint_context_realloc (NULL, size, default_table);
+      placed &= blocks[i] != NULL && sallocx (blocks[i], 0) >= size;
+      if (blocks[i] != NULL)
+        memset (blocks[i], i, size);
+    }
+  for (int i = 0; i < BLOCKS; i++)
+    placed &= blocks[i] != NULL && filled (blocks[i], (size_t) i * 97, i);
+  CHECK (placed,
+         "%d context-classified realloc (NULL, 0 to %d) of the default class: "
+         "blocks of at least their sizes, their bytes kept",
+         BLOCKS, (BLOCKS - 1) * 97);
+  for (int i = 0; i < BLOCKS; i++)
+    free (blocks[i]);
 
   puts ("realloc done");
   return check_failures != 0;

@@ -242,6 +242,8 @@ def test_programs(work):
     run_checks("arenas", build(work, "arenas.c", "arenas", libs), done="arenas")
     run_checks("threads", build(work, "threads.c", "threads", libs), done="threads")
     run_checks("realloc", build(work, "realloc.c", "realloc", libs), done="realloc")
+    run_checks("full_streak", build(work, "full_streak.c", "full_streak", libs),
+               done="full_streak")
     run_checks("thread_caches", build(work, "thread_caches.c", "thread_caches", libs),
                done="thread_caches")
     run_checks("refill", build(work, "refill.c", "refill", [*libs, "-ldl"]), done="refill")
@@ -284,6 +286,11 @@ def test_context_walk(work):
                   "context_walk: at each depth from 1 to 12, contexts that part at the "
                   "walk's last frame are decided apart, those that part above it "
                   "together", f"{len(decisions)} tables decided; wrong counts: {wrong}")
+    shallow = len(re.findall(r"debug: decision shallow 12 split 1:", result.stderr))
+    results.check(shallow == 2,
+                  "context_walk: a walk that ends before its table's depth (a thread's "
+                  "shallow stack) decides each context once, and the two that part "
+                  "within it apart", f"{shallow} decisions, 2 expected")
     results.check("decision depth 0 " not in result.stderr
                   and "decision depth 13 " not in result.stderr,
                   "context_walk: a table of no valid depth is never decided by its entries")
