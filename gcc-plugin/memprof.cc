@@ -51,6 +51,9 @@
      direct-allocations    the always-on mode's check at each allocation
                            call, glibc called directly: see
                            direct_allocations.cc
+     stack-checks=0|1      skip at run time the updates through a pointer
+                           parameter or loaded pointer that points into the
+                           thread's stack (default 1): see stack_checks.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.
@@ -63,6 +66,7 @@
      accesses.cc         finding the memory references of a function
      stack_analysis.cc   the proof that an access is on the stack
      stack_params.cc     its step across calls: proven pointer parameters
+     stack_checks.cc     what it cannot prove, tested at run time
      emit.cc             the runtime's declarations, counter updates, hooks
                          and the start-up constructor
      feedback.cc         profile feedback (-fplugin-arg-memprof-use)
@@ -296,8 +300,7 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
     }
   plugin_info.help
       = concat (plugin_help, "\n", feedback_help, default_options_help,
-                bursts_help, direct_allocations_help, stack_checks_help,
-                NULL);
+                bursts_help, direct_allocations_help, stack_checks_help, NULL);
 
   register_callback (info->base_name, PLUGIN_INFO, NULL, &plugin_info);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,

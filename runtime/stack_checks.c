@@ -15,6 +15,13 @@
 
 #include "internal.h"
 
+/* At most this much below the top of the stack is published.  Under
+   `ulimit -s unlimited' glibc gives the main thread all the space down
+   to the mapping below it, where the kernel's bottom-up layout may
+   later map memory that malloc hands out; a frame deeper than this is
+   only counted.  */
+#define STACK_CHECK_MAX_SIZE ((uintptr_t) 256 << 20)
+
 MEMPROF_EXPORT __thread uintptr_t __memprof_stack_low
     __attribute__ ((tls_model ("initial-exec")));
 MEMPROF_EXPORT __thread uintptr_t __memprof_stack_size
@@ -25,6 +32,8 @@ publish_thread_stack (uintptr_t low, uintptr_t high)
 {
   if (high <= low)
     return;
+  if (high - low > STACK_CHECK_MAX_SIZE)
+    low = high - STACK_CHECK_MAX_SIZE;
   __memprof_stack_low = low;
   __memprof_stack_size = high - low;
 }
