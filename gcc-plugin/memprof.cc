@@ -52,8 +52,8 @@
                            call, glibc called directly: see
                            direct_allocations.cc
      stack-checks=0|1      skip at run time the updates through a pointer
-                           parameter or loaded pointer that points into the
-                           thread's stack (default 1): see stack_checks.cc
+                           parameter that points into the thread's stack
+                           (default 1): see stack_checks.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.

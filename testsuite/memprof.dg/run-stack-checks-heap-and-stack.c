@@ -86,6 +86,6 @@ main (void)
   return result == 4950 + 124750 + 44850 ? 0 : 1;
 }
 
-/* { dg-final { scan-tree-dump "1 update\\(s\\) skipped at run time when their pointer is on the thread's stack \\(1 parameter" "memprof" } } */
+/* { dg-final { scan-tree-dump "1 update\\(s\\) skipped at run time when their pointer parameter is on the thread's stack \\(1 parameter" "memprof" } } */
 /* The heap: 201 + 602, the stack: none.  */
 /* { dg-output "heap 803 \\(\[^)\]*\\), stack 0 \\(" } */
