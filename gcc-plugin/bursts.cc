@@ -213,6 +213,15 @@ define_in_executable (tree decl)
   varpool_node::finalize_decl (decl);
 }
 
+/* See bursts.h.  */
+tree
+executable_thread_variable (const char *name)
+{
+  tree decl = thread_variable (name);
+  define_in_executable (decl);
+  return decl;
+}
+
 static void
 build_burst_decls (void)
 {
@@ -972,19 +981,29 @@ insert_in_bursts_only (gimple *stmt, gimple_seq seq)
   pending_updates.safe_push (update);
 }
 
-/* Insert SEQ before STMT, in a block of its own that runs in a burst.  */
-static void
-insert_guarded (gimple *stmt, gimple_seq seq)
+/* See bursts.h.  */
+basic_block
+insert_in_block_of_its_own (gimple *stmt, gimple_seq seq, basic_block *update,
+                            basic_block *rest)
 {
   basic_block block = gimple_bb (stmt);
   gimple_stmt_iterator gsi = gsi_for_stmt (stmt);
   gsi_prev (&gsi);
   edge on = gsi_end_p (gsi) ? split_block_after_labels (block)
                             : split_block (block, gsi_stmt (gsi));
-  basic_block rest = on->dest;
-  basic_block update = split_edge (on);
-  gimple_stmt_iterator at = gsi_start_bb (update);
+  *rest = on->dest;
+  *update = split_edge (on);
+  gimple_stmt_iterator at = gsi_start_bb (*update);
   gsi_insert_seq_after (&at, seq, GSI_NEW_STMT);
+  return block;
+}
+
+/* Insert SEQ before STMT, in a block of its own that runs in a burst.  */
+static void
+insert_guarded (gimple *stmt, gimple_seq seq)
+{
+  basic_block update, rest;
+  basic_block block = insert_in_block_of_its_own (stmt, seq, &update, &rest);
 
   /* In BLOCK: if ((unsigned long) countdown < BURST), the burst.  */
   location_t loc = gimple_location (stmt);

@@ -54,6 +54,17 @@ bool updates_guarded (void);
    called).  */
 void insert_in_bursts_only (gimple *stmt, gimple_seq seq);
 
+/* Insert SEQ before STMT in a block of its own, *UPDATE, that STMT's
+   former block (returned) falls into and *REST, from STMT on, follows;
+   the caller ends the returned block with the condition and adds the
+   edge that goes around *UPDATE to *REST.  */
+basic_block insert_in_block_of_its_own (gimple *stmt, gimple_seq seq,
+                                        basic_block *update, basic_block *rest);
+
+/* The runtime's initial-exec TLS variable NAME (an unsigned long),
+   defined weak in an executable for a local-exec access.  */
+tree executable_thread_variable (const char *name);
+
 /* Is STMT in the counting copy?  Valid after make_burst_copies returned
    true, in the same pass.  */
 bool in_counting_copy (gimple *stmt);

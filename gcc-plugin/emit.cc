@@ -39,6 +39,7 @@
 #include "accesses.h"
 #include "emit.h"
 #include "bursts.h"
+#include "stack_checks.h"
 
 /* ---- The runtime's declarations: trees kept across functions ---- */
 
@@ -341,7 +342,7 @@ instrument_access (const memory_access *a, tree base, unsigned count)
     append_counter_update (&seq, loc, address, base, count);
   if (updates_guarded ())
     insert_in_bursts_only (a->stmt, seq);
-  else
+  else if (!insert_unless_on_stack (a, seq))
     gsi_insert_seq_before (&gsi, seq, GSI_SAME_STMT);
 }
 

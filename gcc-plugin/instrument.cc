@@ -33,6 +33,7 @@
 #include "sibcalls.h"
 #include "combine.h"
 #include "bursts.h"
+#include "stack_checks.h"
 
 static const char *const verdict_names[VERDICT_COUNT]
     = { "instrumented",
@@ -257,9 +258,11 @@ instrument_function (void)
   if (any && !guarded)
     counts.in_registers = count_in_loop_registers (&accesses, &update_counts,
                                                    base, &counts.exit_updates);
+  stack_checks_begin ();
   for (unsigned i = 0; i < accesses.length (); i++)
     if (update_counts[i] > 0)
       instrument_access (&accesses[i], base, update_counts[i]);
+  stack_checks_end ();
   guard_updates (false);
   if (counting_copy && base != NULL_TREE)
     load_shadow_base_where_used (base);

@@ -51,6 +51,9 @@
      direct-allocations    the always-on mode's check at each allocation
                            call, glibc called directly: see
                            direct_allocations.cc
+     stack-checks=0|1      skip at run time the updates through a pointer
+                           parameter that points into the thread's stack
+                           (default 1): see stack_checks.cc
 
    With -flto the pass runs at link time: give -fplugin=memprof.so (and the
    same -fplugin-arg-memprof-... options) to the link command too.
@@ -63,6 +66,7 @@
      accesses.cc         finding the memory references of a function
      stack_analysis.cc   the proof that an access is on the stack
      stack_params.cc     its step across calls: proven pointer parameters
+     stack_checks.cc     what it cannot prove, tested at run time
      emit.cc             the runtime's declarations, counter updates, hooks
                          and the start-up constructor
      feedback.cc         profile feedback (-fplugin-arg-memprof-use)
@@ -94,6 +98,7 @@
 #include "events.h"
 #include "bursts.h"
 #include "direct_allocations.h"
+#include "stack_checks.h"
 
 int plugin_is_GPL_compatible;
 
@@ -144,7 +149,7 @@ static const char valid_arguments[]
       "stack-analysis=none|basic|full, other-frames=0|1, dump[=details], "
       "stats, combine=none|block|loop, default-options=OPTIONS, "
       "events=LIST|@FILE, sample-accesses[=RATE], access-burst=N, "
-      "direct-allocations, ";
+      "direct-allocations, stack-checks=0|1, ";
 
 static bool
 parse_flag (const char *key, const char *value, bool *result)
@@ -217,6 +222,8 @@ parse_arguments (struct plugin_name_args *info, const char **dump_switch)
       else if (bursts_argument (key, value, &ok))
         ;
       else if (direct_allocations_argument (key, value, &ok))
+        ;
+      else if (stack_checks_argument (key, value, &ok))
         ;
       else if (strcmp (key, "stack-analysis") == 0)
         {
@@ -293,13 +300,15 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
     }
   plugin_info.help
       = concat (plugin_help, "\n", feedback_help, default_options_help,
-                bursts_help, direct_allocations_help, NULL);
+                bursts_help, direct_allocations_help, stack_checks_help, NULL);
 
   register_callback (info->base_name, PLUGIN_INFO, NULL, &plugin_info);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) emit_roots);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) bursts_roots);
+  register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+                     (void *) stack_checks_roots);
 
   /* After "asan0", at every level: after all GIMPLE optimisations, so the
      counter updates never stop one (measured: a vectorisable loop runs

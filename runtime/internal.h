@@ -297,6 +297,9 @@ void globals_reset (void);
 
 /* The current thread's stack: [*LOW, *HIGH), found once per thread.  */
 void thread_stack_bounds (uintptr_t *low, uintptr_t *high);
+/* Hands the thread's stack to the plugin's run-time stack checks
+   (stack_checks.c).  */
+void publish_thread_stack (uintptr_t low, uintptr_t high);
 
 /* The most frames captured before the runtime's own are removed.  */
 #define STACK_CAPTURE_MAX (256 + 32)

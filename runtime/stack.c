@@ -61,6 +61,7 @@ thread_stack_bounds (uintptr_t *low, uintptr_t *high)
             {
               stack_low = (uintptr_t) base;
               stack_high = (uintptr_t) base + size;
+              publish_thread_stack (stack_low, stack_high);
             }
           pthread_attr_destroy (&attributes);
         }
