@@ -37,7 +37,7 @@ static struct
 {
   struct depot_context context;
   uintptr_t pc;
-} depot_overflow;
+} depot_overflow __attribute__ ((aligned (DEPOT_RECORD_ALIGN)));
 
 static bool
 depot_setup (void)
@@ -65,7 +65,8 @@ depot_setup (void)
 static void *
 arena_allocate (size_t size)
 {
-  size = ROUND_UP (size, 16);
+  /* Every record starts on a cache line (struct depot_context).  */
+  size = ROUND_UP (size, DEPOT_RECORD_ALIGN);
   size_t offset = atomic_fetch_add (&depot_arena_used, size);
   if (offset + size > depot_arena_size)
     {
