@@ -443,11 +443,12 @@ collect_counters (const struct live_block *block, uint64_t *touched_counters)
                          touched_counters, NULL, 0);
 }
 
-/* Fold the block BLOCK into its context: its shadow counters (and
-   histogram, with ENTRIES of them), its MIB and its side-file counts.  */
+/* Fold the block BLOCK freed at NOW on CPU into its context: its shadow
+   counters (and histogram, with ENTRIES of them), its MIB and its
+   side-file counts.  */
 static inline void
 fold_block (const struct live_block *block, uint64_t *histogram,
-            uint32_t entries, uint32_t now)
+            uint32_t entries, uint32_t now, uint32_t cpu)
 {
   struct memprof_mib mib;
   struct context_extra extra;
@@ -456,14 +457,13 @@ fold_block (const struct live_block *block, uint64_t *histogram,
   if (entries == 0)
     {
       accesses = collect_counters (block, &touched_counters);
-      depot_fold_block (block, accesses, touched_counters, now,
-                        runtime_current_cpu ());
+      depot_fold_block (block, accesses, touched_counters, now, cpu);
       return;
     }
   accesses = shadow_collect (block->user, granules_for (block->size), true,
                              &touched_counters, histogram, entries);
   mib_init_one (&mib, block->size, accesses, block->alloc_timestamp, now,
-                block->alloc_cpu, runtime_current_cpu ());
+                block->alloc_cpu, cpu);
   mib_scale (&mib, block->weight);
   mib.access_histogram_size = entries;
   context_extra_init_one (&extra, block->size, accesses, touched_counters,
@@ -478,7 +478,7 @@ fold_block (const struct live_block *block, uint64_t *histogram,
 /* fold_block in histogram mode, out of the common path (its buffer is
    2 KiB of stack).  */
 static __attribute__ ((noinline)) void
-fold_with_histogram (const struct live_block *block, uint32_t now)
+fold_with_histogram (const struct live_block *block, uint32_t now, uint32_t cpu)
 {
   uint64_t on_stack[HISTOGRAM_ON_STACK];
   uint32_t entries = histogram_entries_for (block->size);
@@ -490,22 +490,24 @@ fold_with_histogram (const struct live_block *block, uint32_t now)
       if (histogram == NULL)
         entries = 0;
     }
-  fold_block (block, histogram, entries, now);
+  fold_block (block, histogram, entries, now, cpu);
   if (histogram != NULL && histogram != on_stack)
     runtime_unmap (histogram, entries * sizeof (uint64_t));
 }
 
-/* Fold a block freed at NOW into its context, its counters cleared.  */
+/* Fold a block freed at NOW on CPU into its context, its counters
+   cleared.  */
 void
-allocator_fold_freed_at (const struct live_block *block, uint32_t now)
+allocator_fold_freed_at (const struct live_block *block, uint32_t now,
+                         uint32_t cpu)
 {
   if (runtime_state != RUNTIME_RUNNING || in_runtime)
     return;
   in_runtime++;
   if (UNLIKELY (runtime_histogram))
-    fold_with_histogram (block, now);
+    fold_with_histogram (block, now, cpu);
   else
-    fold_block (block, NULL, 0, now);
+    fold_block (block, NULL, 0, now, cpu);
   in_runtime--;
 }
 
@@ -523,7 +525,7 @@ record_free (struct block_header *header, uintptr_t user)
   struct clock_stamp stamp = clock_stamp ();
   peak_note_free (header->context, header->size, header->weight, stamp.tsc);
   live_remove (header, user);
-  allocator_fold_freed_at (&block, stamp.ms);
+  allocator_fold_freed_at (&block, stamp.ms, stamp.cpu);
 }
 
 /* The bytes of glibc memory a block of SIZE bytes aligned to ALIGNMENT
@@ -575,9 +577,10 @@ allocate_with_header (size_t size, size_t alignment, uintptr_t caller_return,
   header->check = header_check (user);
   record_allocation (header, user, caller_return, weight);
   hooks_after_allocation ((void *) user, size);
-  events_after_allocation ((void *) user, size,
-                           header->context ? header->context->id : 0,
-                           caller_return);
+  if (events_allocations_wanted ())
+    events_after_allocation ((void *) user, size,
+                             header->context ? header->context->id : 0,
+                             caller_return);
   return (void *) user;
 }
 

@@ -37,7 +37,7 @@ static struct
 {
   struct depot_context context;
   uintptr_t pc;
-} depot_overflow;
+} depot_overflow __attribute__ ((aligned (DEPOT_RECORD_ALIGN)));
 
 static bool
 depot_setup (void)
@@ -65,7 +65,8 @@ depot_setup (void)
 static void *
 arena_allocate (size_t size)
 {
-  size = ROUND_UP (size, 16);
+  /* Every record starts on a cache line (struct depot_context).  */
+  size = ROUND_UP (size, DEPOT_RECORD_ALIGN);
   size_t offset = atomic_fetch_add (&depot_arena_used, size);
   if (offset + size > depot_arena_size)
     {
@@ -259,6 +260,47 @@ fold_extremes (struct memprof_mib *mib, const struct live_block *block,
   mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
 }
 
+/* depot_fold_block the long way, under CONTEXT's lock (released here):
+   every Min and Max compared, the densities divided, the values kept as
+   the context's last fold.  */
+static __attribute__ ((noinline)) void
+fold_long_way (struct depot_context *context, const struct live_block *block,
+               uint64_t accesses, uint64_t touched_bytes, uint32_t size32,
+               uint32_t lifetime, uint32_t now, uint32_t dealloc_cpu)
+{
+  uint64_t weight = block->weight > 1 ? block->weight : 1;
+  uint64_t density = 0, lifetime_density = 0;
+  struct memprof_mib *mib = &context->mib;
+  struct context_last_fold *last = &context->last_fold;
+
+  if (accesses == 0)
+    context->extra.untouched_allocations += weight;
+  context->extra.touched_bytes += touched_bytes * weight;
+  if (accesses != 0) /* two divisions saved when nothing was counted */
+    {
+      density = accesses * 100 / size32;
+      lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
+    }
+  fold_extremes (mib, block, accesses, size32, lifetime, density,
+                 lifetime_density, dealloc_cpu);
+  last->accesses = accesses;
+  last->size = size32;
+  last->lifetime = lifetime;
+  last->density = density;
+  last->lifetime_density = lifetime_density;
+  mib->alloc_count += (uint32_t) weight;
+  mib->total_access_count += accesses * weight;
+  mib->total_size += size32 * weight;
+  mib->total_lifetime += lifetime * weight;
+  mib->total_access_density += density * weight;
+  mib->total_lifetime_access_density += lifetime_density * weight;
+  mib->alloc_timestamp = block->alloc_timestamp;
+  mib->dealloc_timestamp = now;
+  mib->alloc_cpu_id = block->alloc_cpu;
+  mib->dealloc_cpu_id = dealloc_cpu;
+  spin_unlock (&context->lock);
+}
+
 void
 depot_fold_block (const struct live_block *block, uint64_t accesses,
                   uint64_t touched_counters, uint32_t now, uint32_t dealloc_cpu)
@@ -270,8 +312,6 @@ depot_fold_block (const struct live_block *block, uint64_t accesses,
   uint32_t lifetime = (int32_t) (now - block->alloc_timestamp) > 0
                           ? now - block->alloc_timestamp
                           : 0;
-  uint64_t weight = block->weight > 1 ? block->weight : 1;
-  uint64_t density, lifetime_density;
   /* context_extra_init_one's values, kept in registers: a struct
      written here and read back as one 16-byte load stalls (store
      forwarding fails; 3 % of a full-profiling pair).  */
@@ -280,48 +320,34 @@ depot_fold_block (const struct live_block *block, uint64_t accesses,
     touched_bytes = block->size;
   struct depot_context *context = block->context;
   struct memprof_mib *mib = &context->mib;
-  struct context_last_fold *last = &context->last_fold;
+  const struct context_last_fold *last = &context->last_fold;
 
   spin_lock_hot (&context->lock);
-  if (accesses == 0)
-    context->extra.untouched_allocations += weight;
-  context->extra.touched_bytes += touched_bytes * weight;
-  if (mib->alloc_count != 0 && last->accesses == accesses
-      && last->size == size32 && last->lifetime == lifetime)
+  if (UNLIKELY (block->weight > 1 || mib->alloc_count == 0
+                || last->accesses != accesses || last->size != size32
+                || last->lifetime != lifetime))
     {
-      /* The same values as a block already folded in (blocks of one
-         context mostly are: one size, the same accesses, a lifetime in
-         whole milliseconds): every Min and Max stays, the densities are
-         the last ones, and the divisions are not made again.  */
-      density = last->density;
-      lifetime_density = last->lifetime_density;
-      mib->num_lifetime_overlaps
-          += block->alloc_timestamp < mib->dealloc_timestamp;
-      mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
-      mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+      fold_long_way (context, block, accesses, touched_bytes, size32, lifetime,
+                     now, dealloc_cpu);
+      return;
     }
-  else
-    {
-      density = lifetime_density = 0;
-      if (accesses != 0) /* two divisions saved when nothing was counted */
-        {
-          density = accesses * 100 / size32;
-          lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
-        }
-      fold_extremes (mib, block, accesses, size32, lifetime, density,
-                     lifetime_density, dealloc_cpu);
-      last->accesses = accesses;
-      last->size = size32;
-      last->lifetime = lifetime;
-      last->density = density;
-      last->lifetime_density = lifetime_density;
-    }
-  mib->alloc_count += (uint32_t) weight;
-  mib->total_access_count += accesses * weight;
-  mib->total_size += size32 * weight;
-  mib->total_lifetime += lifetime * weight;
-  mib->total_access_density += density * weight;
-  mib->total_lifetime_access_density += lifetime_density * weight;
+  /* The short way: a block of weight 1 with the values of the last block
+     folded the long way (blocks of one context mostly are: one size, the
+     same accesses, a lifetime in whole milliseconds).  Every Min and Max
+     stays, the densities are the last ones: only the Totals, the CPU and
+     overlap counts and the last timestamps and CPUs move.  The long way
+     gives the same MIB (its weighted blocks take it).  */
+  context->extra.untouched_allocations += accesses == 0;
+  context->extra.touched_bytes += touched_bytes;
+  mib->num_lifetime_overlaps += block->alloc_timestamp < mib->dealloc_timestamp;
+  mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
+  mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+  mib->alloc_count++;
+  mib->total_access_count += accesses;
+  mib->total_size += size32;
+  mib->total_lifetime += lifetime;
+  mib->total_access_density += last->density;
+  mib->total_lifetime_access_density += last->lifetime_density;
   mib->alloc_timestamp = block->alloc_timestamp;
   mib->dealloc_timestamp = now;
   mib->alloc_cpu_id = block->alloc_cpu;

@@ -16,6 +16,17 @@ void events_record_allocation (uint64_t pointer, uint64_t size,
                                uint64_t context, uint64_t call_site);
 void events_record_free (uint64_t pointer);
 
+/* Whether a module wants allocation events now.  A caller whose event
+   arguments cost a load (the context's id: a line of the context record
+   the allocation does not touch otherwise) tests this first: the
+   compiler does not move a load below the atomic one.  */
+static inline bool
+events_allocations_wanted (void)
+{
+  return __builtin_expect (
+      atomic_load_explicit (&events_want_allocations, memory_order_relaxed), 0);
+}
+
 /* After an allocation of SIZE bytes at POINTER (not null) in CONTEXT (the
    stack id, 0 when not recorded), called from CALL_SITE (a return
    address).  */
@@ -23,9 +34,7 @@ static inline void
 events_after_allocation (const void *pointer, uint64_t size, uint64_t context,
                          uintptr_t call_site)
 {
-  if (__builtin_expect (
-          atomic_load_explicit (&events_want_allocations, memory_order_relaxed),
-          0))
+  if (events_allocations_wanted ())
     events_record_allocation ((uintptr_t) pointer, size, context, call_site);
 }
 

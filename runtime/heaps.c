@@ -132,7 +132,7 @@ heap_block_freed (const struct live_block *block)
   uint32_t now = runtime_now_ms ();
   peak_note_free (block->context, block->size, block->weight,
                   clock_reading_tsc ());
-  allocator_fold_freed_at (block, now);
+  allocator_fold_freed_at (block, now, runtime_current_cpu ());
 }
 
 /* Misuse of the API is said once per kind, on the runtime's log.  */

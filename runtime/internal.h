@@ -433,9 +433,11 @@ struct context_extra
    the last two valid only when its generation is the current walk's.  */
 struct context_peak
 {
+  /* What every allocation and free touches first (in the context's line
+     3, with its lock: struct depot_context).  */
   _Atomic int64_t live_bytes, live_blocks;
-  struct depot_context *next_listed; /* peak.c's list of contexts */
   _Atomic uint32_t listed;
+  struct depot_context *next_listed; /* peak.c's list of contexts */
   uint64_t peak_bytes, peak_blocks, peak_generation; /* snapshot_lock */
   uint64_t sample_bytes, sample_generation;          /* timeline_lock */
 };
@@ -450,6 +452,13 @@ struct context_last_fold
   uint32_t size, lifetime;
 };
 
+/* A record starts on a cache line (DEPOT_RECORD_ALIGN), and its fields
+   are placed by the lines a free and an allocation touch: line 0 the
+   chain and the last long fold, lines 1 and 2 the MIB (a fold updates
+   its first 124 bytes), line 3 the lock, the side-file counts and the
+   peak's live counts.  A free touches lines 0-3, an allocation line 3
+   (docs/internals.md, "The stack depot's records").  */
+#define DEPOT_RECORD_ALIGN 64
 struct depot_context
 {
   struct depot_context *_Atomic next; /* bucket chain */
@@ -457,15 +466,24 @@ struct depot_context
   uint64_t id; /* the stack id in the profile, from 1 */
   uint32_t depth;
   struct context_last_fold last_fold;
-  spinlock_t lock;            /* guards mib, extra, last_fold and histogram */
   struct memprof_mib mib;     /* alloc_count 0: nothing recorded */
+  spinlock_t lock;            /* guards mib, extra, last_fold and histogram */
   struct context_extra extra; /* for the side file */
+  struct context_peak peak;   /* at the peak and at a sample (peak.c) */
   uint64_t *histogram;        /* mib.access_histogram_size used entries */
   uint32_t histogram_capacity;
-  uint32_t snapshot_index;  /* used by the profile writer under its lock */
-  struct context_peak peak; /* at the peak and at a sample (peak.c) */
-  uintptr_t pcs[];          /* leaf first */
+  uint32_t snapshot_index; /* used by the profile writer under its lock */
+  uintptr_t pcs[];         /* leaf first */
 };
+_Static_assert(offsetof (struct depot_context, last_fold)
+                       + sizeof (struct context_last_fold)
+                   <= DEPOT_RECORD_ALIGN,
+               "the last fold in line 0");
+_Static_assert(offsetof (struct depot_context, mib) == DEPOT_RECORD_ALIGN,
+               "the MIB's folded fields in lines 1 and 2");
+_Static_assert(offsetof (struct depot_context, peak.listed) + sizeof (uint32_t)
+                   <= 4 * DEPOT_RECORD_ALIGN,
+               "lock, side-file counts and live counts in line 3");
 
 /* The context for this stack, created on first sight; never NULL (when
    the depot is full, a shared overflow context is returned).  */
@@ -535,9 +553,11 @@ struct live_block
 struct depot_context *allocator_capture_context (uint64_t size,
                                                  uintptr_t caller_return,
                                                  uint32_t *weight);
-/* Fold a block freed at NOW (runtime_now_ms, read by the caller with the
-   peak's TSC) into its context, its counters cleared.  */
-void allocator_fold_freed_at (const struct live_block *block, uint32_t now);
+/* Fold a block freed at NOW on CPU (runtime_now_ms and
+   runtime_current_cpu, read by the caller with the peak's TSC: a
+   clock_stamp) into its context, its counters cleared.  */
+void allocator_fold_freed_at (const struct live_block *block, uint32_t now,
+                              uint32_t cpu);
 /* The hooks, the events module, the trace or the runtime's state changed:
    the unsampled path's flags are recomputed (allocator.c).  */
 void allocator_observers_changed (void);

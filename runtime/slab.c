@@ -591,8 +591,9 @@ slab_allocate (size_t size, uintptr_t caller_return)
       atomic_store_explicit (&meta->context, context, memory_order_release);
     }
   hooks_after_allocation ((void *) slot, size);
-  events_after_allocation ((void *) slot, size, context ? context->id : 0,
-                           caller_return);
+  if (events_allocations_wanted ())
+    events_after_allocation ((void *) slot, size, context ? context->id : 0,
+                             caller_return);
   return (void *) slot;
 }
 
@@ -653,7 +654,7 @@ slab_free (uintptr_t pointer)
       /* One reading of the clock for the peak and the MIB.  */
       struct clock_stamp stamp = clock_stamp ();
       peak_note_free (block.context, block.size, 1, stamp.tsc);
-      allocator_fold_freed_at (&block, stamp.ms);
+      allocator_fold_freed_at (&block, stamp.ms, stamp.cpu);
     }
   meta->size_in_use = 0;
   cache = &slot_caches[class];

@@ -19,6 +19,7 @@ import struct
 import stat
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -778,12 +779,35 @@ def test_profile_in_place(work):
     fifo = os.path.join(directory, "p.fifo")
     os.mkfifo(fifo)
     received = os.path.join(directory, "received.prof")
-    reader = subprocess.Popen(["sh", "-c", f"cat '{fifo}' > '{received}'"])
-    result = execute(binary, directory, f"profile_file={fifo}")
+    # The reader has the FIFO open before the program starts: a reader
+    # started as a process of its own may open it only after the program
+    # has exited (a loaded machine), and the program then rightly finds
+    # no reader.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file={fifo}"))
+    data, started = bytearray(), time.monotonic()
+    while time.monotonic() - started < 30:
+        exited = program.poll() is not None
+        try:
+            chunk = os.read(reader, 65536)
+        except BlockingIOError:
+            chunk = b""
+        data += chunk
+        if not chunk:
+            if exited:
+                break
+            time.sleep(0.001)
+    os.close(reader)
+    with open(received, "wb") as output:
+        output.write(data)
     try:
-        reader.wait(timeout=30)
+        stdout, stderr = program.communicate(timeout=30)
     except subprocess.TimeoutExpired:
-        reader.kill()
+        program.kill()
+        stdout, stderr = program.communicate()
+    result = subprocess.CompletedProcess([binary], program.returncode, stdout, stderr)
     results.check(result.returncode == 5 and result.stdout == "plain done\n"
                   and stat.S_ISFIFO(os.stat(fifo).st_mode)
                   and sorted(os.listdir(directory)) == ["p.fifo", "plain", "received.prof"]
