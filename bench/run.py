@@ -397,7 +397,8 @@ def main():
              f"wall time passes {args.limit:.0f}x its baseline's is stopped at that limit, "
              "run once, and shown as over it, with the CPU time and peak RSS it had used "
              "as lower bounds; GCC MemProf's configurations always run to the end. Made "
-             f"by `make {'bench-quick' if args.quick else 'bench'}` (bench/run.py) in "
+             f"by `make {'bench-quick' if args.quick else 'bench'}` (bench/run.py"
+             f"{', a subset: ' + ' '.join(sys.argv[1:]) if args.configs or args.workloads else ''}) in "
              f"{time.time() - started:.0f} s on this machine: "
              f"{os.cpu_count()} CPUs, {platform.platform()}.",
              "",
