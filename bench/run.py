@@ -6,11 +6,15 @@ the runtime (stack analysis full, none and basic; inline counters and
 callbacks), with clang-19 -O2 and with clang-19 -O2 -fmemory-profile; the
 gcc baseline is also run under valgrind --tool=dhat and under heaptrack.
 The configurations run interleaved, round after round, RUNS rounds.  For
-each workload and configuration: the median wall time, its ratio to the
+each workload and configuration: the median CPU time (user + sys of the
+run and every process it started, from wait4) and its ratio to the
 matching baseline (clang's MemProf to clang -O2, everything else to gcc
--O2), the median peak RSS (the largest process of the run, from wait4)
-and its ratio, and the size of the profile the run wrote; the geometric
-mean of each ratio over the workloads; and, from the runtime's stats=1,
+-O2), the median wall time and its ratio, the median peak RSS (the
+largest process of the run, from wait4) and its ratio, and the size of
+the profile the run wrote; the geometric mean of each ratio over the
+workloads (CPU time first: on a shared machine the wall time of a run
+moves with the other processes' load, its CPU time much less); and,
+from the runtime's stats=1,
 the executed accesses that hit the stack at each stack-analysis level.
 Every run's output must equal the baseline's.
 
@@ -19,6 +23,7 @@ runs the whole set; `make bench-quick` a smaller scale with fewer
 workloads."""
 
 import argparse
+import ctypes
 import os
 import platform
 import re
@@ -37,6 +42,8 @@ from workloads import WORKLOADS, prepare  # noqa: E402
 WORK = os.path.join(HERE, "work", "peers")
 SAMPLE_INTERVAL = 524288
 MIN_LIMIT = 2  # seconds: no run is stopped sooner
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+REAP_GRACE = 5  # seconds to wait for a stopped run's processes to be reaped
 
 # How each binary is built: compiler (gcc or clang) and flags.  The plugin
 # builds use the flags the manual recommends; clang's MemProf build those
@@ -150,11 +157,49 @@ def build(workload, build_name, src, output):
              f"{result.stderr[-2000:]}")
 
 
+def become_subreaper():
+    """Makes the processes a run leaves without a parent (a peer's helpers
+    when the run is stopped at the limit: killed with their parent, which
+    can no longer reap them) children of this process, so that run_once
+    reaps them and counts their CPU time.  Linux only; elsewhere their
+    time is lost, and a stopped run's CPU time is a lower bound anyway."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def reap_orphans(blocking):
+    """Reaps the children this process has besides the run it waited for
+    (see become_subreaper): (their CPU seconds, their largest peak RSS in
+    KiB).  BLOCKING: they were killed, wait up to REAP_GRACE seconds for
+    them to end; otherwise take only those that have ended."""
+    cpu, rss = 0.0, 0
+    deadline = time.monotonic() + REAP_GRACE
+    while True:
+        try:
+            pid, _, usage = os.wait4(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            if not blocking or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+            continue
+        cpu += usage.ru_utime + usage.ru_stime
+        rss = max(rss, usage.ru_maxrss)
+    return cpu, rss
+
+
 def run_once(command, env, cwd, timeout):
-    """Runs COMMAND in the empty directory CWD.  Returns (seconds, peak RSS
-    in KiB of the largest process, bytes of the files it left in CWD, its
-    stdout); the stdout is None when it ran longer than TIMEOUT seconds
-    (it is killed, with everything it started).  The files are removed."""
+    """Runs COMMAND in the empty directory CWD.  Returns (wall seconds, CPU
+    seconds (user + sys of the process and of every process it started:
+    wait4 counts those it reaped, reap_orphans the others), peak RSS in KiB
+    of the largest process, bytes of the files it left in CWD, its
+    stdout); the stdout is None when it ran longer than TIMEOUT seconds of
+    wall time (it is killed, with everything it started: its CPU time and
+    peak RSS are then what it had used).  The files are removed."""
     stdout_path = os.path.join(cwd, "..", os.path.basename(cwd) + ".stdout")
     stderr_path = os.path.join(cwd, "..", os.path.basename(cwd) + ".stderr")
     timed_out = threading.Event()
@@ -175,6 +220,9 @@ def run_once(command, env, cwd, timeout):
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
         timer.cancel()
+    orphans_cpu, orphans_rss = reap_orphans(timed_out.is_set())
+    cpu = usage.ru_utime + usage.ru_stime + orphans_cpu
+    rss = max(usage.ru_maxrss, orphans_rss)
     process.returncode = os.waitstatus_to_exitcode(status)
     size = 0
     for name in os.listdir(cwd):
@@ -182,11 +230,11 @@ def run_once(command, env, cwd, timeout):
         size += os.path.getsize(path)
         os.unlink(path)
     if timed_out.is_set():
-        return seconds, usage.ru_maxrss, size, None
+        return seconds, cpu, rss, size, None
     if process.returncode != 0:
         fail(f"{' '.join(command)} failed with status {process.returncode}:\n"
              + open(stderr_path, errors="replace").read()[-2000:])
-    return seconds, usage.ru_maxrss, size, open(stdout_path, "rb").read()
+    return seconds, cpu, rss, size, open(stdout_path, "rb").read()
 
 
 # The plugin builds whose first timed run also prints the runtime's stats
@@ -270,13 +318,15 @@ def main():
                  f"{', '.join(w.name for w in WORKLOADS)}")
         workloads = [w for w in WORKLOADS if w.name in wanted]
     src = prepare("bench")
+    become_subreaper()
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(WORK)
     started = time.time()
 
-    results = {}   # (workload, label) -> (median s, median KiB, median bytes)
+    # (workload, label) -> medians (wall s, CPU s, peak KiB, profile bytes)
+    results = {}
     stack = {}     # (workload, level) -> (executed, on the stack)
-    stopped_rss = {}  # (workload, label) -> KiB reached before it was stopped
+    stopped = {}   # (workload, label) -> (wall s, CPU s, KiB) reached when stopped
     for workload in workloads:
         scale = workload.small if args.quick else workload.scale
         arguments = workload.command_arguments(scale)
@@ -305,15 +355,15 @@ def main():
                 if config.peer:
                     baseline = statistics.median(v[0] for v in samples[config.baseline])
                     timeout = max(MIN_LIMIT, args.limit * baseline)
-                seconds, rss, size, output = run_once(command, env, cwd, timeout)
+                seconds, cpu, rss, size, output = run_once(command, env, cwd, timeout)
                 if want_stats and output is not None:
                     stack[workload.name, STACK_LEVELS[config.label]] = stack_hits(
                         open(cwd + ".stderr", errors="replace").read(), config.label)
                 if output is None:
-                    # One run over the limit is enough to know; its peak RSS
-                    # so far is a lower bound.
+                    # One run over the limit is enough to know; its CPU
+                    # time and peak RSS so far are lower bounds.
                     timed_out.add(config.label)
-                    stopped_rss[workload.name, config.label] = rss
+                    stopped[workload.name, config.label] = (seconds, cpu, rss)
                     continue
                 if expected is None:
                     expected = output
@@ -322,7 +372,7 @@ def main():
                       else expected not in output):
                     fail(f"{workload.name} under '{config.label}' printed {output[:200]!r}, "
                          f"not {expected[:200]!r}")
-                samples[config.label].append((seconds, rss, size))
+                samples[config.label].append((seconds, cpu, rss, size))
             print(f"bench: {workload.name}: round {round_number + 1}/{args.runs} "
                   f"({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
         for label, values in samples.items():
@@ -330,7 +380,7 @@ def main():
                 results[workload.name, label] = None
             else:
                 results[workload.name, label] = tuple(
-                    statistics.median(v[i] for v in values) for i in range(3))
+                    statistics.median(v[i] for v in values) for i in range(4))
         for config in CONFIGS:
             if results[workload.name, config.label] is None and config.baseline is None:
                 fail(f"{workload.name}: the baseline '{config.label}' ran over an hour")
@@ -338,70 +388,79 @@ def main():
     lines = [f"# GCC MemProf against its peers",
              "",
              f"Median of {args.runs} interleaved runs per workload and configuration"
-             f"{' (quick: small scale)' if args.quick else ''}; time and peak RSS as ratios "
-             "to the matching baseline (clang-19 -fmemory-profile to clang-19 -O2, the "
-             "others to gcc -O2); profile: bytes the run wrote. A peer slower than "
-             f"{args.limit:.0f}x its baseline is stopped at that limit, run once, and shown "
-             f"as over it; GCC MemProf's configurations always run to the end. Made by `make "
-             f"{'bench-quick' if args.quick else 'bench'}` (bench/run.py) in "
+             f"{' (quick: small scale)' if args.quick else ''}; CPU time (user + sys of the "
+             "run and every process it started), wall time and peak RSS as ratios to the "
+             "matching baseline (clang-19 -fmemory-profile to clang-19 -O2, the others to "
+             "gcc -O2); profile: bytes the run wrote. The CPU time is the measure to read "
+             "(the geometric means lead with it): on a shared machine a run's wall time "
+             "moves with the other processes' load, its CPU time much less. A peer whose "
+             f"wall time passes {args.limit:.0f}x its baseline's is stopped at that limit, "
+             "run once, and shown as over it, with the CPU time and peak RSS it had used "
+             "as lower bounds; GCC MemProf's configurations always run to the end. Made "
+             f"by `make {'bench-quick' if args.quick else 'bench'}` (bench/run.py"
+             f"{', a subset: ' + ' '.join(sys.argv[1:]) if args.configs or args.workloads else ''}) in "
              f"{time.time() - started:.0f} s on this machine: "
              f"{os.cpu_count()} CPUs, {platform.platform()}.",
              "",
              *[f"- {version}" for version in versions()],
              ""]
+
     def ratios(workload, config):
-        """Time and RSS ratios to the baseline, as text, and the time ratio as
-        a number (a lower bound, marked, for a run over the limit)."""
+        """CPU time, wall time and RSS ratios to the baseline, as numbers,
+        and whether they are lower bounds (a run stopped at the limit:
+        its wall ratio is the limit, the others what it had used)."""
+        base_wall, base_cpu, base_rss, _ = results[workload.name, config.baseline]
         measured = results[workload.name, config.label]
-        base_seconds, base_rss, _ = results[workload.name, config.baseline]
         if measured is None:
-            rss = stopped_rss[workload.name, config.label]
-            return (f"> {args.limit:.0f}x", f">= {rss / base_rss:.2f}x", args.limit,
-                    rss / base_rss)
-        seconds, rss, _ = measured
-        return (f"{seconds / base_seconds:.2f}x", f"{rss / base_rss:.2f}x",
-                seconds / base_seconds, rss / base_rss)
+            _, cpu, rss = stopped[workload.name, config.label]
+            return cpu / base_cpu, args.limit, rss / base_rss, True
+        wall, cpu, rss, _ = measured
+        return cpu / base_cpu, wall / base_wall, rss / base_rss, False
 
     for workload in workloads:
         lines += [f"## {workload.name} (scale {workload.small if args.quick else workload.scale})",
-                  "", "| configuration | median s | time ratio | peak RSS | RSS ratio | profile |",
-                  "|---|---|---|---|---|---|"]
+                  "", "| configuration | median CPU s | CPU ratio | median wall s | wall ratio "
+                  "| peak RSS | RSS ratio | profile |",
+                  "|---|---|---|---|---|---|---|---|"]
         for config in CONFIGS:
             measured = results[workload.name, config.label]
             if config.baseline:
-                time_ratio, rss_ratio, _, _ = ratios(workload, config)
+                cpu_ratio, wall_ratio, rss_ratio, bound = ratios(workload, config)
+                cpu_text = f"{'>= ' if bound else ''}{cpu_ratio:.2f}x"
+                wall_text = f"> {args.limit:.0f}x" if bound else f"{wall_ratio:.2f}x"
+                rss_text = f"{'>= ' if bound else ''}{rss_ratio:.2f}x"
             else:
-                time_ratio = rss_ratio = "1.00x"
+                cpu_text = wall_text = rss_text = "1.00x"
             if measured is None:
-                rss = stopped_rss[workload.name, config.label]
-                lines.append(f"| {config.label} | stopped at the limit | {time_ratio} "
-                             f"| >= {human_bytes(rss * 1024)} | {rss_ratio} | - |")
+                wall, cpu, rss = stopped[workload.name, config.label]
+                lines.append(f"| {config.label} | >= {cpu:.3f} | {cpu_text} | stopped at the "
+                             f"limit | {wall_text} | >= {human_bytes(rss * 1024)} | "
+                             f"{rss_text} | - |")
                 continue
-            seconds, rss, size = measured
-            lines.append(f"| {config.label} | {seconds:.3f} | {time_ratio} | "
-                         f"{human_bytes(rss * 1024)} | {rss_ratio} | "
+            wall, cpu, rss, size = measured
+            lines.append(f"| {config.label} | {cpu:.3f} | {cpu_text} | {wall:.3f} | {wall_text} "
+                         f"| {human_bytes(rss * 1024)} | {rss_text} | "
                          f"{human_bytes(size) if size else '-'} |")
         lines.append("")
     lines += ["## Geometric means over the workloads", "",
-              f"A mean marked >= counts a run stopped at the limit ({args.limit:.0f}x its "
-              "baseline) as that ratio, and its peak RSS when it was stopped: the true "
-              "mean is higher.", "",
-              "| configuration | time ratio | RSS ratio |", "|---|---|---|"]
+              "CPU time is the measure; the wall time is beside it. A mean marked >= counts "
+              f"a run stopped at the limit (its wall time {args.limit:.0f}x its baseline's) "
+              "with that ratio of wall time, and the CPU time and peak RSS it had used when "
+              "it was stopped: the true mean is higher.", "",
+              "| configuration | CPU time ratio | wall time ratio | RSS ratio |",
+              "|---|---|---|---|"]
     for config in CONFIGS:
         if not config.baseline:
             continue
-        time_ratios, rss_ratios = [], []
-        for workload in workloads:
-            _, _, time_ratio, rss_ratio = ratios(workload, config)
-            time_ratios.append(time_ratio)
-            rss_ratios.append(rss_ratio)
-        bound = ">= " if any(results[w.name, config.label] is None for w in workloads) else ""
-        lines.append(f"| {config.label} | {bound}{statistics.geometric_mean(time_ratios):.2f}x "
-                     f"| {bound}{statistics.geometric_mean(rss_ratios):.2f}x |")
+        measured = [ratios(workload, config) for workload in workloads]
+        bound = ">= " if any(m[3] for m in measured) else ""
+        means = [statistics.geometric_mean(m[i] for m in measured) for i in range(3)]
+        lines.append(f"| {config.label} | {bound}{means[0]:.2f}x | {bound}{means[1]:.2f}x "
+                     f"| {bound}{means[2]:.2f}x |")
     # Peak tracking's cost: the plugin's default run against its peak=0 run
-    # (bench-peak measures it on CPU time over more rounds).
+    # (bench-peak measures it over more rounds, paired).
     lines += ["", "## The cost of peak tracking", "",
-              "The median time of `plugin` (peak=1, the default) over that of "
+              "The median CPU time of `plugin` (peak=1, the default) over that of "
               "`plugin, peak=0`; `make bench-peak` measures it on CPU time, paired "
               "round by round (bench/results/peak-overhead.md). Target: at most 1.03x.", "",
               "| workload | plugin / plugin, peak=0 |", "|---|---|"]
@@ -411,7 +470,7 @@ def main():
         with_peak = results.get((workload.name, "plugin"))
         without = results.get((workload.name, "plugin, peak=0"))
         if with_peak and without:
-            peak_ratios.append(with_peak[0] / without[0])
+            peak_ratios.append(with_peak[1] / without[1])
             lines.append(f"| {workload.name} | {peak_ratios[-1]:.3f}x |")
     if peak_ratios:
         lines.append(f"| geometric mean | {statistics.geometric_mean(peak_ratios):.3f}x |")

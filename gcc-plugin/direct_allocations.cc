@@ -18,12 +18,16 @@
      realloc (P, N)  the same when N != 0 and P is NULL or not 64-byte
                      aligned (never a recorded block); __libc_realloc
      free (P), operator delete (P[, SIZE])
-                     site_known && (P == NULL || P % 64 != 0
-                                    || !(((size_t *) P)[-1] & HEADER_TAG))
+                     site_known && !(*(P ? (size_t *) P - 1 : &site_known)
+                                     & HEADER_TAG)
                        ? __libc_free (P)
                        : __memprof_direct_free (P, &site_known) (_delete)
 
-   SITE_KNOWN is a byte of this unit for each call site, which only the
+   SITE_KNOWN is a byte of this unit for each call site (for a free site
+   the first byte of a word, which is 0 or 1 and so never has
+   HEADER_TAG: free (NULL) reads it in place of the word before the
+   block, a conditional move rather than a branch on NULL, as json_tree
+   frees NULL in 4 of its 10 frees), which only the
    runtime sets (runtime/direct_calls.c): for an allocation site once the
    census has been asked about it while sampling is on and nobody else
    watches (hooks, events, trace); for a free site while sampling is on,
@@ -235,21 +239,21 @@ build_decls (void)
       build_function_type_list (none, pointer, size, site, NULL_TREE), false);
 }
 
-/* A byte of this unit for one call site, which the runtime sets
+/* A byte of this unit for one call site (of TYPE: a free site's is a word,
+   see above), which the runtime sets
    (runtime/direct_calls.c).  */
 static tree
-new_site_byte (void)
+new_site_byte (tree type = unsigned_char_type_node)
 {
   tree decl = build_decl (BUILTINS_LOCATION, VAR_DECL,
-                          create_tmp_var_name ("memprof_site"),
-                          unsigned_char_type_node);
+                          create_tmp_var_name ("memprof_site"), type);
   TREE_STATIC (decl) = 1;
   TREE_PUBLIC (decl) = 0;
   DECL_ARTIFICIAL (decl) = 1;
   DECL_IGNORED_P (decl) = 1;
   TREE_USED (decl) = 1;
   TREE_ADDRESSABLE (decl) = 1;
-  DECL_INITIAL (decl) = build_zero_cst (unsigned_char_type_node);
+  DECL_INITIAL (decl) = build_zero_cst (type);
   varpool_node::finalize_decl (decl);
   return decl;
 }
@@ -373,7 +377,7 @@ site_known (tree site)
   struct condition known = { NULL, NULL_TREE };
   tree byte = append_load (&known.seq, site);
   known.value = append_op (&known.seq, NE_EXPR, boolean_type_node, byte,
-                           build_zero_cst (unsigned_char_type_node));
+                           build_zero_cst (TREE_TYPE (site)));
   return known;
 }
 
@@ -408,8 +412,7 @@ take_down (tree countdown, tree bytes)
    a PHI for the original result.  */
 static void
 branch_around (gcall *call, struct condition *conds, unsigned n, gcall *fast,
-               gimple_seq fast_before, gcall *slow,
-               struct condition *rescue = NULL)
+               gimple_seq fast_before, gcall *slow)
 {
   basic_block bb = gimple_bb (call);
   location_t loc = gimple_location (call);
@@ -448,25 +451,6 @@ branch_around (gcall *call, struct condition *conds, unsigned n, gcall *fast,
   basic_block fast_bb = test_bb;
   edge fast_out = make_single_succ_edge (fast_bb, join_bb, EDGE_FALLTHRU);
   slow_bb->count = bb->count - count;
-  /* The last test's false edge goes to RESCUE's block instead: true to
-     FAST_BB too, false to SLOW_BB.  */
-  if (rescue != NULL)
-    {
-      basic_block rescue_bb = split_edge (to_slow);
-      gimple_seq_add_stmt (&rescue->seq,
-                           gimple_build_cond (NE_EXPR, rescue->value,
-                                              boolean_false_node, NULL_TREE,
-                                              NULL_TREE));
-      gimple_stmt_iterator at = gsi_last_bb (rescue_bb);
-      gsi_insert_seq_after (&at, rescue->seq, GSI_CONTINUE_LINKING);
-      edge to_slow_again = single_succ_edge (rescue_bb);
-      to_slow_again->flags &= ~EDGE_FALLTHRU;
-      to_slow_again->flags |= EDGE_FALSE_VALUE;
-      to_slow_again->probability = profile_probability::unlikely ();
-      edge rescued = make_edge (rescue_bb, fast_bb, EDGE_TRUE_VALUE);
-      rescued->probability = profile_probability::likely ();
-    }
-
   tree lhs = gimple_call_lhs (call);
   gimple_set_location (fast, loc);
   gimple_stmt_iterator in_fast = gsi_start_bb (fast_bb);
@@ -513,10 +497,46 @@ append_none_or_not_aligned (gimple_seq *seq, tree pointer)
                     append_not_aligned (seq, pointer));
 }
 
+/* The word before POINTER has no MEMPROF_HEADER_TAG (a glibc chunk's
+   size field never has it), or POINTER is NULL: then SITE's word is read
+   instead (0 or 1), by a select, not a branch.  No test of the block's
+   alignment: a recorded block is 64-byte aligned, but which glibc blocks
+   are is data (binary_trees' 32-byte chunks: every other free), and a
+   branch on it was mispredicted on a third of the frees; the word before
+   is on the block's own line otherwise, and glibc's free reads it.  */
+static tree
+append_untagged (gimple_seq *seq, tree pointer, tree site)
+{
+  tree address = make_ssa_name (size_type_node);
+  gimple_seq_add_stmt (seq, gimple_build_assign (address, NOP_EXPR, pointer));
+  tree none = append_op (seq, EQ_EXPR, boolean_type_node, address,
+                         build_zero_cst (size_type_node));
+  tree before = append_op (seq, MINUS_EXPR, size_type_node, address,
+                           size_int (sizeof (uint64_t)));
+  tree site_word = make_ssa_name (size_type_node);
+  gimple_seq_add_stmt (seq, gimple_build_assign (site_word, NOP_EXPR,
+                                                 build_fold_addr_expr (site)));
+  tree chosen = make_ssa_name (size_type_node);
+  gimple_seq_add_stmt (
+      seq, gimple_build_assign (chosen, COND_EXPR, none, site_word, before));
+  tree word_pointer = make_ssa_name (build_pointer_type (size_type_node));
+  gimple_seq_add_stmt (seq,
+                       gimple_build_assign (word_pointer, NOP_EXPR, chosen));
+  tree word
+      = append_load (seq, build2 (MEM_REF, size_type_node, word_pointer,
+                                  build_int_cst (TREE_TYPE (word_pointer), 0)));
+  tree tag = append_op (seq, BIT_AND_EXPR, size_type_node, word,
+                        build_int_cst (size_type_node, MEMPROF_HEADER_TAG));
+  return append_op (seq, EQ_EXPR, boolean_type_node, tag,
+                    build_zero_cst (size_type_node));
+}
+
 static void
 rewrite (gcall *call, enum direct_kind kind)
 {
-  tree site = new_site_byte ();
+  bool frees = kind == DIRECT_FREE || kind == DIRECT_DELETE
+               || kind == DIRECT_DELETE_SIZED;
+  tree site = new_site_byte (frees ? size_type_node : unsigned_char_type_node);
   tree site_address = build_fold_addr_expr (site);
   struct condition conds[2] = { site_known (site), { NULL, NULL_TREE } };
   tree bytes;
@@ -576,30 +596,8 @@ rewrite (gcall *call, enum direct_kind kind)
     case DIRECT_DELETE:
     case DIRECT_DELETE_SIZED:
       {
-        /* Not 64-byte aligned or NULL, else (a block of glibc's or the
-           runtime's header) without MEMPROF_HEADER_TAG in the word before
-           it (a glibc chunk's size field never has it).  */
         tree pointer = gimple_call_arg (call, 0);
-        conds[1].value = append_none_or_not_aligned (&conds[1].seq, pointer);
-        struct condition untagged = { NULL, NULL_TREE };
-        tree address = make_ssa_name (size_type_node);
-        gimple_seq_add_stmt (&untagged.seq,
-                             gimple_build_assign (address, NOP_EXPR, pointer));
-        tree before = append_op (&untagged.seq, MINUS_EXPR, size_type_node,
-                                 address, size_int (sizeof (uint64_t)));
-        tree word_pointer = make_ssa_name (build_pointer_type (size_type_node));
-        gimple_seq_add_stmt (
-            &untagged.seq,
-            gimple_build_assign (word_pointer, NOP_EXPR, before));
-        tree word = append_load (
-            &untagged.seq,
-            build2 (MEM_REF, size_type_node, word_pointer,
-                    build_int_cst (TREE_TYPE (word_pointer), 0)));
-        tree tag
-            = append_op (&untagged.seq, BIT_AND_EXPR, size_type_node, word,
-                         build_int_cst (size_type_node, MEMPROF_HEADER_TAG));
-        untagged.value = append_op (&untagged.seq, EQ_EXPR, boolean_type_node,
-                                    tag, build_zero_cst (size_type_node));
+        conds[1].value = append_untagged (&conds[1].seq, pointer, site);
         gcall *slow
             = kind == DIRECT_FREE ? gimple_build_call (direct_free_decl, 2,
                                                        pointer, site_address)
@@ -612,7 +610,7 @@ rewrite (gcall *call, enum direct_kind kind)
                       site_address);
         branch_around (call, conds, 2,
                        gimple_build_call (libc_free_decl, 1, pointer), NULL,
-                       slow, &untagged);
+                       slow);
         break;
       }
     default:

@@ -85,12 +85,14 @@
    all, which an executable defines weak), decreased by max (size, 1);
    then it calls glibc's __libc_* directly.  Any other case calls the
    runtime's entry with the site's byte.  free and operator delete hand
-   NULL, a block that is not 64-byte aligned, or one without
-   MEMPROF_HEADER_TAG in the word before it (a glibc chunk's size field
-   never has it; the runtime's header always has) to __libc_free when
+   NULL, or a block without MEMPROF_HEADER_TAG in the word before it (a
+   glibc chunk's size field never has it; the runtime's header always
+   has), to __libc_free when
    their site's byte is set (sampling on, nobody watches frees, no slots
-   of the runtime's own).  The runtime clears the bytes it set when what
-   they said stops being true.  */
+   of the runtime's own).  A free site's byte is the first of a word of
+   its own, zero but for that byte, which the check reads for NULL in
+   place of the word before the block.  The runtime clears the bytes it
+   set when what they said stops being true.  */
 #define MEMPROF_SAMPLING_COUNTDOWN_NAME "__memprof_sampling_countdown"
 #define MEMPROF_SAMPLING_THREAD_SIZE 2056
 #define MEMPROF_HEADER_TAG 8U

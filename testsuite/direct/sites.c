@@ -9,6 +9,9 @@
 static unsigned long checksum;
 /* Where each block goes before it is freed: GCC may not drop the pair.  */
 static void *volatile sink;
+/* NULL, read at each use: the free site below sees NULL once its byte is
+   set (the check then reads the site's word, not the word before NULL).  */
+static void *volatile nothing;
 
 static void
 touch (unsigned char *block, size_t size)
@@ -34,6 +37,7 @@ main (void)
       free (a);
       free (b);
       free (c);
+      free (nothing);
       if (i % 100 == 0)
         {
           unsigned char *d = malloc (100000);
