@@ -683,6 +683,20 @@ bool expand_output_name (const char *pattern, unsigned sequence, char *out,
    that no half-written file ever has the final name); its name goes to
    TEMP.  A descriptor, or -1 with errno.  */
 int open_temporary (const char *final, char *temp, size_t size);
+/* FINAL names something other than a regular file or a directory (a
+   character device such as /dev/null, a FIFO, a socket): it is written
+   in place, as a shell's redirection writes it, never replaced by a
+   rename (which would put a regular file where /dev/null was).  */
+bool written_in_place (const char *final);
+/* open_temporary, or FINAL itself when it is written in place (TEMP is
+   then empty).  A FIFO without a reader is an error (ENXIO), not a wait
+   at the program's exit: it is opened non-blocking, then made blocking.  */
+int open_output (const char *final, char *temp, size_t size);
+/* Put TEMP, complete, in place as FINAL (0, or an errno); nothing to do
+   for a file written in place.  */
+int put_in_place (const char *temp, const char *final);
+/* Remove what a failed write left: the temporary file, or nothing.  */
+void discard_output (const char *temp);
 
 /* ---- Options compiled into the program (compiled_options.c) ---- */
 

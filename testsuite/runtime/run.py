@@ -19,6 +19,7 @@ import struct
 import stat
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
@@ -804,6 +805,78 @@ def test_profile_in_place(work):
                   "unchanged, no wait", f"{result.returncode} {result.stderr[-300:]}")
 
 
+def test_trace_in_place(work):
+    """A trace_file that names a FIFO is written in place as the profile
+    is (one shared rule, profile.c's open_output): the FIFO stays a FIFO,
+    its reader gets a whole trace `memprof trace show` reads, with all 100
+    marked allocations (a reset is refused: what the reader took cannot
+    be taken back), nothing is made beside it (no temporary file, no early
+    link by the sync); a FIFO without a reader is one line on the log,
+    output and exit status unchanged, no wait."""
+    directory, binary = prepare(work, "trace-in-place", "trace_in_place.c")
+    if binary is None:
+        return
+    fifo = os.path.join(directory, "t.fifo")
+    os.mkfifo(fifo)
+    received = os.path.join(directory, "received.zst")
+    options = f"write_profile=0:trace=1:trace_file={fifo}"
+    # The trace is opened at start-up: the reader is there before.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, MEMPROF_OPTIONS=options))
+    data = bytearray()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(reader, 65536)
+        except BlockingIOError:
+            chunk = None
+        if chunk:
+            data += chunk
+        elif program.poll() is not None:
+            break
+        else:
+            time.sleep(0.01)
+    os.close(reader)
+    if program.poll() is None:
+        program.kill()
+    stdout, stderr = program.communicate()
+    result = subprocess.CompletedProcess([binary], program.returncode, stdout, stderr)
+    with open(received, "wb") as output:
+        output.write(data)
+    memprof = os.path.join(TOP, "analysis", "memprof")
+    shown = subprocess.run([memprof, "trace", "show", received], capture_output=True,
+                           text=True)
+    marked = len(re.findall(r"malloc\(20000\)", shown.stdout))
+    results.check(result.returncode == 7 and result.stdout == "sync 0 reset -1\n"
+                  and stat.S_ISFIFO(os.stat(fifo).st_mode)
+                  and sorted(os.listdir(directory)) == ["received.zst", "t.fifo",
+                                                        "trace_in_place"]
+                  and shown.returncode == 0 and marked == 100,
+                  "trace_file naming a FIFO: written in place, read by memprof trace show "
+                  "(100 of 100 allocations), the FIFO left a FIFO, nothing made beside it",
+                  f"{result.returncode} {result.stdout!r} {result.stderr[-300:]} "
+                  f"{sorted(os.listdir(directory))} FIFO {stat.S_ISFIFO(os.stat(fifo).st_mode)} "
+                  f"show {shown.returncode} "
+                  f"{shown.stderr[-200:]} {marked} allocations")
+    try:
+        result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                                timeout=30, env=dict(os.environ, MEMPROF_OPTIONS=options))
+    except subprocess.TimeoutExpired:
+        result = subprocess.CompletedProcess([binary], -1, "", "hung: killed after 30 s")
+    lines = result.stderr.splitlines()
+    results.check(result.returncode == 7 and result.stdout == "sync -1 reset -1\n"
+                  and len(lines) == 1 and "trace: cannot open" in lines[0]
+                  and stat.S_ISFIFO(os.stat(fifo).st_mode)
+                  and sorted(os.listdir(directory)) == ["received.zst", "t.fifo",
+                                                        "trace_in_place"],
+                  "trace_file naming a FIFO without a reader: one line, output and exit "
+                  "status unchanged, no wait, nothing made beside it",
+                  f"{result.returncode} {result.stdout!r} {result.stderr[-300:]} "
+                  f"{sorted(os.listdir(directory))}")
+
+
 def test_side_file_options_and_failures(work):
     directory, binary = prepare(work, "side-file-options", "plain.c")
     if binary is None:
@@ -1551,6 +1624,7 @@ def main():
     test_fork_code_ranges(work)
     test_side_file_options_and_failures(work)
     test_profile_in_place(work)
+    test_trace_in_place(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
     test_heap_api(work)
