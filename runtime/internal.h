@@ -89,6 +89,14 @@ void interceptors_fork_prepare (void) __attribute__ ((weak));
 void interceptors_fork_release (void) __attribute__ ((weak));
 void modules_fork_prepare (void);
 void modules_fork_release (void);
+/* fork: a thread was inside dl_iterate_phdr when the process forked
+   (loader_walk.c, libmemprof.so only: weak, absent from libmemprof.a).
+   In such a child the loader's lock stays held for ever, and
+   runtime_loader_lost (control.c) is set: it captures stacks by frame
+   pointers only and writes no profile (both would walk the loaded
+   objects).  */
+bool loader_walk_in_progress (void) __attribute__ ((weak));
+extern bool runtime_loader_lost;
 
 /* Once, at the first profile written (with its SEGMENTS, COUNT of them):
    one line when llvm-profdata cannot symbolize this program's profiles
@@ -292,6 +300,12 @@ size_t globals_capacity (void);
 size_t globals_collect (struct memprof_extra_global *out, size_t capacity);
 /* Clear the counters of the main program's data segments.  */
 void globals_reset (void);
+/* Find the main program's data segments once, at start-up, so that
+   globals_fork_child never needs the loader's lock.  */
+void globals_start (void);
+/* globals_reset in a fork child's handler, from the segments found at
+   start-up (no dl_iterate_phdr: its lock may be held for ever there).  */
+void globals_fork_child (void);
 
 /* ---- Stack capture (stack.c) ---- */
 

@@ -573,6 +573,13 @@ dump (enum memprof_extra_reason reason, bool in_signal)
 
   if (runtime_state != RUNTIME_RUNNING)
     return -1;
+  if (runtime_loader_lost)
+    {
+      log_printf ("no profile in this child: it was forked while another "
+                  "thread walked the loaded objects (dl_iterate_phdr), "
+                  "whose lock the child can never take");
+      return -1;
+    }
   in_runtime++;
   if (!in_signal)
     pthread_mutex_lock (&dump_lock);

@@ -997,6 +997,43 @@ def test_fork(work):
                       "fork: the child's profile holds only its own 5 allocations", str(child))
 
 
+def test_fork_during_dl_iterate(work):
+    """fork while another thread is inside dl_iterate_phdr (its lock is
+    then held for ever in the child): the child's fork handler must not
+    walk the loaded objects (it did, in globals_reset), nor may the
+    child's malloc (libunwind) or its exit (the profile's segments).  100
+    children allocate and exit; a hang is a failure (60 s), the children
+    killed with the test's process group.  Each child says in one line
+    that it writes no profile; the parent's profile is whole."""
+    directory, binary = prepare(work, "fork-dl-iterate", "fork_dl_iterate.c")
+    if binary is None:
+        return
+    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env=dict(os.environ, MEMPROF_OPTIONS="profile_file=f.%p"))
+    try:
+        stdout, stderr = program.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(program.pid, signal.SIGKILL)
+        stdout, stderr = program.communicate()
+        stderr = "hung: killed after 60 s\n" + stderr
+    lines = set(stderr.splitlines())
+    profiles = [name for name in os.listdir(directory)
+                if name.startswith("f.") and not name.endswith(".extra")]
+    results.check(program.returncode == 3 and stdout == "forked 100\n"
+                  and lines <= {"memprof: no profile in this child: it was forked while "
+                                "another thread walked the loaded objects (dl_iterate_phdr), "
+                                "whose lock the child can never take"},
+                  "fork while a thread is inside dl_iterate_phdr: 100 children allocate and "
+                  "exit, none hangs; output and exit status unchanged",
+                  f"{program.returncode} {stdout!r} {stderr[-400:]}")
+    results.check(f"f.{program.pid}" in profiles
+                  and sites_of(os.path.join(directory, f"f.{program.pid}"), binary)[0]
+                  is not None,
+                  "fork while a thread is inside dl_iterate_phdr: the parent's profile is "
+                  "read by llvm-profdata-19", str(sorted(os.listdir(directory))[:8]))
+
+
 def test_stress(work):
     directory, binary = prepare(work, "stress", "stress.c")
     if binary is None:
@@ -1601,6 +1638,7 @@ def main():
     test_signal_dump(work)
     test_interval_dump(work)
     test_fork(work)
+    test_fork_during_dl_iterate(work)
     test_stress(work)
     test_sampling(work)
     test_unwinders(work)
