@@ -767,17 +767,34 @@ def test_side_file_globals(work):
                           str(granules_of(granules, "squares")))
 
 
+def prepare_fifo(work, name, program, fifo_name):
+    """prepare, and a FIFO named FIFO_NAME in the test's directory:
+    (directory, binary or None, the FIFO's path)."""
+    directory, binary = prepare(work, name, program)
+    fifo = os.path.join(directory, fifo_name)
+    os.mkfifo(fifo)
+    return directory, binary, fifo
+
+
+def run_bounded(binary, directory, options, seconds):
+    """execute, killed after SECONDS (a hang is then a failed run)."""
+    try:
+        return subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                              timeout=seconds,
+                              env=dict(os.environ, MEMPROF_OPTIONS=options))
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([binary], -1, "", f"hung: killed after {seconds} s")
+
+
 def test_profile_in_place(work):
     """A profile_file that names a FIFO (or a device such as /dev/null) is
     written in place, never replaced by a rename: the FIFO stays a FIFO,
     its reader gets the whole profile, no side file or temporary file is
     made beside it; a FIFO without a reader is one line on the log, the
     exit status unchanged (never a wait at exit)."""
-    directory, binary = prepare(work, "profile-in-place", "plain.c")
+    directory, binary, fifo = prepare_fifo(work, "profile-in-place", "plain.c", "p.fifo")
     if binary is None:
         return
-    fifo = os.path.join(directory, "p.fifo")
-    os.mkfifo(fifo)
     received = os.path.join(directory, "received.prof")
     reader = subprocess.Popen(["sh", "-c", f"cat '{fifo}' > '{received}'"])
     result = execute(binary, directory, f"profile_file={fifo}")
@@ -792,12 +809,7 @@ def test_profile_in_place(work):
                   "profile_file naming a FIFO: written in place, read by llvm-profdata-19, "
                   "the FIFO left a FIFO, nothing made beside it",
                   f"{result.returncode} {result.stderr[-300:]} {sorted(os.listdir(directory))}")
-    try:
-        result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
-                                timeout=30,
-                                env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file={fifo}"))
-    except subprocess.TimeoutExpired:
-        result = subprocess.CompletedProcess([binary], -1, "", "hung: killed after 30 s")
+    result = run_bounded(binary, directory, f"profile_file={fifo}", 30)
     results.check(result.returncode == 5 and result.stdout == "plain done\n"
                   and "cannot create the profile" in result.stderr
                   and stat.S_ISFIFO(os.stat(fifo).st_mode),
@@ -813,11 +825,10 @@ def test_trace_in_place(work):
     be taken back), nothing is made beside it (no temporary file, no early
     link by the sync); a FIFO without a reader is one line on the log,
     output and exit status unchanged, no wait."""
-    directory, binary = prepare(work, "trace-in-place", "trace_in_place.c")
+    directory, binary, fifo = prepare_fifo(work, "trace-in-place", "trace_in_place.c",
+                                           "t.fifo")
     if binary is None:
         return
-    fifo = os.path.join(directory, "t.fifo")
-    os.mkfifo(fifo)
     received = os.path.join(directory, "received.zst")
     options = f"write_profile=0:trace=1:trace_file={fifo}"
     # The trace is opened at start-up: the reader is there before.
@@ -860,11 +871,7 @@ def test_trace_in_place(work):
                   f"{sorted(os.listdir(directory))} FIFO {stat.S_ISFIFO(os.stat(fifo).st_mode)} "
                   f"show {shown.returncode} "
                   f"{shown.stderr[-200:]} {marked} allocations")
-    try:
-        result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
-                                timeout=30, env=dict(os.environ, MEMPROF_OPTIONS=options))
-    except subprocess.TimeoutExpired:
-        result = subprocess.CompletedProcess([binary], -1, "", "hung: killed after 30 s")
+    result = run_bounded(binary, directory, options, 30)
     lines = result.stderr.splitlines()
     results.check(result.returncode == 7 and result.stdout == "sync -1 reset -1\n"
                   and len(lines) == 1 and "trace: cannot open" in lines[0]
