@@ -1336,6 +1336,64 @@ def test_dlclose_reuse(work):
                           "lists both libraries' build IDs", show.stderr + show.stdout[:800])
 
 
+def test_dlclose_threads(work):
+    """dlclose_threads.c: 4 threads dlopen, use and dlclose their own
+    instrumented library 40 times at once while 2 others allocate and
+    count.  It hung (the runtime's first memcpy looked the C library's up
+    with dlsym under peak.c's lock, while dlopen, under the loader's lock,
+    freed into the runtime): five runs, 30 s each; every block counted
+    exactly (the libraries' 640 blocks 16 times each, the churned ones 64
+    times)."""
+    directory, binary = prepare(work, "dlclose-threads", "dlclose_threads.c",
+                                extra=[*plugin_flags(), "-ldl", "-lpthread"])
+    if binary is None:
+        return
+    libraries = [os.path.join(directory, f"libclose{i}.so") for i in range(4)]
+    for library in libraries:
+        built = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
+                                "-DWORK=work", os.path.join(HERE, "dlclose_reuse_lib.c"), "-o",
+                                library], capture_output=True, text=True)
+        if not results.check(built.returncode == 0, f"dlclose threads: {os.path.basename(library)} builds",
+                             built.stderr):
+            return
+    runs = []
+    for run in range(5):
+        program = subprocess.Popen([binary, *libraries], cwd=directory, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file=t{run}.prof"))
+        try:
+            stdout, stderr = program.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            program.kill()
+            stdout, stderr = program.communicate()
+            stderr = "hung: killed after 30 s\n" + stderr
+        runs.append((program.returncode, stdout, stderr))
+        if program.returncode != 4:
+            break
+    if not results.check(all(code == 4 and out.startswith("churned ") and err == ""
+                             for code, out, err in runs) and len(runs) == 5,
+                         "dlclose threads: 5 runs, none hangs, output and exit status "
+                         "unchanged", str(runs[-1])[-500:]):
+        return
+    churned = int(runs[-1][1].split()[1])
+    shown = subprocess.run([os.path.join(TOP, "analysis", "memprof"), "show", "--format=json",
+                            "--top=0", "--binary=" + binary, "t4.prof"],
+                           cwd=directory, capture_output=True, text=True)
+    found = {}
+    if shown.returncode == 0:
+        for record in json.loads(shown.stdout)["records"]:
+            names = [frame["function"] for frame in record["frames"]]
+            for caller in ("closer_round", "churn_block"):
+                if caller in names:
+                    allocations, accesses = found.get(caller, (0, 0))
+                    found[caller] = (allocations + record["mib"]["AllocCount"],
+                                     accesses + record["mib"]["TotalAccessCount"])
+    want = {"closer_round": (640, 640 * 16), "churn_block": (churned, churned * 64)}
+    results.check(found == want, "dlclose threads: every block counted exactly (the "
+                  "libraries' 16 accesses each, the churned 64)",
+                  f"{found} for {want} {shown.stderr[-300:]}")
+
+
 def test_fork_code_ranges(work):
     """fork_code_ranges.c: a fork while another thread examines a new
     module (the interceptors' lock held, their generation odd) waits for
@@ -1666,6 +1724,7 @@ def main():
     test_library_recheck(work)
     test_verdict_signal(work)
     test_dlclose_reuse(work)
+    test_dlclose_threads(work)
     test_fork_code_ranges(work)
     test_side_file_options_and_failures(work)
     test_profile_in_place(work)
