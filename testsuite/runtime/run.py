@@ -786,6 +786,36 @@ def run_bounded(binary, directory, options, seconds):
         return subprocess.CompletedProcess([binary], -1, "", f"hung: killed after {seconds} s")
 
 
+def run_with_fifo_reader(binary, directory, options, fifo, received, seconds=60):
+    """execute with a reader on FIFO from before the program starts (a
+    reader started beside it may come too late): what it read goes to
+    RECEIVED.  The program is killed after SECONDS."""
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, MEMPROF_OPTIONS=options))
+    data = bytearray()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(reader, 65536)
+        except BlockingIOError:
+            chunk = None
+        if chunk:
+            data += chunk
+        elif program.poll() is not None:
+            break
+        else:
+            time.sleep(0.01)
+    os.close(reader)
+    if program.poll() is None:
+        program.kill()
+    stdout, stderr = program.communicate()
+    with open(received, "wb") as output:
+        output.write(data)
+    return subprocess.CompletedProcess([binary], program.returncode, stdout, stderr)
+
+
 def test_profile_in_place(work):
     """A profile_file that names a FIFO (or a device such as /dev/null) is
     written in place, never replaced by a rename: the FIFO stays a FIFO,
@@ -796,12 +826,7 @@ def test_profile_in_place(work):
     if binary is None:
         return
     received = os.path.join(directory, "received.prof")
-    reader = subprocess.Popen(["sh", "-c", f"cat '{fifo}' > '{received}'"])
-    result = execute(binary, directory, f"profile_file={fifo}")
-    try:
-        reader.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        reader.kill()
+    result = run_with_fifo_reader(binary, directory, f"profile_file={fifo}", fifo, received)
     results.check(result.returncode == 5 and result.stdout == "plain done\n"
                   and stat.S_ISFIFO(os.stat(fifo).st_mode)
                   and sorted(os.listdir(directory)) == ["p.fifo", "plain", "received.prof"]
@@ -831,31 +856,7 @@ def test_trace_in_place(work):
         return
     received = os.path.join(directory, "received.zst")
     options = f"write_profile=0:trace=1:trace_file={fifo}"
-    # The trace is opened at start-up: the reader is there before.
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, MEMPROF_OPTIONS=options))
-    data = bytearray()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            chunk = os.read(reader, 65536)
-        except BlockingIOError:
-            chunk = None
-        if chunk:
-            data += chunk
-        elif program.poll() is not None:
-            break
-        else:
-            time.sleep(0.01)
-    os.close(reader)
-    if program.poll() is None:
-        program.kill()
-    stdout, stderr = program.communicate()
-    result = subprocess.CompletedProcess([binary], program.returncode, stdout, stderr)
-    with open(received, "wb") as output:
-        output.write(data)
+    result = run_with_fifo_reader(binary, directory, options, fifo, received)
     memprof = os.path.join(TOP, "analysis", "memprof")
     shown = subprocess.run([memprof, "trace", "show", received], capture_output=True,
                            text=True)
