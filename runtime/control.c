@@ -161,9 +161,22 @@ fork_parent (void)
     interceptors_fork_release ();
 }
 
+bool runtime_loader_lost;
+
 static void
 fork_child (void)
 {
+  /* Decided first: the handlers below must not walk the loaded objects
+     when the loader's lock is lost (internal.h).  */
+  if (loader_walk_in_progress && loader_walk_in_progress ())
+    {
+      runtime_loader_lost = true;
+      /* libunwind looks its tables up with dl_iterate_phdr: frame
+         pointers only, no function starts for folding, no check.  */
+      strcpy (runtime_options.unwinder, "fp");
+      runtime_options.fold_recursion = false;
+      runtime_options.verify_contexts = false;
+    }
   allocator_fork_release ();
   peak_fork_release ();
   trace_fork_child ();
@@ -175,7 +188,7 @@ fork_child (void)
     interceptors_fork_release ();
   /* The child's profile holds what the child does.  */
   depot_reset_records ();
-  globals_reset ();
+  globals_fork_child ();
   if (wake_fd >= 0)
     {
       close (wake_fd);
@@ -190,6 +203,7 @@ control_start (void)
   int signal_number = dump_signal_number ();
 
   in_runtime++;
+  globals_start ();
   pthread_atfork (fork_prepare, fork_parent, fork_child);
   in_runtime--;
   if (signal_number != 0)

@@ -25,6 +25,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -90,11 +91,40 @@ find_data_segments (struct address_range *ranges, size_t max, bool all_objects,
   return search.count;
 }
 
+/* The main program's segments never move: they are found once, at
+   start-up (globals_start), and kept.  The fork child's handler clears
+   their counters from this copy; it must not walk the loaded objects
+   itself, since dl_iterate_phdr's lock may have been held by a thread of
+   the parent at the fork (an exception being thrown), and that thread
+   does not exist in the child to release it: glibc 2.36 does not reset
+   that lock before the child's fork handlers run.  */
+static struct data_segments program_segments;
+/* 0: not found yet; 1: being stored by one thread; 2: stored.  */
+static _Atomic int program_segments_state;
+
 static void
 find_program_segments (struct data_segments *list)
 {
+  int expected = 0;
+  if (atomic_load_explicit (&program_segments_state, memory_order_acquire) == 2)
+    {
+      *list = program_segments;
+      return;
+    }
   list->count = find_data_segments (list->segments, GLOBAL_SEGMENTS_MAX, false,
                                     &list->bias);
+  if (atomic_compare_exchange_strong (&program_segments_state, &expected, 1))
+    {
+      program_segments = *list;
+      atomic_store_explicit (&program_segments_state, 2, memory_order_release);
+    }
+}
+
+void
+globals_start (void)
+{
+  struct data_segments list;
+  find_program_segments (&list);
 }
 
 /* The accesses of the granule at GRANULE (64-byte aligned): its 8-byte
@@ -217,6 +247,17 @@ globals_collect (struct memprof_extra_global *out, size_t capacity)
   return scan.count;
 }
 
+static void
+clear_segments (const struct data_segments *list)
+{
+  for (size_t i = 0; i < list->count; i++)
+    {
+      uintptr_t first = list->segments[i].start & MEMPROF_GRANULE_MASK;
+      uintptr_t end = ROUND_UP (list->segments[i].end, MEMPROF_GRANULE_SIZE);
+      shadow_clear (first, (end - first) / MEMPROF_GRANULE_SIZE);
+    }
+}
+
 void
 globals_reset (void)
 {
@@ -225,10 +266,15 @@ globals_reset (void)
   if (__memprof_shadow_base == 0)
     return;
   find_program_segments (&list);
-  for (size_t i = 0; i < list.count; i++)
-    {
-      uintptr_t first = list.segments[i].start & MEMPROF_GRANULE_MASK;
-      uintptr_t end = ROUND_UP (list.segments[i].end, MEMPROF_GRANULE_SIZE);
-      shadow_clear (first, (end - first) / MEMPROF_GRANULE_SIZE);
-    }
+  clear_segments (&list);
+}
+
+void
+globals_fork_child (void)
+{
+  /* Only the segments found before the fork: no dl_iterate_phdr.  */
+  if (__memprof_shadow_base != 0
+      && atomic_load_explicit (&program_segments_state, memory_order_acquire)
+             == 2)
+    clear_segments (&program_segments);
 }

@@ -493,6 +493,31 @@ REAL (strcpy, string_copy_fn)
 REAL (stpcpy, string_copy_fn)
 REAL (strcat, string_copy_fn)
 
+/* Every one looked up when the library is loaded, before the program's
+   threads: dlsym takes the loader's lock, and a first call made later
+   could come from inside the runtime holding its own locks (peak.c
+   copies a sample under its lock) while another thread, in dlopen with
+   the loader's lock held, frees into the runtime and waits for them.  */
+__attribute__ ((constructor)) static void
+resolve_all (void)
+{
+  real_memcpy ();
+  real_memmove ();
+  real_mempcpy ();
+  real_memset ();
+  real_memcmp ();
+  real_strcmp ();
+  real_strncmp ();
+  real_memchr ();
+  real_strlen ();
+  real_strnlen ();
+  real_strchr ();
+  real_strrchr ();
+  real_strcpy ();
+  real_stpcpy ();
+  real_strcat ();
+}
+
 PLAIN static void *
 plain_move (void *to, const void *from, size_t size)
 {

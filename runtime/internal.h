@@ -89,6 +89,14 @@ void interceptors_fork_prepare (void) __attribute__ ((weak));
 void interceptors_fork_release (void) __attribute__ ((weak));
 void modules_fork_prepare (void);
 void modules_fork_release (void);
+/* fork: a thread was inside dl_iterate_phdr when the process forked
+   (loader_walk.c, libmemprof.so only: weak, absent from libmemprof.a).
+   In such a child the loader's lock stays held for ever, and
+   runtime_loader_lost (control.c) is set: it captures stacks by frame
+   pointers only and writes no profile (both would walk the loaded
+   objects).  */
+bool loader_walk_in_progress (void) __attribute__ ((weak));
+extern bool runtime_loader_lost;
 
 /* Once, at the first profile written (with its SEGMENTS, COUNT of them):
    one line when llvm-profdata cannot symbolize this program's profiles
@@ -292,6 +300,12 @@ size_t globals_capacity (void);
 size_t globals_collect (struct memprof_extra_global *out, size_t capacity);
 /* Clear the counters of the main program's data segments.  */
 void globals_reset (void);
+/* Find the main program's data segments once, at start-up, so that
+   globals_fork_child never needs the loader's lock.  */
+void globals_start (void);
+/* globals_reset in a fork child's handler, from the segments found at
+   start-up (no dl_iterate_phdr: its lock may be held for ever there).  */
+void globals_fork_child (void);
 
 /* ---- Stack capture (stack.c) ---- */
 
@@ -707,6 +721,20 @@ bool expand_output_name (const char *pattern, unsigned sequence, char *out,
    that no half-written file ever has the final name); its name goes to
    TEMP.  A descriptor, or -1 with errno.  */
 int open_temporary (const char *final, char *temp, size_t size);
+/* FINAL names something other than a regular file or a directory (a
+   character device such as /dev/null, a FIFO, a socket): it is written
+   in place, as a shell's redirection writes it, never replaced by a
+   rename (which would put a regular file where /dev/null was).  */
+bool written_in_place (const char *final);
+/* open_temporary, or FINAL itself when it is written in place (TEMP is
+   then empty).  A FIFO without a reader is an error (ENXIO), not a wait
+   at the program's exit: it is opened non-blocking, then made blocking.  */
+int open_output (const char *final, char *temp, size_t size);
+/* Put TEMP, complete, in place as FINAL (0, or an errno); nothing to do
+   for a file written in place.  */
+int put_in_place (const char *temp, const char *final);
+/* Remove what a failed write left: the temporary file, or nothing.  */
+void discard_output (const char *temp);
 
 /* ---- Options compiled into the program (compiled_options.c) ---- */
 

@@ -316,11 +316,7 @@ open_temporary (const char *final, char *temp, size_t size)
   return -1;
 }
 
-/* FINAL names something other than a regular file or a directory (a
-   character device such as /dev/null, a FIFO, a socket): it is written
-   in place, as a shell's redirection writes it, never replaced by a
-   rename (which would put a regular file where /dev/null was).  */
-static bool
+bool
 written_in_place (const char *final)
 {
   struct stat status;
@@ -328,10 +324,7 @@ written_in_place (const char *final)
          && !S_ISDIR (status.st_mode);
 }
 
-/* open_temporary, or FINAL itself when it is written in place (TEMP is
-   then empty).  A FIFO without a reader is an error (ENXIO), not a wait
-   at the program's exit.  */
-static int
+int
 open_output (const char *final, char *temp, size_t size)
 {
   if (!written_in_place (final))
@@ -343,9 +336,7 @@ open_output (const char *final, char *temp, size_t size)
   return fd;
 }
 
-/* Put TEMP, complete, in place as FINAL (0, or an errno); nothing to do
-   for a file written in place.  */
-static int
+int
 put_in_place (const char *temp, const char *final)
 {
   if (temp[0] == '\0' || rename (temp, final) == 0)
@@ -353,8 +344,7 @@ put_in_place (const char *temp, const char *final)
   return errno;
 }
 
-/* Remove what a failed write left: the temporary file, or nothing.  */
-static void
+void
 discard_output (const char *temp)
 {
   if (temp[0] != '\0')
@@ -583,6 +573,13 @@ dump (enum memprof_extra_reason reason, bool in_signal)
 
   if (runtime_state != RUNTIME_RUNNING)
     return -1;
+  if (runtime_loader_lost)
+    {
+      log_printf ("no profile in this child: it was forked while another "
+                  "thread walked the loaded objects (dl_iterate_phdr), "
+                  "whose lock the child can never take");
+      return -1;
+    }
   in_runtime++;
   if (!in_signal)
     pthread_mutex_lock (&dump_lock);

@@ -10,7 +10,10 @@
    every record taken so far, ends a zstd block there, and gives the file
    its final name too (a second link to the same file), so that it can be
    read while the program runs; the rename at the end then only removes
-   the temporary name.  */
+   the temporary name.  A trace_file naming a FIFO or a device is written
+   in place instead (open_output): no temporary file, no second name, no
+   rename, so /dev/null or a FIFO's reader is never replaced by a regular
+   file; such a trace cannot be started anew (memprof_trace_reset).  */
 
 #define _GNU_SOURCE
 #include "tracewriter.h"
@@ -37,6 +40,7 @@
 #define IDLE_WAKE_MS 100
 
 static int trace_fd = -1;
+/* temp_path is empty when the trace is written in place.  */
 static char final_path[PATH_BYTES], temp_path[PATH_BYTES];
 static bool final_linked; /* a sync gave the file its final name */
 static ZSTD_CCtx *compressor;
@@ -85,6 +89,13 @@ static const ZSTD_customMem zstd_memory = { zstd_map, zstd_unmap, NULL };
 
 /* ---- Output ---- */
 
+/* The name of the file being written, for the log.  */
+static const char *
+written_path (void)
+{
+  return temp_path[0] != '\0' ? temp_path : final_path;
+}
+
 static void
 write_out (const uint8_t *data, size_t size)
 {
@@ -97,7 +108,8 @@ write_out (const uint8_t *data, size_t size)
         {
           log_printf ("trace: cannot write '%s': %s; the trace will not be "
                       "kept",
-                      temp_path, written < 0 ? strerror (errno) : "no space");
+                      written_path (),
+                      written < 0 ? strerror (errno) : "no space");
           write_failed = true;
           return;
         }
@@ -370,7 +382,7 @@ answer_sync (void)
   write_everything ();
   emit_clock (MEMPROF_TRACE_BLOCK_SYNC);
   compress (NULL, 0, ZSTD_e_flush);
-  if (!write_failed && !final_linked)
+  if (!write_failed && !final_linked && temp_path[0] != '\0')
     {
       /* A second name, made atomically: link a fresh name, rename it.  */
       char link_path[PATH_BYTES + 8];
@@ -392,6 +404,15 @@ answer_sync (void)
 static int
 answer_reset (void)
 {
+  if (temp_path[0] == '\0')
+    {
+      /* What a FIFO's reader or a device took cannot be taken back: the
+         trace goes on unchanged.  */
+      log_printf ("trace: '%s' is written in place (a FIFO or a device) "
+                  "and cannot be started anew; the trace goes on",
+                  final_path);
+      return -1;
+    }
   discard_everything ();
   exited_threads_written = 0;
   records_written = 0;
@@ -416,6 +437,7 @@ answer_stop (void)
   struct memprof_trace_block block = { MEMPROF_TRACE_BLOCK_END, 0, 0, 0 };
   struct memprof_trace_clock clock;
   struct memprof_trace_end end;
+  int error;
 
   read_clock (&clock);
   end.tsc = clock.tsc;
@@ -427,22 +449,26 @@ answer_stop (void)
   compress (NULL, 0, ZSTD_e_end);
   if (close (trace_fd) != 0 && !write_failed)
     {
-      log_printf ("trace: cannot write '%s': %s", temp_path, strerror (errno));
+      log_printf ("trace: cannot write '%s': %s", written_path (),
+                  strerror (errno));
       write_failed = true;
     }
   trace_fd = -1;
   if (write_failed)
     {
-      unlink (temp_path);
+      discard_output (temp_path);
       if (final_linked)
         unlink (final_path);
       return -1;
     }
-  if (final_linked ? unlink (temp_path) != 0
-                   : rename (temp_path, final_path) != 0)
+  if (final_linked)
+    error = unlink (temp_path) == 0 ? 0 : errno;
+  else
+    error = put_in_place (temp_path, final_path);
+  if (error != 0)
     {
       log_printf ("trace: cannot rename '%s' to '%s': %s", temp_path,
-                  final_path, strerror (errno));
+                  final_path, strerror (error));
       unlink (temp_path);
       return -1;
     }
@@ -585,11 +611,12 @@ trace_writer_open (void)
   ZSTD_CCtx_setParameter (compressor, ZSTD_c_compressionLevel,
                           TRACE_ZSTD_LEVEL);
   ZSTD_CCtx_setParameter (compressor, ZSTD_c_checksumFlag, 1);
-  trace_fd = open_temporary (final_path, temp_path, sizeof temp_path);
+  trace_fd = open_output (final_path, temp_path, sizeof temp_path);
   if (trace_fd < 0)
     {
-      log_printf ("trace: cannot create a file next to '%s': %s; nothing "
-                  "will be traced",
+      log_printf ("trace: cannot %s '%s': %s; nothing will be traced",
+                  written_in_place (final_path) ? "open"
+                                                : "create a file next to",
                   final_path, strerror (errno));
       goto done;
     }
@@ -621,7 +648,7 @@ trace_writer_open (void)
       pthread_mutex_unlock (&trace_shared.mutex);
       close (trace_fd);
       trace_fd = -1;
-      unlink (temp_path);
+      discard_output (temp_path);
       goto done;
     }
   if (runtime_options.verbosity >= 2)

@@ -76,7 +76,7 @@ int memprof_trace_sync (void);
 /* Forget what was recorded and not yet written, and start the file anew:
    after it the file holds only calls made after memprof_trace_reset.
    Returns 0, or -1 when no trace is started or the file could not be
-   truncated.  */
+   truncated (a trace_file that is a FIFO or a device is never).  */
 int memprof_trace_reset (void);
 
 /* ---- LLVM's names (sanitizer/memprof_interface.h and

@@ -767,47 +767,76 @@ def test_side_file_globals(work):
                           str(granules_of(granules, "squares")))
 
 
+def prepare_fifo(work, name, program, fifo_name):
+    """prepare, and a FIFO named FIFO_NAME in the test's directory:
+    (directory, binary or None, the FIFO's path)."""
+    directory, binary = prepare(work, name, program)
+    fifo = os.path.join(directory, fifo_name)
+    os.mkfifo(fifo)
+    return directory, binary, fifo
+
+
+def run_bounded(binary, directory, options, seconds):
+    """execute, killed after SECONDS (a hang is then a failed run)."""
+    try:
+        return subprocess.run([binary], cwd=directory, capture_output=True, text=True,
+                              timeout=seconds,
+                              env=dict(os.environ, MEMPROF_OPTIONS=options))
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([binary], -1, "", f"hung: killed after {seconds} s")
+
+
+def run_with_fifo_reader(binary, directory, options, fifo, received, seconds=60):
+    """execute with a reader on FIFO from before the program starts (a
+    reader started beside it may come too late): what it read goes to
+    RECEIVED.  The program is killed after SECONDS."""
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, MEMPROF_OPTIONS=options))
+    data = bytearray()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(reader, 65536)
+        except BlockingIOError:
+            chunk = None
+        if chunk:
+            data += chunk
+        elif program.poll() is not None:
+            # What it wrote between the last read and its exit is still
+            # in the pipe: drain it.
+            while True:
+                try:
+                    chunk = os.read(reader, 65536)
+                except BlockingIOError:
+                    break
+                if not chunk:
+                    break
+                data += chunk
+            break
+        else:
+            time.sleep(0.01)
+    os.close(reader)
+    if program.poll() is None:
+        program.kill()
+    stdout, stderr = program.communicate()
+    with open(received, "wb") as output:
+        output.write(data)
+    return subprocess.CompletedProcess([binary], program.returncode, stdout, stderr)
+
+
 def test_profile_in_place(work):
     """A profile_file that names a FIFO (or a device such as /dev/null) is
     written in place, never replaced by a rename: the FIFO stays a FIFO,
     its reader gets the whole profile, no side file or temporary file is
     made beside it; a FIFO without a reader is one line on the log, the
     exit status unchanged (never a wait at exit)."""
-    directory, binary = prepare(work, "profile-in-place", "plain.c")
+    directory, binary, fifo = prepare_fifo(work, "profile-in-place", "plain.c", "p.fifo")
     if binary is None:
         return
-    fifo = os.path.join(directory, "p.fifo")
-    os.mkfifo(fifo)
     received = os.path.join(directory, "received.prof")
-    # The reader has the FIFO open before the program starts: a reader
-    # started as a process of its own may open it only after the program
-    # has exited (a loaded machine), and the program then rightly finds
-    # no reader.
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file={fifo}"))
-    data, started = bytearray(), time.monotonic()
-    while time.monotonic() - started < 30:
-        exited = program.poll() is not None
-        try:
-            chunk = os.read(reader, 65536)
-        except BlockingIOError:
-            chunk = b""
-        data += chunk
-        if not chunk:
-            if exited:
-                break
-            time.sleep(0.001)
-    os.close(reader)
-    with open(received, "wb") as output:
-        output.write(data)
-    try:
-        stdout, stderr = program.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        program.kill()
-        stdout, stderr = program.communicate()
-    result = subprocess.CompletedProcess([binary], program.returncode, stdout, stderr)
+    result = run_with_fifo_reader(binary, directory, f"profile_file={fifo}", fifo, received)
     results.check(result.returncode == 5 and result.stdout == "plain done\n"
                   and stat.S_ISFIFO(os.stat(fifo).st_mode)
                   and sorted(os.listdir(directory)) == ["p.fifo", "plain", "received.prof"]
@@ -815,17 +844,55 @@ def test_profile_in_place(work):
                   "profile_file naming a FIFO: written in place, read by llvm-profdata-19, "
                   "the FIFO left a FIFO, nothing made beside it",
                   f"{result.returncode} {result.stderr[-300:]} {sorted(os.listdir(directory))}")
-    try:
-        result = subprocess.run([binary], cwd=directory, capture_output=True, text=True,
-                                timeout=30,
-                                env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file={fifo}"))
-    except subprocess.TimeoutExpired:
-        result = subprocess.CompletedProcess([binary], -1, "", "hung: killed after 30 s")
+    result = run_bounded(binary, directory, f"profile_file={fifo}", 30)
     results.check(result.returncode == 5 and result.stdout == "plain done\n"
                   and "cannot create the profile" in result.stderr
                   and stat.S_ISFIFO(os.stat(fifo).st_mode),
                   "profile_file naming a FIFO without a reader: one line, exit status "
                   "unchanged, no wait", f"{result.returncode} {result.stderr[-300:]}")
+
+
+def test_trace_in_place(work):
+    """A trace_file that names a FIFO is written in place as the profile
+    is (one shared rule, profile.c's open_output): the FIFO stays a FIFO,
+    its reader gets a whole trace `memprof trace show` reads, with all 100
+    marked allocations (a reset is refused: what the reader took cannot
+    be taken back), nothing is made beside it (no temporary file, no early
+    link by the sync); a FIFO without a reader is one line on the log,
+    output and exit status unchanged, no wait."""
+    directory, binary, fifo = prepare_fifo(work, "trace-in-place", "trace_in_place.c",
+                                           "t.fifo")
+    if binary is None:
+        return
+    received = os.path.join(directory, "received.zst")
+    options = f"write_profile=0:trace=1:trace_file={fifo}"
+    result = run_with_fifo_reader(binary, directory, options, fifo, received)
+    memprof = os.path.join(TOP, "analysis", "memprof")
+    shown = subprocess.run([memprof, "trace", "show", received], capture_output=True,
+                           text=True)
+    marked = len(re.findall(r"malloc\(20000\)", shown.stdout))
+    results.check(result.returncode == 7 and result.stdout == "sync 0 reset -1\n"
+                  and stat.S_ISFIFO(os.stat(fifo).st_mode)
+                  and sorted(os.listdir(directory)) == ["received.zst", "t.fifo",
+                                                        "trace_in_place"]
+                  and shown.returncode == 0 and marked == 100,
+                  "trace_file naming a FIFO: written in place, read by memprof trace show "
+                  "(100 of 100 allocations), the FIFO left a FIFO, nothing made beside it",
+                  f"{result.returncode} {result.stdout!r} {result.stderr[-300:]} "
+                  f"{sorted(os.listdir(directory))} FIFO {stat.S_ISFIFO(os.stat(fifo).st_mode)} "
+                  f"show {shown.returncode} "
+                  f"{shown.stderr[-200:]} {marked} allocations")
+    result = run_bounded(binary, directory, options, 30)
+    lines = result.stderr.splitlines()
+    results.check(result.returncode == 7 and result.stdout == "sync -1 reset -1\n"
+                  and len(lines) == 1 and "trace: cannot open" in lines[0]
+                  and stat.S_ISFIFO(os.stat(fifo).st_mode)
+                  and sorted(os.listdir(directory)) == ["received.zst", "t.fifo",
+                                                        "trace_in_place"],
+                  "trace_file naming a FIFO without a reader: one line, output and exit "
+                  "status unchanged, no wait, nothing made beside it",
+                  f"{result.returncode} {result.stdout!r} {result.stderr[-300:]} "
+                  f"{sorted(os.listdir(directory))}")
 
 
 def test_side_file_options_and_failures(work):
@@ -946,6 +1013,43 @@ def test_fork(work):
         results.check(child.get("child_work", {}).get("AllocCount") == 5
                       and "parent_work" not in child,
                       "fork: the child's profile holds only its own 5 allocations", str(child))
+
+
+def test_fork_during_dl_iterate(work):
+    """fork while another thread is inside dl_iterate_phdr (its lock is
+    then held for ever in the child): the child's fork handler must not
+    walk the loaded objects (it did, in globals_reset), nor may the
+    child's malloc (libunwind) or its exit (the profile's segments).  100
+    children allocate and exit; a hang is a failure (60 s), the children
+    killed with the test's process group.  Each child says in one line
+    that it writes no profile; the parent's profile is whole."""
+    directory, binary = prepare(work, "fork-dl-iterate", "fork_dl_iterate.c")
+    if binary is None:
+        return
+    program = subprocess.Popen([binary], cwd=directory, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env=dict(os.environ, MEMPROF_OPTIONS="profile_file=f.%p"))
+    try:
+        stdout, stderr = program.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(program.pid, signal.SIGKILL)
+        stdout, stderr = program.communicate()
+        stderr = "hung: killed after 60 s\n" + stderr
+    lines = set(stderr.splitlines())
+    profiles = [name for name in os.listdir(directory)
+                if name.startswith("f.") and not name.endswith(".extra")]
+    results.check(program.returncode == 3 and stdout == "forked 100\n"
+                  and lines <= {"memprof: no profile in this child: it was forked while "
+                                "another thread walked the loaded objects (dl_iterate_phdr), "
+                                "whose lock the child can never take"},
+                  "fork while a thread is inside dl_iterate_phdr: 100 children allocate and "
+                  "exit, none hangs; output and exit status unchanged",
+                  f"{program.returncode} {stdout!r} {stderr[-400:]}")
+    results.check(f"f.{program.pid}" in profiles
+                  and sites_of(os.path.join(directory, f"f.{program.pid}"), binary)[0]
+                  is not None,
+                  "fork while a thread is inside dl_iterate_phdr: the parent's profile is "
+                  "read by llvm-profdata-19", str(sorted(os.listdir(directory))[:8]))
 
 
 def test_stress(work):
@@ -1241,6 +1345,64 @@ def test_dlclose_reuse(work):
                                                        for i in ids),
                           f"{label}: llvm-profdata-19 reads the profile; its segment table "
                           "lists both libraries' build IDs", show.stderr + show.stdout[:800])
+
+
+def test_dlclose_threads(work):
+    """dlclose_threads.c: 4 threads dlopen, use and dlclose their own
+    instrumented library 40 times at once while 2 others allocate and
+    count.  It hung (the runtime's first memcpy looked the C library's up
+    with dlsym under peak.c's lock, while dlopen, under the loader's lock,
+    freed into the runtime): five runs, 30 s each; every block counted
+    exactly (the libraries' 640 blocks 16 times each, the churned ones 64
+    times)."""
+    directory, binary = prepare(work, "dlclose-threads", "dlclose_threads.c",
+                                extra=[*plugin_flags(), "-ldl", "-lpthread"])
+    if binary is None:
+        return
+    libraries = [os.path.join(directory, f"libclose{i}.so") for i in range(4)]
+    for library in libraries:
+        built = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
+                                "-DWORK=work", os.path.join(HERE, "dlclose_reuse_lib.c"), "-o",
+                                library], capture_output=True, text=True)
+        if not results.check(built.returncode == 0, f"dlclose threads: {os.path.basename(library)} builds",
+                             built.stderr):
+            return
+    runs = []
+    for run in range(5):
+        program = subprocess.Popen([binary, *libraries], cwd=directory, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ, MEMPROF_OPTIONS=f"profile_file=t{run}.prof"))
+        try:
+            stdout, stderr = program.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            program.kill()
+            stdout, stderr = program.communicate()
+            stderr = "hung: killed after 30 s\n" + stderr
+        runs.append((program.returncode, stdout, stderr))
+        if program.returncode != 4:
+            break
+    if not results.check(all(code == 4 and out.startswith("churned ") and err == ""
+                             for code, out, err in runs) and len(runs) == 5,
+                         "dlclose threads: 5 runs, none hangs, output and exit status "
+                         "unchanged", str(runs[-1])[-500:]):
+        return
+    churned = int(runs[-1][1].split()[1])
+    shown = subprocess.run([os.path.join(TOP, "analysis", "memprof"), "show", "--format=json",
+                            "--top=0", "--binary=" + binary, "t4.prof"],
+                           cwd=directory, capture_output=True, text=True)
+    found = {}
+    if shown.returncode == 0:
+        for record in json.loads(shown.stdout)["records"]:
+            names = [frame["function"] for frame in record["frames"]]
+            for caller in ("closer_round", "churn_block"):
+                if caller in names:
+                    allocations, accesses = found.get(caller, (0, 0))
+                    found[caller] = (allocations + record["mib"]["AllocCount"],
+                                     accesses + record["mib"]["TotalAccessCount"])
+    want = {"closer_round": (640, 640 * 16), "churn_block": (churned, churned * 64)}
+    results.check(found == want, "dlclose threads: every block counted exactly (the "
+                  "libraries' 16 accesses each, the churned 64)",
+                  f"{found} for {want} {shown.stderr[-300:]}")
 
 
 def test_fork_code_ranges(work):
@@ -1552,6 +1714,7 @@ def main():
     test_signal_dump(work)
     test_interval_dump(work)
     test_fork(work)
+    test_fork_during_dl_iterate(work)
     test_stress(work)
     test_sampling(work)
     test_unwinders(work)
@@ -1572,9 +1735,11 @@ def main():
     test_library_recheck(work)
     test_verdict_signal(work)
     test_dlclose_reuse(work)
+    test_dlclose_threads(work)
     test_fork_code_ranges(work)
     test_side_file_options_and_failures(work)
     test_profile_in_place(work)
+    test_trace_in_place(work)
     test_side_file_globals(work)
     test_replaced_operator_new(work)
     test_heap_api(work)
