@@ -10,7 +10,7 @@ each workload and configuration: the median CPU time (user + sys of the
 run and every process it started, from wait4) and its ratio to the
 matching baseline (clang's MemProf to clang -O2, everything else to gcc
 -O2), the median wall time and its ratio, the median peak RSS (the
-largest process of the run, from wait4) and its ratio, and the size of
+largest process of the run, from GNU time's %M) and its ratio, and the size of
 the profile the run wrote; the geometric mean of each ratio over the
 workloads (CPU time first: on a shared machine the wall time of a run
 moves with the other processes' load, its CPU time much less); and,
@@ -192,6 +192,9 @@ def reap_orphans(blocking):
     return cpu, rss
 
 
+GNU_TIME = "/usr/bin/time"  # Debian's package `time` (scripts/install-deps --bench)
+
+
 def run_once(command, env, cwd, timeout):
     """Runs COMMAND in the empty directory CWD.  Returns (wall seconds, CPU
     seconds (user + sys of the process and of every process it started:
@@ -211,9 +214,17 @@ def run_once(command, env, cwd, timeout):
         except ProcessLookupError:
             pass
 
+    # The peak RSS comes from GNU time, which starts the run from a small
+    # process of its own: a process exec'd from this one keeps this
+    # Python's high-water mark (the kernel carries it across exec), which
+    # put a floor of about 16 MiB under every run's peak RSS.
+    rss_path = os.path.join(cwd, "..", os.path.basename(cwd) + ".rss")
+    if os.path.exists(rss_path):
+        os.unlink(rss_path)
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         start = time.perf_counter()
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err,
+        process = subprocess.Popen([GNU_TIME, "-q", "-f", "%M", "-o", rss_path, *command],
+                                   cwd=cwd, env=env, stdout=out, stderr=err,
                                    start_new_session=True)
         timer = threading.Timer(timeout, kill, [process])
         timer.start()
@@ -222,7 +233,13 @@ def run_once(command, env, cwd, timeout):
         timer.cancel()
     orphans_cpu, orphans_rss = reap_orphans(timed_out.is_set())
     cpu = usage.ru_utime + usage.ru_stime + orphans_cpu
-    rss = max(usage.ru_maxrss, orphans_rss)
+    rss = orphans_rss  # a run stopped at the limit: what its processes had
+    if os.path.exists(rss_path):
+        with open(rss_path) as report:
+            lines = report.read().split()
+        if lines and lines[-1].isdigit():
+            rss = max(rss, int(lines[-1]))
+        os.unlink(rss_path)
     process.returncode = os.waitstatus_to_exitcode(status)
     size = 0
     for name in os.listdir(cwd):
@@ -317,6 +334,8 @@ def main():
             fail(f"unknown workload {', '.join(sorted(unknown))}; the workloads are "
                  f"{', '.join(w.name for w in WORKLOADS)}")
         workloads = [w for w in WORKLOADS if w.name in wanted]
+    if not os.access(GNU_TIME, os.X_OK):
+        fail(f"{GNU_TIME} is missing (Debian package: time): run scripts/install-deps --bench as root")
     src = prepare("bench")
     become_subreaper()
     shutil.rmtree(WORK, ignore_errors=True)
