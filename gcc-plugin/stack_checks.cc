@@ -159,9 +159,12 @@ add_alloca_types (function *fn)
        gsi_next (&gsi))
     {
       gimple *stmt = gsi_stmt (gsi);
+      /* Asked first: gimple_call_lhs of a statement that is not a call
+         reads what is not there (GCC crashed so on containers.cc).  */
+      if (!gimple_alloca_call_p (stmt))
+        continue;
       tree pointer = gimple_call_lhs (stmt);
-      if (!gimple_alloca_call_p (stmt) || pointer == NULL_TREE
-          || TREE_CODE (pointer) != SSA_NAME)
+      if (pointer == NULL_TREE || TREE_CODE (pointer) != SSA_NAME)
         continue;
       add_frame_type (TREE_TYPE (TREE_TYPE (pointer)));
       imm_use_iterator uses;
