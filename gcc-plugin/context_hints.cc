@@ -54,6 +54,7 @@
 #include "varasm.h"
 #include "options.h"
 
+#include "plugin.h"
 #include "feedback.h"
 #include "pass.h"
 #include "sibcalls.h"
@@ -114,17 +115,7 @@ context_hints_argument (const char *key, const char *value, bool *ok)
     }
   if (strcmp (key, "context-hints") != 0)
     return false;
-  if (value == NULL || strcmp (value, "1") == 0)
-    context_hints_on = true;
-  else if (strcmp (value, "0") == 0)
-    context_hints_on = false;
-  else
-    {
-      error ("memprof: bad value %qs in "
-             "%<-fplugin-arg-memprof-context-hints%>: expected 0 or 1",
-             value);
-      *ok = false;
-    }
+  *ok &= parse_flag (key, value, &context_hints_on);
   return true;
 }
 

@@ -93,18 +93,7 @@ direct_allocations_argument (const char *key, const char *value, bool *ok)
 {
   if (strcmp (key, "direct-allocations") != 0)
     return false;
-  if (value == NULL || strcmp (value, "1") == 0)
-    direct_allocations = true;
-  else if (strcmp (value, "0") == 0)
-    direct_allocations = false;
-  else
-    {
-      error ("memprof: bad value %qs in "
-             "%<-fplugin-arg-memprof-direct-allocations=%s%>: expected 0 or "
-             "1",
-             value, value);
-      *ok = false;
-    }
+  *ok &= parse_flag (key, value, &direct_allocations);
   return true;
 }
 

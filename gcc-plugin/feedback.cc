@@ -37,6 +37,7 @@
 #include "tree-inline.h"
 #include "cfgloop.h"
 
+#include "plugin.h"
 #include "feedback.h"
 #include "pass.h"
 
@@ -120,23 +121,6 @@ feedback_parse_number (const char *key, const char *value, const char *expected,
       return false;
     }
   *result = number;
-  return true;
-}
-
-static bool
-parse_switch (const char *key, const char *value, bool *result)
-{
-  if (value == NULL || strcmp (value, "1") == 0)
-    *result = true;
-  else if (strcmp (value, "0") == 0)
-    *result = false;
-  else
-    {
-      error ("memprof: bad value %qs in %<-fplugin-arg-memprof-%s%>: "
-             "expected 0 or 1",
-             value, key);
-      return false;
-    }
   return true;
 }
 
@@ -269,13 +253,13 @@ feedback_argument (const char *key, const char *value, bool *ok)
       feedback_options.use = value;
     }
   else if (strcmp (key, "remarks") == 0)
-    *ok &= parse_switch (key, value, &feedback_options.remarks);
+    *ok &= parse_flag (key, value, &feedback_options.remarks);
   else if (strcmp (key, "hot-cold-new") == 0)
-    *ok &= parse_switch (key, value, &feedback_options.hot_cold_new);
+    *ok &= parse_flag (key, value, &feedback_options.hot_cold_new);
   else if (strcmp (key, "hint") == 0)
-    *ok &= parse_switch (key, value, &feedback_options.hint);
+    *ok &= parse_flag (key, value, &feedback_options.hint);
   else if (strcmp (key, "clone-wrappers") == 0)
-    *ok &= parse_switch (key, value, &feedback_options.clone);
+    *ok &= parse_flag (key, value, &feedback_options.clone);
   else if (strcmp (key, "cold-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
                                   &feedback_options.thresholds.cold_density)

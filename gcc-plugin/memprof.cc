@@ -151,7 +151,8 @@ static const char valid_arguments[]
       "events=LIST|@FILE, sample-accesses[=RATE], access-burst=N, "
       "direct-allocations, stack-checks=0|1, ";
 
-static bool
+/* See plugin.h.  */
+bool
 parse_flag (const char *key, const char *value, bool *result)
 {
   if (value == NULL || strcmp (value, "1") == 0)

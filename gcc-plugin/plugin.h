@@ -36,6 +36,10 @@ struct plugin_options
 
 extern struct plugin_options plugin_options;
 
+/* A 0|1 argument -fplugin-arg-memprof-KEY=VALUE (no VALUE: 1) into
+   *RESULT; false, with an error naming it, for any other VALUE.  */
+bool parse_flag (const char *key, const char *value, bool *result);
+
 /* ---- Why an access was or was not instrumented ---- */
 
 enum verdict

@@ -95,17 +95,7 @@ stack_checks_argument (const char *key, const char *value, bool *ok)
 {
   if (strcmp (key, "stack-checks") != 0)
     return false;
-  if (value == NULL || strcmp (value, "1") == 0)
-    stack_checks_on = true;
-  else if (strcmp (value, "0") == 0)
-    stack_checks_on = false;
-  else
-    {
-      error ("memprof: bad value %qs in "
-             "%<-fplugin-arg-memprof-stack-checks%>: expected 0 or 1",
-             value);
-      *ok = false;
-    }
+  *ok &= parse_flag (key, value, &stack_checks_on);
   return true;
 }
 
