@@ -240,6 +240,11 @@ def run_once(command, env, cwd, timeout):
         if lines and lines[-1].isdigit():
             rss = max(rss, int(lines[-1]))
         os.unlink(rss_path)
+    if rss == 0:
+        # Stopped at the limit, GNU time killed after it had reaped the
+        # run: wait4's figure, which has the floor (a lower bound of the
+        # peers stopped so, all far above it).
+        rss = usage.ru_maxrss
     process.returncode = os.waitstatus_to_exitcode(status)
     size = 0
     for name in os.listdir(cwd):
