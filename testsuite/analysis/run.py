@@ -460,6 +460,9 @@ def test_side_file_pairing(binary, profile, work):
                   result.stderr)
 
 
+FILES = 200  # profiles test_progress merges
+
+
 def test_progress(work):
     """On a terminal a long merge shows a progress line; in a pipe, or with
     --quiet, it does not."""
@@ -472,7 +475,10 @@ def test_progress(work):
                     os.path.join(TOP, "formats", "mib.c"), "-o", generator], check=True)
     inputs = os.path.join(work, "many")
     os.makedirs(inputs)
-    subprocess.run([generator, inputs, "80", "10000", "20000"], check=True)
+    # The progress line shows once a merge has read for a second: 80 files
+    # took 0.92 s on the idle machine (the check failed there), 200 take
+    # 2.5 s.
+    subprocess.run([generator, inputs, str(FILES), "10000", "20000"], check=True)
     names = sorted(glob.glob(os.path.join(inputs, "*.profraw")))
     output = os.path.join(work, "many.mprof")
 
@@ -493,16 +499,16 @@ def test_progress(work):
         return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
 
     status, seen = merge_on_terminal()
-    results.check(status == 0 and re.search(r"\rmemprof: read \d+ of 80 files, \d+ contexts",
+    results.check(status == 0 and re.search(rf"\rmemprof: read \d+ of {FILES} files, \d+ contexts",
                                              seen) is not None
-                  and "read 80 of 80 files" in seen,
+                  and f"read {FILES} of {FILES} files" in seen,
                   "merge: a progress line on a terminal, up to the last file", seen[-300:])
     status, seen = merge_on_terminal("--quiet")
     results.check(status == 0 and "read" not in seen, "merge --quiet: no progress line",
                   seen[-300:])
     piped = memprof("merge", "-o", output, *names)
     results.check(piped.returncode == 0 and "\r" not in piped.stderr
-                  and "merged 80 files" in piped.stderr,
+                  and f"merged {FILES} files" in piped.stderr,
                   "merge: no progress line when stderr is not a terminal", piped.stderr[-300:])
     shutil.rmtree(inputs, ignore_errors=True)
 
