@@ -578,9 +578,8 @@ allocate_with_header (size_t size, size_t alignment, uintptr_t caller_return,
   record_allocation (header, user, caller_return, weight);
   hooks_after_allocation ((void *) user, size);
   if (events_allocations_wanted ())
-    events_after_allocation ((void *) user, size,
-                             header->context ? header->context->id : 0,
-                             caller_return);
+    events_record_allocation (
+        user, size, header->context ? header->context->id : 0, caller_return);
   return (void *) user;
 }
 

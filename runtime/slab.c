@@ -592,8 +592,8 @@ slab_allocate (size_t size, uintptr_t caller_return)
     }
   hooks_after_allocation ((void *) slot, size);
   if (events_allocations_wanted ())
-    events_after_allocation ((void *) slot, size, context ? context->id : 0,
-                             caller_return);
+    events_record_allocation (slot, size, context ? context->id : 0,
+                              caller_return);
   return (void *) slot;
 }
 
