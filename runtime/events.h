@@ -12,6 +12,9 @@
 /* True while a module wants allocation events.  */
 extern _Atomic bool events_want_allocations;
 
+/* An allocation of SIZE bytes at POINTER (not null) in CONTEXT (the
+   stack id, 0 when not recorded), called from CALL_SITE (a return
+   address); its callers test events_allocations_wanted first.  */
 void events_record_allocation (uint64_t pointer, uint64_t size,
                                uint64_t context, uint64_t call_site);
 void events_record_free (uint64_t pointer);
@@ -25,17 +28,6 @@ events_allocations_wanted (void)
 {
   return __builtin_expect (
       atomic_load_explicit (&events_want_allocations, memory_order_relaxed), 0);
-}
-
-/* After an allocation of SIZE bytes at POINTER (not null) in CONTEXT (the
-   stack id, 0 when not recorded), called from CALL_SITE (a return
-   address).  */
-static inline void
-events_after_allocation (const void *pointer, uint64_t size, uint64_t context,
-                         uintptr_t call_site)
-{
-  if (events_allocations_wanted ())
-    events_record_allocation ((uintptr_t) pointer, size, context, call_site);
 }
 
 /* Before the free of POINTER (not null).  */
