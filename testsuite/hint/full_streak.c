@@ -19,9 +19,9 @@
 #define TEARDOWN 1000
 /* As many as a bin keeps and a streak's check comes within.  */
 #define ROUND 64
-/* As many as always fit a bin, whatever its last batch (at most 16
+/* As many as always fit a bin, whatever its last batch (at most 32
    blocks, one handed out) left in it.  */
-#define BIN_FITS (ROUND - 15)
+#define BIN_FITS (ROUND - 31)
 
 static void *blocks[TEARDOWN];
 
