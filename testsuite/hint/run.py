@@ -247,6 +247,8 @@ def test_programs(work):
     run_checks("thread_caches", build(work, "thread_caches.c", "thread_caches", libs),
                done="thread_caches")
     run_checks("refill", build(work, "refill.c", "refill", [*libs, "-ldl"]), done="refill")
+    run_checks("early_free", build(work, "early_free.c", "early_free", libs),
+               done="early_free")
     binary = build(work, "new_tcmalloc.cc", "new_tcmalloc", libs)
     run_checks("new_tcmalloc", binary, done="new_tcmalloc")
     if binary is not None:
