@@ -149,8 +149,7 @@ static inline const struct fold_node *
 edge_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
            enum edge_kind kind)
 {
-  for (size_t i = edge_slot (from, pc, kind);;
-       i = (i + 1) & fold_slot_mask)
+  for (size_t i = edge_slot (from, pc, kind);; i = (i + 1) & fold_slot_mask)
     {
       struct fold_slot *slot = &table[i];
       const struct fold_node *to

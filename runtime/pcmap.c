@@ -28,8 +28,7 @@ pc_map_size (void)
   size_t size = atomic_load_explicit (&pc_map_entries, memory_order_relaxed);
   if (UNLIKELY (size == 0))
     {
-      size_t chosen
-          = runtime_table_entries (PC_MAP_SIZE, PC_MAP_SAMPLED_SIZE);
+      size_t chosen = runtime_table_entries (PC_MAP_SIZE, PC_MAP_SAMPLED_SIZE);
       if (atomic_compare_exchange_strong (&pc_map_entries, &size, chosen))
         size = chosen;
     }

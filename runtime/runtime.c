@@ -175,8 +175,7 @@ runtime_unmap (void *address, size_t size)
 size_t
 runtime_table_entries (size_t full, size_t sampled)
 {
-  return runtime_options.sample_interval > 1 && sampled < full ? sampled
-                                                               : full;
+  return runtime_options.sample_interval > 1 && sampled < full ? sampled : full;
 }
 
 __attribute__ ((constructor (101))) static void

@@ -26,21 +26,21 @@ step (int level, unsigned path)
     left (level - 1, path >> 1);
   else
     right (level - 1, path >> 1);
-  __asm__ volatile ("" ::: "memory"); /* no tail calls: every frame stays */
+  __asm__ volatile("" ::: "memory"); /* no tail calls: every frame stays */
 }
 
 __attribute__ ((noinline)) static void
 left (int level, unsigned path)
 {
   step (level, path);
-  __asm__ volatile ("" ::: "memory");
+  __asm__ volatile("" ::: "memory");
 }
 
 __attribute__ ((noinline)) static void
 right (int level, unsigned path)
 {
   step (level, path);
-  __asm__ volatile ("" ::: "memory");
+  __asm__ volatile("" ::: "memory");
 }
 
 int
