@@ -10,8 +10,11 @@
 #include <string.h>
 
 /* Buckets in the hash table (a power of two); more contexts than this
-   only make chains longer.  */
+   only make chains longer.  A sampled run's table has
+   DEPOT_SAMPLED_BUCKETS (runtime_table_entries): its few thousand
+   contexts would otherwise each fault in a page of their own.  */
 #define DEPOT_BUCKETS (1UL << 20)
+#define DEPOT_SAMPLED_BUCKETS (1UL << 15)
 /* Address space reserved for records and histograms, committed as used:
    the first of these sizes the system grants (a limit on address space,
    RLIMIT_AS, may refuse the larger).  */
@@ -21,8 +24,9 @@ static struct depot_context *_Atomic *depot_table;
 /* One bit per bucket, set when the bucket gets its first record: the
    walk over every context (depot_for_each, when the profile is written)
    reads these 128 KiB, not the table's 8 MiB (2-3 ms a run).  */
-#define DEPOT_USED_WORDS (DEPOT_BUCKETS / 64)
 static _Atomic uint64_t *depot_used;
+/* The table's buckets, chosen when it is made (a power of two).  */
+static size_t depot_buckets;
 static char *depot_arena;
 static size_t depot_arena_size;
 static _Atomic size_t depot_arena_used;
@@ -47,8 +51,10 @@ depot_setup (void)
   spin_lock (&depot_setup_lock);
   if (!depot_ready)
     {
-      depot_table = runtime_map (DEPOT_BUCKETS * sizeof *depot_table);
-      depot_used = runtime_map (DEPOT_USED_WORDS * sizeof *depot_used);
+      depot_buckets
+          = runtime_table_entries (DEPOT_BUCKETS, DEPOT_SAMPLED_BUCKETS);
+      depot_table = runtime_map (depot_buckets * sizeof *depot_table);
+      depot_used = runtime_map (depot_buckets / 64 * sizeof *depot_used);
       for (size_t i = 0;
            depot_arena == NULL
            && i < sizeof depot_arena_sizes / sizeof depot_arena_sizes[0];
@@ -131,7 +137,7 @@ depot_intern (const uintptr_t *pcs, uint32_t depth)
 
   if (!depot_setup ())
     return overflow_context ();
-  size_t index = hash & (DEPOT_BUCKETS - 1);
+  size_t index = hash & (depot_buckets - 1);
   bucket = &depot_table[index];
   head = atomic_load_explicit (bucket, memory_order_acquire);
   found = find_in_chain (head, hash, pcs, depth);
@@ -368,7 +374,7 @@ void
 depot_for_each (void (*visit) (struct depot_context *, void *), void *cookie)
 {
   if (depot_ready)
-    for (size_t word = 0; word < DEPOT_USED_WORDS; word++)
+    for (size_t word = 0; word < depot_buckets / 64; word++)
       for (uint64_t used
            = atomic_load_explicit (&depot_used[word], memory_order_acquire);
            used != 0; used &= used - 1)

@@ -33,6 +33,10 @@
 /* Slots of the edge table (a power of two), filled to three quarters. */
 #define FOLD_MEMO_SLOTS (1UL << 17)
 #define FOLD_MEMO_FILL (FOLD_MEMO_SLOTS / 4 * 3)
+/* The slots a sampled run uses (runtime_table_entries), the first of
+   the table's: its few thousand contexts would otherwise each fault in
+   pages of their own.  */
+#define FOLD_MEMO_SAMPLED_SLOTS (1UL << 14)
 /* Nodes at most (each has an edge in the table, so fewer than
    FOLD_MEMO_FILL).  */
 #define FOLD_MEMO_NODES (1UL << 15)
@@ -109,6 +113,9 @@ struct fold_memory
 static struct fold_slot *_Atomic fold_table;
 static struct fold_memory *fold_memory;
 static size_t fold_slots_used, fold_nodes_used, fold_contexts_used;
+/* The slots in use (a power of two, FOLD_MEMO_SLOTS at most) less one,
+   and three quarters of them: set when the table is made.  */
+static size_t fold_slot_mask, fold_slot_fill;
 static spinlock_t fold_lock = SPINLOCK_INIT;
 static _Atomic bool fold_table_failed;
 
@@ -134,7 +141,7 @@ edge_slot (const struct fold_node *from, uintptr_t pc, enum edge_kind kind)
 {
   uint64_t hash = ((uint64_t) (uintptr_t) from * 0x9e3779b97f4a7c15ULL)
                   ^ ((uint64_t) pc + kind) * 0xc2b2ae3d27d4eb4fULL;
-  return (size_t) ((hash ^ (hash >> 29)) & (FOLD_MEMO_SLOTS - 1));
+  return (size_t) ((hash ^ (hash >> 29)) & fold_slot_mask);
 }
 
 /* The edge's destination, or NULL when it is not in TABLE.  */
@@ -142,8 +149,7 @@ static inline const struct fold_node *
 edge_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
            enum edge_kind kind)
 {
-  for (size_t i = edge_slot (from, pc, kind);;
-       i = (i + 1) & (FOLD_MEMO_SLOTS - 1))
+  for (size_t i = edge_slot (from, pc, kind);; i = (i + 1) & fold_slot_mask)
     {
       struct fold_slot *slot = &table[i];
       const struct fold_node *to
@@ -174,6 +180,10 @@ table_get (void)
         atomic_store_explicit (&fold_table_failed, true, memory_order_relaxed);
       else
         {
+          size_t slots = runtime_table_entries (FOLD_MEMO_SLOTS,
+                                                FOLD_MEMO_SAMPLED_SLOTS);
+          fold_slot_mask = slots - 1;
+          fold_slot_fill = slots / 4 * 3;
           table = fold_memory->slots;
           atomic_store_explicit (&fold_table, table, memory_order_release);
         }
@@ -189,7 +199,7 @@ edge_add_locked (struct fold_slot *table, const struct fold_node *from,
                  uintptr_t pc, enum edge_kind kind, const struct fold_node *to)
 {
   size_t i = edge_slot (from, pc, kind);
-  for (;; i = (i + 1) & (FOLD_MEMO_SLOTS - 1))
+  for (;; i = (i + 1) & fold_slot_mask)
     {
       struct fold_slot *slot = &table[i];
       const struct fold_node *there
@@ -199,7 +209,7 @@ edge_add_locked (struct fold_slot *table, const struct fold_node *from,
       if (slot->from == from && slot->pc == pc && slot->kind == kind)
         return there;
     }
-  if (fold_slots_used >= FOLD_MEMO_FILL)
+  if (fold_slots_used >= fold_slot_fill)
     return NULL;
   fold_slots_used++;
   table[i].from = from;
@@ -220,7 +230,7 @@ node_child (struct fold_slot *table, const struct fold_node *from, uintptr_t pc,
     return found;
   spin_lock (&fold_lock);
   found = edge_find (table, from, pc, EDGE_CHILD);
-  if (found == NULL && fold_slots_used < FOLD_MEMO_FILL
+  if (found == NULL && fold_slots_used < fold_slot_fill
       && fold_nodes_used < FOLD_MEMO_NODES)
     {
       struct fold_node *fresh = &fold_memory->nodes[fold_nodes_used++];

@@ -255,6 +255,10 @@ spin_lock_hot (spinlock_t *lock)
 /* SIZE bytes of zeroed private memory, reserved without commitment, or NULL. */
 void *runtime_map (size_t size);
 void runtime_unmap (void *address, size_t size);
+/* Entries for one of the runtime's hash tables that full profiling
+   makes FULL entries long: SAMPLED when sample_interval is above 1 as it
+   is made (runtime.c).  */
+size_t runtime_table_entries (size_t full, size_t sampled);
 
 /* ---- Log (log.c) ---- */
 

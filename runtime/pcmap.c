@@ -8,12 +8,32 @@
 
 #define PC_MAP_SIZE (1U << 16) /* entries, a power of two */
 #define PC_MAP_PROBES 8
+/* Entries of a sampled run's maps (runtime_table_entries): its return
+   addresses would otherwise each fault in a page of their own.  */
+#define PC_MAP_SAMPLED_SIZE (1U << 13)
 
 struct pc_entry
 {
   _Atomic uintptr_t pc;   /* 0: free */
   _Atomic uint64_t value; /* 0: none yet */
 };
+
+/* Entries of every map's table, chosen when the first is made; 0
+   before.  */
+static _Atomic size_t pc_map_entries;
+
+static size_t
+pc_map_size (void)
+{
+  size_t size = atomic_load_explicit (&pc_map_entries, memory_order_relaxed);
+  if (UNLIKELY (size == 0))
+    {
+      size_t chosen = runtime_table_entries (PC_MAP_SIZE, PC_MAP_SAMPLED_SIZE);
+      if (atomic_compare_exchange_strong (&pc_map_entries, &size, chosen))
+        size = chosen;
+    }
+  return size;
+}
 
 static struct pc_entry *
 pc_map_table (struct pc_map *map)
@@ -22,13 +42,13 @@ pc_map_table (struct pc_map *map)
       = atomic_load_explicit (&map->table, memory_order_acquire);
   if (table == NULL)
     {
-      struct pc_entry *fresh = runtime_map (PC_MAP_SIZE * sizeof *fresh);
+      struct pc_entry *fresh = runtime_map (pc_map_size () * sizeof *fresh);
       if (fresh == NULL)
         return NULL;
       if (atomic_compare_exchange_strong (&map->table, &table, fresh))
         table = fresh;
       else
-        runtime_unmap (fresh, PC_MAP_SIZE * sizeof *fresh);
+        runtime_unmap (fresh, pc_map_size () * sizeof *fresh);
     }
   return table;
 }
@@ -40,12 +60,13 @@ pc_map_entry (struct pc_map *map, uintptr_t pc, bool create)
 {
   struct pc_entry *table = pc_map_table (map);
   unsigned slot = (unsigned) ((pc * 0x9e3779b97f4a7c15ULL) >> 48);
+  size_t mask = pc_map_size () - 1;
 
   if (table == NULL || pc == 0)
     return NULL;
   for (int probe = 0; probe < PC_MAP_PROBES; probe++)
     {
-      struct pc_entry *entry = &table[(slot + probe) & (PC_MAP_SIZE - 1)];
+      struct pc_entry *entry = &table[(slot + probe) & mask];
       uintptr_t seen = atomic_load_explicit (&entry->pc, memory_order_acquire);
       if (seen == pc)
         return entry;
@@ -104,7 +125,7 @@ pc_map_forget_range (struct pc_map *map, uintptr_t low, uintptr_t high)
       = atomic_load_explicit (&map->table, memory_order_acquire);
   if (table == NULL)
     return;
-  for (size_t i = 0; i < PC_MAP_SIZE; i++)
+  for (size_t i = 0, size = pc_map_size (); i < size; i++)
     {
       uintptr_t pc = atomic_load_explicit (&table[i].pc, memory_order_relaxed);
       if (pc >= low && pc < high)

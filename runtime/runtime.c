@@ -163,6 +163,21 @@ runtime_unmap (void *address, size_t size)
   munmap (address, size);
 }
 
+/* A sampled run (the always-on mode) records a few thousand contexts,
+   and each new one touches its hash tables' entries at random: in the
+   full-size tables (megabytes: the depot's, the fold memo's, the frame
+   facts') nearly every one cost a page of its own, faulted twice, read
+   (the kernel's zero page) then written (docs/benchmarks.md, "Eighth
+   pass, always-on").  A table made smaller than a run needs is only
+   slower (longer chains, a memo that fills), never wrong, so a table
+   made while sampling and used after sample_interval changes stays
+   right.  */
+size_t
+runtime_table_entries (size_t full, size_t sampled)
+{
+  return runtime_options.sample_interval > 1 && sampled < full ? sampled : full;
+}
+
 __attribute__ ((constructor (101))) static void
 runtime_constructor (void)
 {

@@ -1478,6 +1478,46 @@ def test_census_many_sites(work):
                       f"{len(counts)} sites, {sum(counts)} allocations")
 
 
+def test_sampled_tables_overflow(work):
+    """A sampled run's hash tables are small (runtime_table_entries): with
+    2^15 distinct stacks, more than they hold, every stack is still a
+    context of its own, the same as full profiling gives.  64-byte blocks
+    at sample_interval=2 are all sampled, with weight 1."""
+    directory, binary = prepare(work, "sampled-tables-overflow", "many_contexts.c")
+    if binary is None:
+        return
+    stacks = {}
+    for interval in (1, 2):
+        profile = os.path.join(directory, f"interval{interval}.prof")
+        result = execute(binary, directory,
+                         f"profile_file={profile}:sample_interval={interval}:"
+                         "fold_recursion=0:max_stack_depth=64")
+        if not results.check(result.returncode == 0 and result.stdout == "calls 32768\n",
+                             f"many contexts, sample_interval={interval}: same output "
+                             "and exit status",
+                             f"{result.returncode} {result.stdout[:200]} {result.stderr[-300:]}"):
+            continue
+        raw = read_raw_profile(profile)
+
+        def where(pc, segments=raw["segments"]):
+            """PC as (its segment's size, PC's offset from its module's
+            load address): the same in both runs, whatever the addresses."""
+            return next(((end - start, pc - base) for start, end, base in segments
+                         if start <= pc < end), pc)
+        stacks[interval] = {tuple(map(where, raw["stacks"][key])): mib["AllocCount"]
+                            for key, mib in raw["mibs"].items()}
+        single = [count for count in stacks[interval].values() if count == 1]
+        results.check(len(single) >= 32768,
+                      f"many contexts, sample_interval={interval}: 32768 contexts of one "
+                      "allocation each",
+                      f"{len(stacks[interval])} contexts, {len(single)} of one allocation")
+    if len(stacks) == 2:
+        results.check(stacks[1] == stacks[2],
+                      "many contexts: the sampled profile has full profiling's contexts "
+                      "and counts",
+                      f"{len(set(stacks[1]) ^ set(stacks[2]))} stacks in one only")
+
+
 def test_access_sampling(work):
     directory, binary = prepare(work, "access-sampling", "sampling_mix.c",
                                 extra=plugin_flags() + ["-fplugin-arg-memprof-callbacks"])
@@ -1732,6 +1772,7 @@ def main():
     test_always_on(work)
     test_always_on_new(work)
     test_census_many_sites(work)
+    test_sampled_tables_overflow(work)
     test_library_recheck(work)
     test_verdict_signal(work)
     test_dlclose_reuse(work)
