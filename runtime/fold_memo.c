@@ -49,7 +49,6 @@
    probes, not NODE_STEPS.  */
 #define NODE_PROBES 4
 
-struct fold_context;
 struct fold_node;
 
 /* A step from a node by the frame PC; TO NULL: none.  */
@@ -68,16 +67,28 @@ struct fold_node
   const struct fold_node *parent; /* NULL: the list of one frame */
   uintptr_t pc;                   /* its last frame (leaf side) */
   uintptr_t function;             /* of PC; 0 for MEMPROF_RAW_FOLD_PC */
-  const struct fold_context *_Atomic context; /* NULL: none yet */
+  /* The list's context cut to MAX frames, as context_word_of packs
+     them in one word (read in one load, from the line of PC); 0: none
+     yet.  */
+  _Atomic uintptr_t context;
   struct fold_edge steps[NODE_STEPS];
 };
 
-/* A list's context, cut to MAX frames (never changed once made).  */
-struct fold_context
+/* A depot context's address and the MAX it was cut to in one word: the
+   address in the low CONTEXT_MAX_SHIFT bits (user space), MAX above.  */
+#define CONTEXT_MAX_SHIFT 48
+
+/* The word for CONTEXT cut to MAX; 0 when they do not fit (the context
+   is then made again at each use).  */
+static inline uintptr_t
+context_word_of (const struct depot_context *context, int max)
 {
-  struct depot_context *context;
-  int max;
-};
+  uintptr_t address = (uintptr_t) context;
+  if (max < 0 || (uintptr_t) max >= (1UL << (64 - CONTEXT_MAX_SHIFT))
+      || (address >> CONTEXT_MAX_SHIFT) != 0)
+    return 0;
+  return address | (uintptr_t) max << CONTEXT_MAX_SHIFT;
+}
 
 /* An edge: from a list (NULL: the empty one) by a return address - 1 to
    a list: the list with that frame appended (EDGE_CHILD), or the list a
@@ -96,19 +107,16 @@ struct fold_slot
   const struct fold_node *_Atomic to; /* NULL: an empty slot */
 };
 
-/* The table, the nodes and their contexts (a context is made only where
-   a node has none of the right MAX, so more than one a node only when
-   max_stack_depth changes), committed as they are used.  */
+/* The table and the nodes, committed as they are used.  */
 struct fold_memory
 {
   struct fold_slot slots[FOLD_MEMO_SLOTS];
   struct fold_node nodes[FOLD_MEMO_NODES];
-  struct fold_context contexts[FOLD_MEMO_NODES];
 };
 
 static struct fold_slot *_Atomic fold_table;
 static struct fold_memory *fold_memory;
-static size_t fold_slots_used, fold_nodes_used, fold_contexts_used;
+static size_t fold_slots_used, fold_nodes_used;
 static spinlock_t fold_lock = SPINLOCK_INIT;
 static _Atomic bool fold_table_failed;
 
@@ -345,28 +353,24 @@ node_context_made (const struct fold_node *node, int max)
   for (; node != NULL && depth < (uint32_t) max; node = node->parent)
     pcs[depth++] = node->pc;
   struct depot_context *context = depot_intern (pcs, depth);
-  spin_lock (&fold_lock);
-  if (fold_contexts_used < FOLD_MEMO_NODES)
-    {
-      struct fold_context *fresh = &fold_memory->contexts[fold_contexts_used++];
-      fresh->context = context;
-      fresh->max = max;
-      atomic_store_explicit (&memo_node->context, fresh, memory_order_release);
-    }
-  spin_unlock (&fold_lock);
+  /* One word: a thread that reads it sees a context and its MAX
+     together, whichever thread stored last.  */
+  atomic_store_explicit (&memo_node->context, context_word_of (context, max),
+                         memory_order_release);
   return context;
 }
 
 /* NODE's list cut to MAX frames (its leaf side), interned: the hot case
-   three loads, with no frame to set up (the miss's array is
-   node_context_made's).  */
+   one load, from the line of the node's PC, with no frame to set up (the
+   miss's array is node_context_made's).  */
 static inline struct depot_context *
 node_context (const struct fold_node *node, int max)
 {
-  const struct fold_context *memo = atomic_load_explicit (
-      &((struct fold_node *) node)->context, memory_order_acquire);
-  if (LIKELY (memo != NULL && memo->max == max))
-    return memo->context;
+  uintptr_t word = atomic_load_explicit (&((struct fold_node *) node)->context,
+                                         memory_order_acquire);
+  if (LIKELY (word != 0 && word >> CONTEXT_MAX_SHIFT == (uintptr_t) max))
+    return (struct depot_context *) (word
+                                     & ((1UL << CONTEXT_MAX_SHIFT) - 1));
   return node_context_made (node, max);
 }
 
