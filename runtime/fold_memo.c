@@ -71,6 +71,13 @@ struct fold_node
      them in one word (read in one load, from the line of PC); 0: none
      yet.  */
   _Atomic uintptr_t context;
+  /* Where the steps go that find every slot they probe here taken: a
+     block of NODE_STEPS more (a node of the array, used only for its
+     steps), and so on; NULL: none yet.  A list with many steps (the
+     C library's start-up frame with main's, when GCC inlines a recursive
+     builder into main: over a hundred) keeps them there, near each
+     other, not in the table.  */
+  const struct fold_node *_Atomic more;
   struct fold_edge steps[NODE_STEPS];
 };
 
@@ -256,8 +263,9 @@ step_home (uintptr_t pc)
 }
 
 /* The step from FROM by PC in FROM's own slots: true with *TO the step
-   or NULL (an empty slot: no such step anywhere), false when every slot
-   probed holds another step (it may be in the table).  */
+   or NULL (an empty slot: no such step anywhere, as slots only fill),
+   false when every slot probed holds another step (it may be in FROM's
+   next blocks or in the table).  */
 static inline bool
 step_probe (const struct fold_node *from, uintptr_t pc,
             const struct fold_node **to)
@@ -277,33 +285,62 @@ static inline const struct fold_node *
 step_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc)
 {
   const struct fold_node *to;
-  if (from != NULL && step_probe (from, pc, &to))
-    return to;
+  for (const struct fold_node *block = from; block != NULL;
+       block = atomic_load_explicit (&((struct fold_node *) block)->more,
+                                     memory_order_acquire))
+    if (step_probe (block, pc, &to))
+      return to;
   return edge_find (table, from, pc, EDGE_STEP);
 }
 
+/* Put the step by PC to TO in BLOCK's slots, or give the step by PC
+   already there; NULL when every slot probed holds another step.  Under
+   fold_lock.  */
+static const struct fold_node *
+step_put_locked (struct fold_node *block, uintptr_t pc,
+                 const struct fold_node *to)
+{
+  for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
+       i = (i + 1) % NODE_STEPS, n++)
+    {
+      struct fold_edge *edge = &block->steps[i];
+      const struct fold_node *there
+          = atomic_load_explicit (&edge->to, memory_order_relaxed);
+      if (there == NULL)
+        {
+          edge->pc = pc;
+          atomic_store_explicit (&edge->to, to, memory_order_release);
+          return to;
+        }
+      if (edge->pc == pc)
+        return there;
+    }
+  return NULL;
+}
+
 /* Add the step FROM -PC-> TO, or give the one another thread added
-   first; NULL when the table is full.  Under fold_lock.  */
+   first: in FROM's slots, or its next blocks (one more is made when they
+   are all taken), or the table when no node is left; NULL when the table
+   is full.  Under fold_lock.  */
 static const struct fold_node *
 step_add_locked (struct fold_slot *table, const struct fold_node *from,
                  uintptr_t pc, const struct fold_node *to)
 {
-  if (from != NULL)
-    for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
-         i = (i + 1) % NODE_STEPS, n++)
-      {
-        struct fold_edge *edge = (struct fold_edge *) &from->steps[i];
-        const struct fold_node *there
-            = atomic_load_explicit (&edge->to, memory_order_relaxed);
-        if (there == NULL)
-          {
-            edge->pc = pc;
-            atomic_store_explicit (&edge->to, to, memory_order_release);
-            return to;
-          }
-        if (edge->pc == pc)
-          return there;
-      }
+  struct fold_node *block = (struct fold_node *) from;
+  while (block != NULL)
+    {
+      const struct fold_node *put = step_put_locked (block, pc, to);
+      if (put != NULL)
+        return put;
+      struct fold_node *next = (struct fold_node *) atomic_load_explicit (
+          &block->more, memory_order_relaxed);
+      if (next == NULL && fold_nodes_used < FOLD_MEMO_NODES)
+        {
+          next = &fold_memory->nodes[fold_nodes_used++];
+          atomic_store_explicit (&block->more, next, memory_order_release);
+        }
+      block = next;
+    }
   return edge_add_locked (table, from, pc, EDGE_STEP, to);
 }
 
