@@ -406,8 +406,7 @@ node_context (const struct fold_node *node, int max)
   uintptr_t word = atomic_load_explicit (&((struct fold_node *) node)->context,
                                          memory_order_acquire);
   if (LIKELY (word != 0 && word >> CONTEXT_MAX_SHIFT == (uintptr_t) max))
-    return (struct depot_context *) (word
-                                     & ((1UL << CONTEXT_MAX_SHIFT) - 1));
+    return (struct depot_context *) (word & ((1UL << CONTEXT_MAX_SHIFT) - 1));
   return node_context_made (node, max);
 }
 
