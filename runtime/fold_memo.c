@@ -53,7 +53,6 @@
    probes, not NODE_STEPS.  */
 #define NODE_PROBES 4
 
-struct fold_context;
 struct fold_node;
 
 /* A step from a node by the frame PC; TO NULL: none.  */
@@ -72,16 +71,35 @@ struct fold_node
   const struct fold_node *parent; /* NULL: the list of one frame */
   uintptr_t pc;                   /* its last frame (leaf side) */
   uintptr_t function;             /* of PC; 0 for MEMPROF_RAW_FOLD_PC */
-  const struct fold_context *_Atomic context; /* NULL: none yet */
+  /* The list's context cut to MAX frames, as context_word_of packs
+     them in one word (read in one load, from the line of PC); 0: none
+     yet.  */
+  _Atomic uintptr_t context;
+  /* Where the steps go that find every slot they probe here taken: a
+     block of NODE_STEPS more (a node of the array, used only for its
+     steps), and so on; NULL: none yet.  A list with many steps (the
+     C library's start-up frame with main's, when GCC inlines a recursive
+     builder into main: over a hundred) keeps them there, near each
+     other, not in the table.  */
+  const struct fold_node *_Atomic more;
   struct fold_edge steps[NODE_STEPS];
 };
 
-/* A list's context, cut to MAX frames (never changed once made).  */
-struct fold_context
+/* A depot context's address and the MAX it was cut to in one word: the
+   address in the low CONTEXT_MAX_SHIFT bits (user space), MAX above.  */
+#define CONTEXT_MAX_SHIFT 48
+
+/* The word for CONTEXT cut to MAX; 0 when they do not fit (the context
+   is then made again at each use).  */
+static inline uintptr_t
+context_word_of (const struct depot_context *context, int max)
 {
-  struct depot_context *context;
-  int max;
-};
+  uintptr_t address = (uintptr_t) context;
+  if (max < 0 || (uintptr_t) max >= (1UL << (64 - CONTEXT_MAX_SHIFT))
+      || (address >> CONTEXT_MAX_SHIFT) != 0)
+    return 0;
+  return address | (uintptr_t) max << CONTEXT_MAX_SHIFT;
+}
 
 /* An edge: from a list (NULL: the empty one) by a return address - 1 to
    a list: the list with that frame appended (EDGE_CHILD), or the list a
@@ -100,19 +118,16 @@ struct fold_slot
   const struct fold_node *_Atomic to; /* NULL: an empty slot */
 };
 
-/* The table, the nodes and their contexts (a context is made only where
-   a node has none of the right MAX, so more than one a node only when
-   max_stack_depth changes), committed as they are used.  */
+/* The table and the nodes, committed as they are used.  */
 struct fold_memory
 {
   struct fold_slot slots[FOLD_MEMO_SLOTS];
   struct fold_node nodes[FOLD_MEMO_NODES];
-  struct fold_context contexts[FOLD_MEMO_NODES];
 };
 
 static struct fold_slot *_Atomic fold_table;
 static struct fold_memory *fold_memory;
-static size_t fold_slots_used, fold_nodes_used, fold_contexts_used;
+static size_t fold_slots_used, fold_nodes_used;
 /* The slots in use (a power of two, FOLD_MEMO_SLOTS at most) less one,
    and three quarters of them: set when the table is made.  */
 static size_t fold_slot_mask, fold_slot_fill;
@@ -258,8 +273,9 @@ step_home (uintptr_t pc)
 }
 
 /* The step from FROM by PC in FROM's own slots: true with *TO the step
-   or NULL (an empty slot: no such step anywhere), false when every slot
-   probed holds another step (it may be in the table).  */
+   or NULL (an empty slot: no such step anywhere, as slots only fill),
+   false when every slot probed holds another step (it may be in FROM's
+   next blocks or in the table).  */
 static inline bool
 step_probe (const struct fold_node *from, uintptr_t pc,
             const struct fold_node **to)
@@ -279,33 +295,62 @@ static inline const struct fold_node *
 step_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc)
 {
   const struct fold_node *to;
-  if (from != NULL && step_probe (from, pc, &to))
-    return to;
+  for (const struct fold_node *block = from; block != NULL;
+       block = atomic_load_explicit (&((struct fold_node *) block)->more,
+                                     memory_order_acquire))
+    if (step_probe (block, pc, &to))
+      return to;
   return edge_find (table, from, pc, EDGE_STEP);
 }
 
+/* Put the step by PC to TO in BLOCK's slots, or give the step by PC
+   already there; NULL when every slot probed holds another step.  Under
+   fold_lock.  */
+static const struct fold_node *
+step_put_locked (struct fold_node *block, uintptr_t pc,
+                 const struct fold_node *to)
+{
+  for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
+       i = (i + 1) % NODE_STEPS, n++)
+    {
+      struct fold_edge *edge = &block->steps[i];
+      const struct fold_node *there
+          = atomic_load_explicit (&edge->to, memory_order_relaxed);
+      if (there == NULL)
+        {
+          edge->pc = pc;
+          atomic_store_explicit (&edge->to, to, memory_order_release);
+          return to;
+        }
+      if (edge->pc == pc)
+        return there;
+    }
+  return NULL;
+}
+
 /* Add the step FROM -PC-> TO, or give the one another thread added
-   first; NULL when the table is full.  Under fold_lock.  */
+   first: in FROM's slots, or its next blocks (one more is made when they
+   are all taken), or the table when no node is left; NULL when the table
+   is full.  Under fold_lock.  */
 static const struct fold_node *
 step_add_locked (struct fold_slot *table, const struct fold_node *from,
                  uintptr_t pc, const struct fold_node *to)
 {
-  if (from != NULL)
-    for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
-         i = (i + 1) % NODE_STEPS, n++)
-      {
-        struct fold_edge *edge = (struct fold_edge *) &from->steps[i];
-        const struct fold_node *there
-            = atomic_load_explicit (&edge->to, memory_order_relaxed);
-        if (there == NULL)
-          {
-            edge->pc = pc;
-            atomic_store_explicit (&edge->to, to, memory_order_release);
-            return to;
-          }
-        if (edge->pc == pc)
-          return there;
-      }
+  struct fold_node *block = (struct fold_node *) from;
+  while (block != NULL)
+    {
+      const struct fold_node *put = step_put_locked (block, pc, to);
+      if (put != NULL)
+        return put;
+      struct fold_node *next = (struct fold_node *) atomic_load_explicit (
+          &block->more, memory_order_relaxed);
+      if (next == NULL && fold_nodes_used < FOLD_MEMO_NODES)
+        {
+          next = &fold_memory->nodes[fold_nodes_used++];
+          atomic_store_explicit (&block->more, next, memory_order_release);
+        }
+      block = next;
+    }
   return edge_add_locked (table, from, pc, EDGE_STEP, to);
 }
 
@@ -355,28 +400,23 @@ node_context_made (const struct fold_node *node, int max)
   for (; node != NULL && depth < (uint32_t) max; node = node->parent)
     pcs[depth++] = node->pc;
   struct depot_context *context = depot_intern (pcs, depth);
-  spin_lock (&fold_lock);
-  if (fold_contexts_used < FOLD_MEMO_NODES)
-    {
-      struct fold_context *fresh = &fold_memory->contexts[fold_contexts_used++];
-      fresh->context = context;
-      fresh->max = max;
-      atomic_store_explicit (&memo_node->context, fresh, memory_order_release);
-    }
-  spin_unlock (&fold_lock);
+  /* One word: a thread that reads it sees a context and its MAX
+     together, whichever thread stored last.  */
+  atomic_store_explicit (&memo_node->context, context_word_of (context, max),
+                         memory_order_release);
   return context;
 }
 
 /* NODE's list cut to MAX frames (its leaf side), interned: the hot case
-   three loads, with no frame to set up (the miss's array is
-   node_context_made's).  */
+   one load, from the line of the node's PC, with no frame to set up (the
+   miss's array is node_context_made's).  */
 static inline struct depot_context *
 node_context (const struct fold_node *node, int max)
 {
-  const struct fold_context *memo = atomic_load_explicit (
-      &((struct fold_node *) node)->context, memory_order_acquire);
-  if (LIKELY (memo != NULL && memo->max == max))
-    return memo->context;
+  uintptr_t word = atomic_load_explicit (&((struct fold_node *) node)->context,
+                                         memory_order_acquire);
+  if (LIKELY (word != 0 && word >> CONTEXT_MAX_SHIFT == (uintptr_t) max))
+    return (struct depot_context *) (word & ((1UL << CONTEXT_MAX_SHIFT) - 1));
   return node_context_made (node, max);
 }
 

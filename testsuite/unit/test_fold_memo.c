@@ -165,6 +165,40 @@ START_TEST (test_memo_extended_from_a_kept_node)
 }
 END_TEST
 
+/* Steps from one node by WIDE return addresses (each in a function of
+   its own), more than a node's slots hold: as binary_trees steps from
+   the C library's start-up frame by over a hundred return addresses of
+   main.  Each is the plain context, and found again the second time
+   (no step or context missed in the memo).  */
+#define WIDE 200
+
+START_TEST (test_memo_wide_node)
+{
+  uintptr_t root = made_up_return (0xe4000000, 0, 0);
+  uintptr_t root_function = function_of_return (root);
+  const struct fold_node *root_node[1];
+  ck_assert_ptr_nonnull (
+      fold_memo_extend (NULL, &root, &root_function, 1, root_node));
+  for (int pass = 0; pass < 2; pass++)
+    {
+      uint64_t misses = fold_memo_thread_misses ();
+      for (unsigned k = 0; k < WIDE; k++)
+        {
+          uintptr_t whole[2] = { made_up_return (0xe4001000, k, k % 3), root };
+          uintptr_t functions[1] = { function_of_return (whole[0]) };
+          const struct fold_node *nodes[1];
+          const struct fold_node *node
+              = fold_memo_extend (root_node[0], whole, functions, 1, nodes);
+          ck_assert_ptr_nonnull (node);
+          ck_assert_ptr_eq (fold_memo_node_context (node, 30),
+                            plain_context (whole, 2, 30));
+        }
+      if (pass == 1)
+        ck_assert_uint_eq (fold_memo_thread_misses (), misses);
+    }
+}
+END_TEST
+
 static void *
 compare_in_thread (void *seed)
 {
@@ -201,6 +235,7 @@ fold_memo_suite (void)
   tcase_add_test (memo, test_memo_folds_recursion);
   tcase_add_test (memo, test_memo_extended_from_a_kept_node);
   tcase_add_test (memo, test_memo_shared_by_threads);
+  tcase_add_test (memo, test_memo_wide_node);
   suite_add_tcase (suite, memo);
   return suite;
 }
