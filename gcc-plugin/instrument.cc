@@ -17,6 +17,7 @@
 #include "gimple.h"
 #include "gimple-iterator.h"
 #include "ssa.h"
+#include "cgraph.h"
 #include "diagnostic-core.h"
 #include "tree-ssa-loop-ivopts.h"
 #include "bitmap.h"
@@ -186,6 +187,25 @@ function_is_runtime (void)
   return startswith (name, "__memprof_");
 }
 
+/* An IFUNC resolver (the function an ifunc attribute names, GCC's
+   target_clones and target dispatchers included) runs while the dynamic
+   linker relocates its module: in a library that does not need
+   libmemprof.so, possibly before the runtime has reserved the shadow
+   (docs/plugin.md, "Code that runs before start-up").  It is left
+   uninstrumented, and so is what was inlined into it; it runs once.  */
+static bool
+function_is_ifunc_resolver (void)
+{
+  cgraph_node *node = cgraph_node::get (current_function_decl);
+  ipa_ref *ref;
+  if (node == NULL)
+    return false;
+  for (unsigned i = 0; node->iterate_direct_aliases (i, ref); i++)
+    if (ref->referring->ifunc_resolver)
+      return true;
+  return false;
+}
+
 static unsigned int
 instrument_function (void)
 {
@@ -197,7 +217,7 @@ instrument_function (void)
   bool any = false;
 
   memset (&counts, 0, sizeof counts);
-  if (function_is_runtime ())
+  if (function_is_runtime () || function_is_ifunc_resolver ())
     return 0;
   build_runtime_decls ();
   unsigned kept_frames = keep_allocation_frames ();

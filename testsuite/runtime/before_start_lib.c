@@ -30,11 +30,19 @@ add_twenty (int x)
   return x + 20;
 }
 
+/* RESOLVER_LOADS_ITSELF: the load is the resolver's own (or inlined into
+   it), for a library linked without the runtime: the plugin leaves the
+   resolver uninstrumented.  Otherwise it calls an instrumented function,
+   which needs the library to be linked with the runtime.  */
 static void *
 resolve_library_add (void)
 {
+#ifdef RESOLVER_LOADS_ITSELF
+  return library_table_pointer[0] ? (void *) add_ten : (void *) add_twenty;
+#else
   return library_pick_hidden (library_table_pointer) ? (void *) add_ten
                                                      : (void *) add_twenty;
+#endif
 }
 
 /* Called through a pointer: its IRELATIVE relocation is applied while the

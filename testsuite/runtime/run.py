@@ -1611,26 +1611,38 @@ def test_before_start(work):
         if binary is not None and baseline is not None:
             # Written once, read 5 times.
             check_before_start(name, directory, binary, baseline, 6)
-    directory = os.path.join(work, "before-start-library")
+    # The library linked with the runtime (it needs libmemprof.so, which
+    # glibc then relocates first), its resolver calling instrumented code;
+    # and linked without it (relocated before the runtime here), its
+    # resolver loading itself, which the plugin leaves uninstrumented.
+    for linked in (True, False):
+        check_library_before_start(work, linked)
+
+
+def check_library_before_start(work, linked):
+    name = "before-start-library" + ("" if linked else "-unlinked")
+    directory = os.path.join(work, name)
     os.makedirs(directory)
     _, libs = flags()
     library = os.path.join(directory, "libbefore_start.so")
     result = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
-                             os.path.join(HERE, "before_start_lib.c"), "-o", library, *libs],
+                             *([] if linked else ["-DRESOLVER_LOADS_ITSELF"]),
+                             os.path.join(HERE, "before_start_lib.c"), "-o", library,
+                             *(libs if linked else [])],
                             capture_output=True, text=True)
-    results.check(result.returncode == 0, "before_start_lib.c: builds", result.stderr)
+    results.check(result.returncode == 0, f"{name}: the library builds", result.stderr)
     plain_library = compile_plain(directory, "libplain.so", ["before_start_lib.c"],
                                   ["-shared", "-fPIC"])
     baseline = compile_plain(directory, "baseline", ["before_start_main.c"],
                              [plain_library or "", f"-Wl,-rpath,{directory}"])
-    # The runtime first on the command line: without the library's own
-    # dependency on it, glibc would relocate the library before it.
+    # The runtime first on the command line: unless the library needs it,
+    # glibc relocates the library before it.
     binary = compile_plain(directory, "program", ["before_start_main.c"],
                            [*libs, f"-L{directory}", "-lbefore_start",
                             f"-Wl,-rpath,{directory}"])
     if result.returncode == 0 and None not in (plain_library, baseline, binary):
         # The program is not instrumented: the library's 4 reads.
-        check_before_start("before-start-library", directory, binary, baseline, 4)
+        check_before_start(name, directory, binary, baseline, 4)
 
 
 # ---- C++ operator new and delete as libstdc++ has them; the heap API ----
