@@ -187,23 +187,55 @@ function_is_runtime (void)
   return startswith (name, "__memprof_");
 }
 
-/* An IFUNC resolver (the function an ifunc attribute names, GCC's
-   target_clones and target dispatchers included) runs while the dynamic
-   linker relocates its module: in a library that does not need
-   libmemprof.so, possibly before the runtime has reserved the shadow
-   (docs/plugin.md, "Code that runs before start-up").  It is left
-   uninstrumented, and so is what was inlined into it; it runs once.  */
+/* Whether NODE is an IFUNC resolver: the function an ifunc attribute
+   names (GCC's target_clones and target dispatchers included).  */
 static bool
-function_is_ifunc_resolver (void)
+is_ifunc_resolver (cgraph_node *node)
 {
-  cgraph_node *node = cgraph_node::get (current_function_decl);
   ipa_ref *ref;
-  if (node == NULL)
-    return false;
   for (unsigned i = 0; node->iterate_direct_aliases (i, ref); i++)
     if (ref->referring->ifunc_resolver)
       return true;
   return false;
+}
+
+/* How many calls away from a resolver a function is still looked at.  */
+#define RESOLVER_CALL_DEPTH 4
+
+/* Whether NODE runs only in IFUNC resolvers: it is one, or a function of
+   this unit called directly only, by functions that run only in
+   resolvers (DEPTH more calls at most).  GCC expands a function's
+   callees before it, so the resolver's call edges are still there.  */
+static bool
+runs_only_in_resolvers (cgraph_node *node, unsigned depth)
+{
+  if (is_ifunc_resolver (node))
+    return true;
+  /* Local, and neither referred to (address taken, aliases) nor kept for
+     another reason; not only_called_directly_p, which -O0's
+     force_output on every function makes false.  */
+  if (depth == 0 || node->callers == NULL || TREE_PUBLIC (node->decl)
+      || node->externally_visible || node->address_taken
+      || DECL_PRESERVE_P (node->decl) || node->ref_list.referring.length () > 0)
+    return false;
+  for (cgraph_edge *edge = node->callers; edge != NULL;
+       edge = edge->next_caller)
+    if (edge->caller == node
+        || !runs_only_in_resolvers (edge->caller, depth - 1))
+      return false;
+  return true;
+}
+
+/* An IFUNC resolver runs while the dynamic linker relocates its module:
+   in a library that does not need libmemprof.so, possibly before the
+   runtime has reserved the shadow (docs/plugin.md, "Code that runs
+   before start-up").  It is left uninstrumented, with what was inlined
+   into it and the functions of the unit only it calls; they run once.  */
+static bool
+function_is_ifunc_resolver (void)
+{
+  cgraph_node *node = cgraph_node::get (current_function_decl);
+  return node != NULL && runs_only_in_resolvers (node, RESOLVER_CALL_DEPTH);
 }
 
 static unsigned int

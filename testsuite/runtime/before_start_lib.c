@@ -30,15 +30,26 @@ add_twenty (int x)
   return x + 20;
 }
 
-/* RESOLVER_LOADS_ITSELF: the load is the resolver's own (or inlined into
-   it), for a library linked without the runtime: the plugin leaves the
-   resolver uninstrumented.  Otherwise it calls an instrumented function,
-   which needs the library to be linked with the runtime.  */
+#ifdef RESOLVER_LOADS_ITSELF
+/* Called by the resolver only.  */
+__attribute__ ((noinline)) static int
+resolver_pick (int *p)
+{
+  return p[1] == 0;
+}
+#endif
+
+/* RESOLVER_LOADS_ITSELF: the resolver loads itself and calls a function
+   only it calls, for a library linked without the runtime: the plugin
+   leaves both uninstrumented.  Otherwise it calls an instrumented
+   function, which needs the library to be linked with the runtime.  */
 static void *
 resolve_library_add (void)
 {
 #ifdef RESOLVER_LOADS_ITSELF
-  return library_table_pointer[0] ? (void *) add_ten : (void *) add_twenty;
+  return library_table_pointer[0] && resolver_pick (library_table_pointer)
+             ? (void *) add_ten
+             : (void *) add_twenty;
 #else
   return library_pick_hidden (library_table_pointer) ? (void *) add_ten
                                                      : (void *) add_twenty;
