@@ -1,0 +1,48 @@
+/* An IFUNC resolver, and the functions of its unit only resolvers call,
+   are left uninstrumented: they may run before the runtime has reserved
+   the shadow (docs/plugin.md, "Code that runs before start-up").  In a
+   -fPIC unit, a resolver calling a function that counts gets a note.  The
+   one instrumented load is counted's.  */
+/* { dg-do compile } */
+/* { dg-options "-fPIC -fplugin-arg-memprof-dump" } */
+
+int *volatile table_pointer;
+
+__attribute__ ((noinline)) static int
+resolver_only (int *p)
+{
+  return p[1];
+}
+
+__attribute__ ((noinline)) int
+counted (int *p)
+{
+  return p[0];
+}
+
+static int
+add_one (int x)
+{
+  return x + 1;
+}
+
+static int
+add_two (int x)
+{
+  return x + 2;
+}
+
+static void *
+resolve_add (void)
+{
+  int *p = table_pointer;
+  int counts = counted (p);
+  /* { dg-message "IFUNC resolver .resolve_add. calls .counted., which counts accesses" "" { target *-*-* } 39 } */
+  return p[2] && resolver_only (p) && counts ? (void *) add_one
+                                             : (void *) add_two;
+}
+
+int add (int) __attribute__ ((ifunc ("resolve_add")));
+
+/* { dg-final { scan-tree-dump-times "memprof: instrument load" 1 "memprof" } } */
+/* { dg-final { scan-tree-dump-times "memprof: instrument load \\*p_\[0-9\]+\\(D\\) " 1 "memprof" } } */
