@@ -7,6 +7,8 @@
 /* { dg-options "-fPIC -fplugin-arg-memprof-dump" } */
 
 int *volatile table_pointer;
+/* Defined after the resolver, compiled after it at -O0.  */
+static int defined_after (int *p);
 
 __attribute__ ((noinline)) static int
 resolver_only (int *p)
@@ -37,12 +39,19 @@ resolve_add (void)
 {
   int *p = table_pointer;
   int counts = counted (p);
-  /* { dg-message "IFUNC resolver .resolve_add. calls .counted., which counts accesses" "" { target *-*-* } 39 } */
-  return p[2] && resolver_only (p) && counts ? (void *) add_one
-                                             : (void *) add_two;
+  /* { dg-message "IFUNC resolver .resolve_add. calls .counted., which counts accesses" "" { target *-*-* } 41 } */
+  return p[2] && resolver_only (p) && defined_after (p) && counts
+             ? (void *) add_one
+             : (void *) add_two;
 }
 
 int add (int) __attribute__ ((ifunc ("resolve_add")));
+
+__attribute__ ((noinline)) static int
+defined_after (int *p)
+{
+  return p[3];
+}
 
 /* { dg-final { scan-tree-dump-times "memprof: instrument load" 1 "memprof" } } */
 /* { dg-final { scan-tree-dump-times "memprof: instrument load \\*p_\[0-9\]+\\(D\\) " 1 "memprof" } } */
