@@ -22,30 +22,18 @@ counted (int *p)
   return p[0];
 }
 
-static int
-add_one (int x)
-{
-  return x + 1;
-}
-
-static int
-add_two (int x)
-{
-  return x + 2;
-}
-
 static void *
-resolve_add (void)
+resolve_pick (void)
 {
   int *p = table_pointer;
   int counts = counted (p);
-  /* { dg-message "IFUNC resolver .resolve_add. calls .counted., which counts accesses" "" { target *-*-* } 41 } */
+  /* { dg-message "IFUNC resolver .resolve_pick. calls .counted., which counts accesses" "" { target *-*-* } 29 } */
   return p[2] && resolver_only (p) && defined_after (p) && counts
-             ? (void *) add_one
-             : (void *) add_two;
+             ? (void *) counted
+             : (void *) 0;
 }
 
-int add (int) __attribute__ ((ifunc ("resolve_add")));
+int pick (int *) __attribute__ ((ifunc ("resolve_pick")));
 
 __attribute__ ((noinline)) static int
 defined_after (int *p)
