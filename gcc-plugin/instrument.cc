@@ -17,6 +17,7 @@
 #include "gimple.h"
 #include "gimple-iterator.h"
 #include "ssa.h"
+#include "cgraph.h"
 #include "diagnostic-core.h"
 #include "tree-ssa-loop-ivopts.h"
 #include "bitmap.h"
@@ -186,6 +187,111 @@ function_is_runtime (void)
   return startswith (name, "__memprof_");
 }
 
+/* Whether NODE is an IFUNC resolver: the function an ifunc attribute
+   names (GCC's target_clones and target dispatchers included).  */
+static bool
+is_ifunc_resolver (cgraph_node *node)
+{
+  ipa_ref *ref;
+  for (unsigned i = 0; node->iterate_direct_aliases (i, ref); i++)
+    if (ref->referring->ifunc_resolver)
+      return true;
+  return false;
+}
+
+/* How many calls away from a resolver a function is still looked at.  */
+#define RESOLVER_CALL_DEPTH 4
+
+/* Whether NODE runs only in IFUNC resolvers: it is one, or a function of
+   this unit called directly only, by functions that run only in
+   resolvers (DEPTH more calls at most).  GCC expands a function's
+   callees before it, so the resolver's call edges are still there.  */
+static bool
+runs_only_in_resolvers (cgraph_node *node, unsigned depth)
+{
+  if (is_ifunc_resolver (node))
+    return true;
+  /* Local, and neither referred to (address taken, aliases) nor kept for
+     another reason; not only_called_directly_p, which -O0's
+     force_output on every function makes false.  */
+  if (depth == 0 || node->callers == NULL || TREE_PUBLIC (node->decl)
+      || node->externally_visible || node->address_taken
+      || DECL_PRESERVE_P (node->decl) || node->ref_list.referring.length () > 0)
+    return false;
+  for (cgraph_edge *edge = node->callers; edge != NULL;
+       edge = edge->next_caller)
+    if (edge->caller == node
+        || !runs_only_in_resolvers (edge->caller, depth - 1))
+      return false;
+  return true;
+}
+
+/* An IFUNC resolver runs while the dynamic linker relocates its module:
+   in a library that does not need libmemprof.so, possibly before the
+   runtime has reserved the shadow (docs/plugin.md, "Code that runs
+   before start-up").  It is left uninstrumented, with what was inlined
+   into it and the functions of the unit only it calls; they run once.
+   Those functions, by DECL_UID: found once the call graph is final,
+   before any function is compiled (the late passes of a function drop
+   its call edges).  */
+static hash_set<int_hash<unsigned, -1U, -2U> > *resolver_only_uids;
+
+/* See instrument.h.  */
+void
+find_resolver_only_functions (void *, void *)
+{
+  cgraph_node *node;
+  if (resolver_only_uids == NULL)
+    resolver_only_uids = new hash_set<int_hash<unsigned, -1U, -2U> >;
+  resolver_only_uids->empty ();
+  FOR_EACH_DEFINED_FUNCTION (node)
+  if (runs_only_in_resolvers (node, RESOLVER_CALL_DEPTH))
+    resolver_only_uids->add (DECL_UID (node->decl));
+}
+
+static bool
+runs_only_in_resolvers (tree decl)
+{
+  return resolver_only_uids != NULL
+         && resolver_only_uids->contains (DECL_UID (decl));
+}
+
+/* A resolver of a library's unit (-fPIC) that calls a function of its
+   unit that counts accesses: that function runs before start-up, and
+   crashes, if the library does not need libmemprof.so and the dynamic
+   linker relocates it first.  Said once per resolver, at the call.  */
+static void
+note_counting_callees (void)
+{
+  cgraph_node *node = cgraph_node::get (current_function_decl);
+  if (!flag_pic || flag_pie || node == NULL || !is_ifunc_resolver (node))
+    return;
+  /* The body's calls: the late passes may have dropped the call edges.  */
+  basic_block bb;
+  FOR_EACH_BB_FN (bb, cfun)
+  for (gimple_stmt_iterator gsi = gsi_start_bb (bb); !gsi_end_p (gsi);
+       gsi_next (&gsi))
+    {
+      tree fndecl = is_gimple_call (gsi_stmt (gsi))
+                        ? gimple_call_fndecl (gsi_stmt (gsi))
+                        : NULL_TREE;
+      cgraph_node *callee
+          = fndecl != NULL_TREE ? cgraph_node::get (fndecl) : NULL;
+      if (callee == NULL)
+        continue;
+      callee = callee->ultimate_alias_target ();
+      if (!callee->definition || runs_only_in_resolvers (callee->decl))
+        continue;
+      inform (gimple_location (gsi_stmt (gsi)),
+              "memprof: IFUNC resolver %qD calls %qD, which counts "
+              "accesses: link the library with the runtime "
+              "(%<$(pkg-config --libs memprof)%>) so that the dynamic "
+              "linker sets it up first",
+              node->decl, callee->decl);
+      return;
+    }
+}
+
 static unsigned int
 instrument_function (void)
 {
@@ -199,6 +305,11 @@ instrument_function (void)
   memset (&counts, 0, sizeof counts);
   if (function_is_runtime ())
     return 0;
+  if (runs_only_in_resolvers (current_function_decl))
+    {
+      note_counting_callees ();
+      return 0;
+    }
   build_runtime_decls ();
   unsigned kept_frames = keep_allocation_frames ();
   if (dump_file && kept_frames > 0)

@@ -9,5 +9,8 @@ opt_pass *make_instrument_pass (gcc::context *context);
 
 /* PLUGIN_FINISH_UNIT: the stats line (-fplugin-arg-memprof-stats).  */
 void print_unit_stats (void *gcc_data, void *user_data);
+/* PLUGIN_ALL_IPA_PASSES_END: find the functions that run only in IFUNC
+   resolvers, which are left uninstrumented.  */
+void find_resolver_only_functions (void *gcc_data, void *user_data);
 
 #endif /* MEMPROF_PLUGIN_INSTRUMENT_H */

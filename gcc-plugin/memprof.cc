@@ -354,5 +354,7 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
                      restore_addressable, NULL);
   register_callback (info->base_name, PLUGIN_FINISH_UNIT, print_unit_stats,
                      NULL);
+  register_callback (info->base_name, PLUGIN_ALL_IPA_PASSES_END,
+                     find_resolver_only_functions, NULL);
   return 0;
 }

@@ -1,17 +1,34 @@
-/* Linked only into libmemprof.a: start the runtime from .preinit_array,
-   before any constructor of the program or of its shared libraries, so
-   that the shadow base is set before any instrumented code can run.
-   (Shared objects may not have .preinit_array; libmemprof.so starts from
-   its constructor, which runs before the program's.)  */
+/* Linked only into libmemprof.a (joined to runtime.o): reserve the shadow
+   before any instrumented code of the program can run.  The program's
+   IFUNC resolvers, which may be instrumented, run while the program is
+   relocated, before .preinit_array and any constructor; so the entry
+   below is an IFUNC itself, whose IRELATIVE relocation reserves the
+   shadow.  The linker sorts the program's IRELATIVE relocations of
+   .rela.dyn by address, and .preinit_array lies before every other
+   section a pointer can be in (.init_array, .data.rel.ro, .got, .data);
+   those of .rela.plt (IFUNCs called through the PLT) are applied after
+   .rela.dyn.  The runtime does not start here: the C library has not set
+   environ yet (its own initialiser runs after .preinit_array), so
+   MEMPROF_OPTIONS could not be read; it starts at the first allocation
+   or at the first constructor, as with libmemprof.so.  */
 
 #include "internal.h"
 
 static void
-start_before_constructors (void)
+shadow_already_reserved (void)
 {
-  runtime_ensure_initialized ();
 }
+
+__attribute__ ((no_stack_protector,
+                used)) static void (*reserve_shadow (void)) (void)
+{
+  shadow_reserve_by_syscalls ();
+  return shadow_already_reserved;
+}
+
+static void reserve_shadow_early (void)
+    __attribute__ ((ifunc ("reserve_shadow")));
 
 __attribute__ ((section (".preinit_array"),
                 used)) static void (*const memprof_preinit) (void)
-    = start_before_constructors;
+    = reserve_shadow_early;

@@ -2,9 +2,9 @@
 
    Start-up happens at the first of: the first allocation (which may come
    from the C library before any constructor), the library's constructor,
-   .preinit_array (static library only), or an instrumented module's call
-   to __memprof_init.  It reads MEMPROF_OPTIONS, reserves the shadow and
-   publishes its base, all without allocating.  The exit profile is
+   or an instrumented module's call to __memprof_init.  It reads
+   MEMPROF_OPTIONS, reserves the shadow (unless an IFUNC did earlier:
+   shadow.c) and publishes its base, all without allocating.  The exit profile is
    written by a destructor that runs after the program's own destructors
    and atexit handlers.  */
 

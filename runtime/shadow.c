@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 /* x86-64 user space is below 2^47; the shadow covers all of it.  */
 #define USER_ADDRESS_BITS 47
@@ -21,11 +22,92 @@
 
 MEMPROF_EXPORT uintptr_t __memprof_shadow_base;
 
+/* ---- The shadow before any instrumented code runs ----
+
+   Instrumented code reads __memprof_shadow_base without testing it, and
+   some of it runs before any constructor: IFUNC resolvers (IRELATIVE
+   relocations, applied while the dynamic linker relocates their module)
+   and the functions they call, .preinit_array functions.  glibc relocates
+   a module's dependencies before the module (elf/rtld.c walks l_initfini
+   backwards) and applies a module's IRELATIVE relocations after its
+   other relocations (elf/do-rel.h).  So the IFUNC below, whose resolver
+   reserves the shadow by raw system calls, runs while libmemprof.so is
+   relocated: before any relocation of the program or of a library that
+   needs libmemprof.so.  Nothing of the C library is called (its PLT
+   entries may not be bound yet; errno is not needed).  The base goes to
+   both copies of the variable: through the GOT (the program's copy when
+   a non-PIE program has a copy relocation for it, which the program's
+   relocation fills later from this library's own copy) and to the
+   library's own copy (the alias).  docs/plugin.md, "Code that runs
+   before start-up", says what this does not cover.  */
+
+extern uintptr_t shadow_base_own_copy
+    __attribute__ ((alias ("__memprof_shadow_base"), visibility ("hidden")));
+
+__attribute__ ((no_stack_protector)) static long
+raw_syscall6 (long number, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+  long result;
+  register long r10 __asm__("r10") = a4;
+  register long r8 __asm__("r8") = a5;
+  register long r9 __asm__("r9") = a6;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "0"(number), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8),
+                     "r"(r9)
+                   : "rcx", "r11", "memory");
+  return result;
+}
+
+__attribute__ ((no_stack_protector)) void
+shadow_reserve_by_syscalls (void)
+{
+  long shadow;
+
+  if (__memprof_shadow_base != 0)
+    return;
+  shadow
+      = raw_syscall6 (SYS_mmap, 0, (long) SHADOW_SIZE, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  /* A failure (-errno) is left to shadow_reserve, which logs it.  */
+  if (shadow < 0 && shadow > -4096)
+    return;
+  raw_syscall6 (SYS_madvise, shadow, (long) SHADOW_SIZE, MADV_NOHUGEPAGE, 0, 0,
+                0);
+  __memprof_shadow_base = (uintptr_t) shadow;
+  shadow_base_own_copy = (uintptr_t) shadow;
+}
+
+static void
+shadow_reserved_early (void)
+{
+}
+
+__attribute__ ((no_stack_protector,
+                used)) static void (*shadow_reserve_early (void)) (void)
+{
+  shadow_reserve_by_syscalls ();
+  return shadow_reserved_early;
+}
+
+static void shadow_early_ifunc (void)
+    __attribute__ ((ifunc ("shadow_reserve_early")));
+
+/* The reference that makes the linker emit the IRELATIVE relocation.  */
+__attribute__ ((used)) static void (*volatile const shadow_early_reference) (
+    void)
+    = shadow_early_ifunc;
+
 bool
 shadow_reserve (void)
 {
-  void *shadow = mmap (NULL, SHADOW_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *shadow;
+
+  /* Reserved while libmemprof.so was relocated.  */
+  if (__memprof_shadow_base != 0)
+    return true;
+  shadow = mmap (NULL, SHADOW_SIZE, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (shadow == MAP_FAILED)
     {
       log_printf ("cannot reserve %lu GiB of address space for the shadow: "

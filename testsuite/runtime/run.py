@@ -1611,6 +1611,80 @@ def test_no_shadow(work):
                   "no room for the shadow: allocations are still recorded", str(sites))
 
 
+# ---- Instrumented code that runs before start-up (docs/plugin.md) ----
+
+def compile_plain(directory, output, sources, extra=()):
+    """SOURCES (in this directory) built without plugin or runtime."""
+    result = subprocess.run([args.cc, "-g", "-O1",
+                             *[os.path.join(HERE, source) for source in sources],
+                             *extra, "-o", os.path.join(directory, output)],
+                            capture_output=True, text=True)
+    results.check(result.returncode == 0, f"{output}: builds", result.stderr)
+    return os.path.join(directory, output) if result.returncode == 0 else None
+
+
+def check_before_start(label, directory, binary, baseline, accesses):
+    expected = subprocess.run([baseline], cwd=directory, capture_output=True, text=True)
+    result = execute(binary, directory, "profile_file=b.prof")
+    results.check((result.stdout, result.returncode) == (expected.stdout, expected.returncode)
+                  and expected.returncode >= 0,
+                  f"{label}: the output and exit status of the build without the plugin",
+                  f"plugin: {result.stdout!r} {result.returncode}, "
+                  f"without: {expected.stdout!r} {expected.returncode}\n{result.stderr}")
+    sites = sites_by_function(os.path.join(directory, "b.prof"), binary) \
+        if result.returncode >= 0 else None
+    block = (sites or {}).get("make_block", {})
+    results.check(block.get("AllocCount") == 1 and block.get("TotalAccessCount") == accesses,
+                  f"{label}: the block accessed {accesses} times after start-up counts"
+                  f" {accesses}",
+                  str(sites))
+
+
+def test_before_start(work):
+    """IFUNC resolvers, .preinit_array and target_clones run before any
+    constructor: with the shared and the static runtime, and in an
+    instrumented library relocated before the program."""
+    for static in (False, True):
+        name = "before-start-" + ("static" if static else "shared")
+        directory, binary = prepare(work, name, "before_start.c", static, plugin_flags())
+        baseline = compile_plain(directory, "baseline", ["before_start.c"])
+        if binary is not None and baseline is not None:
+            # Written once, read 5 times.
+            check_before_start(name, directory, binary, baseline, 6)
+    # The library linked with the runtime (it needs libmemprof.so, which
+    # glibc then relocates first), its resolver calling instrumented code;
+    # and linked without it (relocated before the runtime here), its
+    # resolver loading itself, which the plugin leaves uninstrumented.
+    for linked in (True, False):
+        check_library_before_start(work, linked)
+
+
+def check_library_before_start(work, linked):
+    name = "before-start-library" + ("" if linked else "-unlinked")
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    _, libs = flags()
+    library = os.path.join(directory, "libbefore_start.so")
+    result = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
+                             *([] if linked else ["-DRESOLVER_LOADS_ITSELF"]),
+                             os.path.join(HERE, "before_start_lib.c"), "-o", library,
+                             *(libs if linked else [])],
+                            capture_output=True, text=True)
+    results.check(result.returncode == 0, f"{name}: the library builds", result.stderr)
+    plain_library = compile_plain(directory, "libplain.so", ["before_start_lib.c"],
+                                  ["-shared", "-fPIC"])
+    baseline = compile_plain(directory, "baseline", ["before_start_main.c"],
+                             [plain_library or "", f"-Wl,-rpath,{directory}"])
+    # The runtime first on the command line: unless the library needs it,
+    # glibc relocates the library before it.
+    binary = compile_plain(directory, "program", ["before_start_main.c"],
+                           [*libs, f"-L{directory}", "-lbefore_start",
+                            f"-Wl,-rpath,{directory}"])
+    if result.returncode == 0 and None not in (plain_library, baseline, binary):
+        # The program is not instrumented: the library's 4 reads.
+        check_before_start(name, directory, binary, baseline, 4)
+
+
 # ---- C++ operator new and delete as libstdc++ has them; the heap API ----
 
 def build_without_runtime(program, directory, extra=()):
@@ -1747,6 +1821,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     test_early(work)
+    test_before_start(work)
     test_options(work)
     test_api(work)
     test_histogram(work)
