@@ -50,11 +50,19 @@
 #include "cfgloop.h"
 #include "tree-ssa-loop-manip.h"
 #include "gimplify.h"
+#include "cgraph.h"
+#include "tree-data-ref.h"
+#include "tree-ssa-loop.h"
+#include "tree-scalar-evolution.h"
+#include "tree-ssa-loop-niter.h"
+#include "gimplify-me.h"
+#include "gimple-pretty-print.h"
 
 #include "memprof/abi.h"
 #include "plugin.h"
 #include "emit.h"
 #include "combine.h"
+#include "bursts.h"
 
 /* An address as X + CONSTANT, X = BASE (+ INDEX * STEP) (+ INDEX2)
    (+ OFFSET), with X known to be MISALIGN modulo ALIGN bytes.  */
@@ -344,6 +352,7 @@ prepare_loop_counting (void)
       || plugin_options.callbacks || number_of_loops (cfun) <= 1)
     return;
   loop_optimizer_init (LOOPS_NORMAL);
+  scev_initialize ();
   loops_prepared = true;
 }
 
@@ -352,7 +361,10 @@ void
 finish_loop_counting (void)
 {
   if (loops_prepared)
-    loop_optimizer_finalize ();
+    {
+      scev_finalize ();
+      loop_optimizer_finalize ();
+    }
   loops_prepared = false;
 }
 
@@ -446,6 +458,265 @@ counting_loop (const memory_access *a,
   return best;
 }
 
+/* ---- Strided accesses of a loop, counted at its exits ----
+
+   An access whose address moves by the same constant STEP at each
+   iteration of its loop (GCC's data-reference analysis, the vectoriser's:
+   the address is FIRST + I * STEP at iteration I), in a block of the loop
+   itself (not of an inner loop) that dominates the latch, runs once in
+   every iteration but the last, and in the last at most once: its Jth run
+   is at FIRST + J * STEP.  In a loop that counts in registers (above),
+   the runs are counted in a register, += 1 at the access, and on every
+   exit edge one call, __memprof_strided_access (FIRST, STEP, runs, N),
+   gives each granule what the runs in it would have added
+   (runtime/strided.c).  FIRST is computed on the preheader edge from the
+   values the loop starts with.  Only steps shorter than a granule (so
+   that several runs share a counter) and at most STRIDED_CALLS_MAX calls
+   per loop (accesses times exits): a loop with many exits and a short
+   trip (a byte-by-byte comparison unrolled by hand) would pay more for
+   the calls than the updates cost.  What changes is when the counts
+   reach the shadow, as with the registers above.  */
+
+#define STRIDED_CALLS_MAX 8
+
+/* A loop with at most this many iterations (GCC's bound) is left alone:
+   the call at its exit would cost more than the updates it saves.  */
+#define STRIDED_MIN_ITERATIONS 8
+
+/* The runtime's __memprof_strided_access: the declaration the unit has
+   already, or a new one.  */
+static tree
+strided_access_decl (void)
+{
+  symtab_node *node
+      = symtab_node::get_for_asmname (get_identifier (MEMPROF_STRIDED_ACCESS_NAME));
+  if (node != NULL && TREE_CODE (node->decl) == FUNCTION_DECL)
+    return node->decl;
+  return runtime_function (
+      MEMPROF_STRIDED_ACCESS_NAME,
+      build_function_type_list (void_type_node, const_ptr_type_node,
+                                long_integer_type_node,
+                                long_unsigned_type_node,
+                                long_unsigned_type_node, NULL_TREE));
+}
+
+/* walk_tree callback: an SSA name DATA's loop defines, which the
+   preheader cannot read.  */
+static tree
+find_defined_in_loop (tree *tp, int *walk_subtrees, void *data)
+{
+  class loop *loop = (class loop *) data;
+  if (TREE_CODE (*tp) == SSA_NAME)
+    {
+      basic_block def_bb = gimple_bb (SSA_NAME_DEF_STMT (*tp));
+      return def_bb && flow_bb_inside_loop_p (loop, def_bb) ? *tp : NULL_TREE;
+    }
+  if (TYPE_P (*tp) || DECL_P (*tp))
+    *walk_subtrees = 0;
+  return NULL_TREE;
+}
+
+/* Adds COEFFICIENT times the evolution of TERM (an SSA name, or a
+   value LOOP never changes) to *FIRST (sizetype) and *STEP.  False when
+   TERM does not move by a constant step at each iteration, or may wrap
+   in a type narrower than an address.  */
+static bool
+add_term (tree term, HOST_WIDE_INT coefficient, class loop *loop,
+          tree *first, HOST_WIDE_INT *step)
+{
+  affine_iv iv;
+  if (TREE_CODE (term) != SSA_NAME)
+    {
+      if (!is_gimple_min_invariant (term))
+        return false;
+      iv.base = term;
+      iv.step = size_zero_node;
+      iv.no_overflow = true;
+    }
+  else if (!simple_iv (loop, loop, term, &iv, false))
+    return false;
+  if (TREE_CODE (iv.step) != INTEGER_CST || !tree_fits_shwi_p (iv.step)
+      || (TYPE_PRECISION (TREE_TYPE (term)) < TYPE_PRECISION (sizetype)
+          && !iv.no_overflow))
+    return false;
+  *step += coefficient * tree_to_shwi (iv.step);
+  tree value = fold_convert (sizetype, unshare_expr (iv.base));
+  if (coefficient != 1)
+    value = size_binop (MULT_EXPR, value, size_int (coefficient));
+  *first = size_binop (PLUS_EXPR, *first, value);
+  return true;
+}
+
+/* The address of REF's first byte at LOOP's first iteration, as an
+   expression in *FIRST, and what it adds at each iteration, in *STEP,
+   when REF is a MEM_REF or TARGET_MEM_REF (the forms GCC's loop
+   optimisations leave in loops), perhaps with constant field offsets
+   above it, whose parts move by constant steps; false otherwise.  */
+static bool
+strided_address (tree ref, class loop *loop, tree *first, HOST_WIDE_INT *step)
+{
+  poly_int64 bit_size, bit_position;
+  tree variable_offset;
+  machine_mode mode;
+  int unsignedp, reversep, volatilep = 0;
+  tree object = get_inner_reference (ref, &bit_size, &bit_position,
+                                     &variable_offset, &mode, &unsignedp,
+                                     &reversep, &volatilep);
+  HOST_WIDE_INT bits;
+  if (variable_offset != NULL_TREE || !bit_position.is_constant (&bits)
+      || bits % BITS_PER_UNIT != 0)
+    return false;
+  *first = size_int (bits / BITS_PER_UNIT);
+  *step = 0;
+  if (TREE_CODE (object) == MEM_REF)
+    {
+      *first = size_binop (PLUS_EXPR, *first,
+                           fold_convert (sizetype, TREE_OPERAND (object, 1)));
+      return add_term (TREE_OPERAND (object, 0), 1, loop, first, step);
+    }
+  if (TREE_CODE (object) != TARGET_MEM_REF)
+    return false;
+  if (TMR_OFFSET (object))
+    *first = size_binop (PLUS_EXPR, *first,
+                         fold_convert (sizetype, TMR_OFFSET (object)));
+  if (!add_term (TMR_BASE (object), 1, loop, first, step))
+    return false;
+  if (TMR_INDEX (object))
+    {
+      HOST_WIDE_INT scale = 1;
+      if (TMR_STEP (object))
+        {
+          if (!tree_fits_shwi_p (TMR_STEP (object)))
+            return false;
+          scale = tree_to_shwi (TMR_STEP (object));
+        }
+      if (!add_term (TMR_INDEX (object), scale, loop, first, step))
+        return false;
+    }
+  if (TMR_INDEX2 (object)
+      && !add_term (TMR_INDEX2 (object), 1, loop, first, step))
+    return false;
+  return true;
+}
+
+/* A's loop when A is a strided access of it (above), with the address
+   of its first run as an expression in *FIRST and its step in *STEP;
+   NULL otherwise.  */
+static class loop *
+strided_loop (const memory_access *a,
+              hash_map<int_hash<int, -1, -2>, bool> *can_count, tree *first,
+              HOST_WIDE_INT *step)
+{
+  basic_block bb = gimple_bb (a->stmt);
+  class loop *loop = bb->loop_father;
+  if (loop_outer (loop) == NULL || loop->latch == NULL
+      || is_bit_field_reference (a->ref)
+      || !dominated_by_p (CDI_DOMINATORS, loop->latch, bb))
+    return NULL;
+  HOST_WIDE_INT bound = max_loop_iterations_int (loop);
+  if (bound >= 0 && bound < STRIDED_MIN_ITERATIONS)
+    return NULL;
+  bool *known = can_count->get (loop->num);
+  bool can = known ? *known : loop_can_count (loop);
+  if (!known)
+    can_count->put (loop->num, can);
+  if (!can)
+    return NULL;
+  if (!strided_address (a->ref, loop, first, step))
+    return NULL;
+  HOST_WIDE_INT granule = (HOST_WIDE_INT) counter_granule ();
+  if (*step == 0 || *step >= granule || *step <= -granule)
+    return NULL;
+  if (walk_tree_without_duplicates (first, find_defined_in_loop, loop))
+    return NULL;
+  return loop;
+}
+
+/* One strided access: its loop, the accesses each run counts, the
+   register of its runs, the address of its first run and its step.  */
+struct strided_counter
+{
+  class loop *loop;
+  unsigned weight;
+  tree runs, first;
+  HOST_WIDE_INT step;
+};
+
+/* The accesses of ACCESSES with a nonzero count in *COUNTS that are
+   strided in their loop: counted as above, their count set to 0.
+   Returns how many; *EXIT_CALLS, the calls at the loops' exits.  */
+static unsigned
+count_strided_accesses (vec<memory_access> *accesses, vec<unsigned> *counts,
+                        hash_map<int_hash<int, -1, -2>, bool> *can_count,
+                        unsigned *exit_calls)
+{
+  auto_vec<struct strided_counter> counters;
+  hash_map<int_hash<int, -1, -2>, unsigned> calls;
+  unsigned moved = 0;
+
+  *exit_calls = 0;
+  if (access_sampling_enabled ())
+    return 0;
+  for (unsigned i = 0; i < accesses->length (); i++)
+    {
+      memory_access *a = &(*accesses)[i];
+      tree first;
+      HOST_WIDE_INT step;
+      if ((*counts)[i] == 0 || !combinable (a))
+        continue;
+      class loop *loop = strided_loop (a, can_count, &first, &step);
+      if (loop == NULL)
+        continue;
+      unsigned exits = get_loop_exit_edges (loop).length ();
+      unsigned *used = calls.get (loop->num);
+      if ((used ? *used : 0) + exits > STRIDED_CALLS_MAX)
+        continue;
+      calls.put (loop->num, (used ? *used : 0) + exits);
+      struct strided_counter c = { loop, (*counts)[i], NULL_TREE, first, step };
+      c.runs = create_tmp_reg (long_unsigned_type_node, "memprof_runs");
+      gassign *add = gimple_build_assign (
+          c.runs, PLUS_EXPR, c.runs, build_int_cst (long_unsigned_type_node, 1));
+      gimple_set_location (add, gimple_location (a->stmt));
+      gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
+      gsi_insert_before (&gsi, add, GSI_SAME_STMT);
+      if (dump_file)
+        {
+          fprintf (dump_file,
+                   ";; memprof: strided over loop %d (step " HOST_WIDE_INT_PRINT_DEC
+                   "), counted at its %u exits: ",
+                   loop->num, step, exits);
+          print_generic_expr (dump_file, a->ref, TDF_SLIM);
+          fputc ('\n', dump_file);
+        }
+      counters.safe_push (c);
+      moved++;
+      (*counts)[i] = 0;
+    }
+
+  tree decl = counters.is_empty () ? NULL_TREE : strided_access_decl ();
+  for (struct strided_counter &c : counters)
+    {
+      edge preheader = loop_preheader_edge (c.loop);
+      gimple_seq seq = NULL;
+      /* force_gimple_operand starts SEQ afresh: the zero goes after.  */
+      tree first = force_gimple_operand (
+          fold_convert (const_ptr_type_node, c.first), &seq, true, NULL_TREE);
+      gimple_seq_add_stmt (&seq, gimple_build_assign (
+                                     c.runs, build_int_cst (long_unsigned_type_node, 0)));
+      gsi_insert_seq_on_edge (preheader, seq);
+      auto_vec<edge> exits = get_loop_exit_edges (c.loop);
+      for (edge e : exits)
+        {
+          gcall *call = gimple_build_call (
+              decl, 4, first, build_int_cst (long_integer_type_node, c.step),
+              c.runs, build_int_cst (long_unsigned_type_node, c.weight));
+          gsi_insert_on_edge (e, call);
+          (*exit_calls)++;
+        }
+    }
+  return moved;
+}
+
 /* See combine.h.  */
 unsigned
 count_in_loop_registers (vec<memory_access> *accesses, vec<unsigned> *counts,
@@ -521,7 +792,12 @@ count_in_loop_registers (vec<memory_access> *accesses, vec<unsigned> *counts,
           fputc ('\n', dump_file);
         }
     }
-  if (!counters.is_empty ())
+  unsigned exit_calls;
+  unsigned strided
+      = count_strided_accesses (accesses, counts, &can_count, &exit_calls);
+  moved += strided;
+  *exit_updates += exit_calls;
+  if (!counters.is_empty () || strided > 0)
     gsi_commit_edge_inserts ();
   return moved;
 }
