@@ -479,6 +479,11 @@ counting_loop (const memory_access *a,
 
 #define STRIDED_CALLS_MAX 8
 
+/* A loop with more exits is left alone: a search that stops at the first
+   difference, unrolled by hand with an exit per step, mostly runs one or
+   two iterations, and every run would pay for a call.  */
+#define STRIDED_EXITS_MAX 2
+
 /* A loop with at most this many iterations (GCC's bound) is left alone:
    the call at its exit would cost more than the updates it saves.  */
 #define STRIDED_MIN_ITERATIONS 8
@@ -535,11 +540,15 @@ add_term (tree term, HOST_WIDE_INT coefficient, class loop *loop,
     }
   else if (!simple_iv (loop, loop, term, &iv, false))
     return false;
-  if (TREE_CODE (iv.step) != INTEGER_CST || !tree_fits_shwi_p (iv.step)
+  if (TREE_CODE (iv.step) != INTEGER_CST
       || (TYPE_PRECISION (TREE_TYPE (term)) < TYPE_PRECISION (sizetype)
           && !iv.no_overflow))
     return false;
-  *step += coefficient * tree_to_shwi (iv.step);
+  /* A pointer's step is a sizetype constant: -2 is 2^64 - 2.  */
+  tree signed_step = fold_convert (ssizetype, iv.step);
+  if (!tree_fits_shwi_p (signed_step))
+    return false;
+  *step += coefficient * tree_to_shwi (signed_step);
   tree value = fold_convert (sizetype, unshare_expr (iv.base));
   if (coefficient != 1)
     value = size_binop (MULT_EXPR, value, size_int (coefficient));
@@ -625,7 +634,8 @@ strided_loop (const memory_access *a,
   if (!strided_address (a->ref, loop, first, step))
     return NULL;
   HOST_WIDE_INT granule = (HOST_WIDE_INT) counter_granule ();
-  if (*step == 0 || *step >= granule || *step <= -granule)
+  if (*step == 0 || *step >= granule || *step <= -granule
+      || !pow2p_hwi (absu_hwi (*step)))
     return NULL;
   if (walk_tree_without_duplicates (first, find_defined_in_loop, loop))
     return NULL;
@@ -668,6 +678,8 @@ count_strided_accesses (vec<memory_access> *accesses, vec<unsigned> *counts,
       if (loop == NULL)
         continue;
       unsigned exits = get_loop_exit_edges (loop).length ();
+      if (exits > STRIDED_EXITS_MAX)
+        continue;
       unsigned *used = calls.get (loop->num);
       if ((used ? *used : 0) + exits > STRIDED_CALLS_MAX)
         continue;

@@ -44,6 +44,24 @@ __memprof_strided_access (const void *first, long step,
     }
   if (UNLIKELY (stats_enabled))
     stats_classify_range (address, executions * weight);
+  uint64_t size = step < 0 ? 0 - (uint64_t) step : (uint64_t) step;
+  if (size != 0 && (size & (size - 1)) == 0 && size < MEMPROF_GRANULE_SIZE)
+    {
+      /* A step that divides the granule: after the first granule, every
+         granule but the last gets the same number of runs, and the
+         counters are consecutive (no division per granule).  */
+      uint64_t runs = runs_in_granule (address, step, executions);
+      uint64_t *counter = memprof_shadow_for (__memprof_shadow_base, address);
+      *counter += runs * weight;
+      executions -= runs;
+      uint64_t per_granule = MEMPROF_GRANULE_SIZE / size;
+      ptrdiff_t direction = step < 0 ? -1 : 1;
+      for (; executions >= per_granule; executions -= per_granule)
+        *(counter += direction) += per_granule * weight;
+      if (executions > 0)
+        *(counter + direction) += executions * weight;
+      return;
+    }
   while (executions > 0)
     {
       uint64_t runs = runs_in_granule (address, step, executions);
