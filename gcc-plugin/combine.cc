@@ -56,7 +56,6 @@
 #include "tree-scalar-evolution.h"
 #include "tree-ssa-loop-niter.h"
 #include "gimplify-me.h"
-#include "gimple-pretty-print.h"
 
 #include "memprof/abi.h"
 #include "plugin.h"
@@ -493,15 +492,14 @@ counting_loop (const memory_access *a,
 static tree
 strided_access_decl (void)
 {
-  symtab_node *node
-      = symtab_node::get_for_asmname (get_identifier (MEMPROF_STRIDED_ACCESS_NAME));
+  symtab_node *node = symtab_node::get_for_asmname (
+      get_identifier (MEMPROF_STRIDED_ACCESS_NAME));
   if (node != NULL && TREE_CODE (node->decl) == FUNCTION_DECL)
     return node->decl;
   return runtime_function (
       MEMPROF_STRIDED_ACCESS_NAME,
       build_function_type_list (void_type_node, const_ptr_type_node,
-                                long_integer_type_node,
-                                long_unsigned_type_node,
+                                long_integer_type_node, long_unsigned_type_node,
                                 long_unsigned_type_node, NULL_TREE));
 }
 
@@ -526,8 +524,8 @@ find_defined_in_loop (tree *tp, int *walk_subtrees, void *data)
    TERM does not move by a constant step at each iteration, or may wrap
    in a type narrower than an address.  */
 static bool
-add_term (tree term, HOST_WIDE_INT coefficient, class loop *loop,
-          tree *first, HOST_WIDE_INT *step)
+add_term (tree term, HOST_WIDE_INT coefficient, class loop *loop, tree *first,
+          HOST_WIDE_INT *step)
 {
   affine_iv iv;
   if (TREE_CODE (term) != SSA_NAME)
@@ -568,9 +566,9 @@ strided_address (tree ref, class loop *loop, tree *first, HOST_WIDE_INT *step)
   tree variable_offset;
   machine_mode mode;
   int unsignedp, reversep, volatilep = 0;
-  tree object = get_inner_reference (ref, &bit_size, &bit_position,
-                                     &variable_offset, &mode, &unsignedp,
-                                     &reversep, &volatilep);
+  tree object
+      = get_inner_reference (ref, &bit_size, &bit_position, &variable_offset,
+                             &mode, &unsignedp, &reversep, &volatilep);
   HOST_WIDE_INT bits;
   if (variable_offset != NULL_TREE || !bit_position.is_constant (&bits)
       || bits % BITS_PER_UNIT != 0)
@@ -686,17 +684,19 @@ count_strided_accesses (vec<memory_access> *accesses, vec<unsigned> *counts,
       calls.put (loop->num, (used ? *used : 0) + exits);
       struct strided_counter c = { loop, (*counts)[i], NULL_TREE, first, step };
       c.runs = create_tmp_reg (long_unsigned_type_node, "memprof_runs");
-      gassign *add = gimple_build_assign (
-          c.runs, PLUS_EXPR, c.runs, build_int_cst (long_unsigned_type_node, 1));
+      gassign *add
+          = gimple_build_assign (c.runs, PLUS_EXPR, c.runs,
+                                 build_int_cst (long_unsigned_type_node, 1));
       gimple_set_location (add, gimple_location (a->stmt));
       gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
       gsi_insert_before (&gsi, add, GSI_SAME_STMT);
       if (dump_file)
         {
-          fprintf (dump_file,
-                   ";; memprof: strided over loop %d (step " HOST_WIDE_INT_PRINT_DEC
-                   "), counted at its %u exits: ",
-                   loop->num, step, exits);
+          fprintf (
+              dump_file,
+              ";; memprof: strided over loop %d (step " HOST_WIDE_INT_PRINT_DEC
+              "), counted at its %u exits: ",
+              loop->num, step, exits);
           print_generic_expr (dump_file, a->ref, TDF_SLIM);
           fputc ('\n', dump_file);
         }
@@ -713,8 +713,9 @@ count_strided_accesses (vec<memory_access> *accesses, vec<unsigned> *counts,
       /* force_gimple_operand starts SEQ afresh: the zero goes after.  */
       tree first = force_gimple_operand (
           fold_convert (const_ptr_type_node, c.first), &seq, true, NULL_TREE);
-      gimple_seq_add_stmt (&seq, gimple_build_assign (
-                                     c.runs, build_int_cst (long_unsigned_type_node, 0)));
+      gimple_seq_add_stmt (
+          &seq, gimple_build_assign (
+                    c.runs, build_int_cst (long_unsigned_type_node, 0)));
       gsi_insert_seq_on_edge (preheader, seq);
       auto_vec<edge> exits = get_loop_exit_edges (c.loop);
       for (edge e : exits)
