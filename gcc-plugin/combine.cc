@@ -471,9 +471,11 @@ counting_loop (const memory_access *a,
    (runtime/strided.c).  FIRST is computed on the preheader edge from the
    values the loop starts with.  Only steps shorter than a granule (so
    that several runs share a counter) and at most STRIDED_CALLS_MAX calls
-   per loop (accesses times exits): a loop with many exits and a short
-   trip (a byte-by-byte comparison unrolled by hand) would pay more for
-   the calls than the updates cost.  What changes is when the counts
+   per loop (accesses times exits), in loops whose number of iterations
+   GCC knows on entry (a counted loop): a loop with many exits and a
+   short trip (a byte-by-byte comparison unrolled by hand) or one that
+   stops at what it reads would pay more for the calls than the updates
+   cost.  What changes is when the counts
    reach the shadow, as with the registers above.  */
 
 #define STRIDED_CALLS_MAX 8
@@ -606,6 +608,22 @@ strided_address (tree ref, class loop *loop, tree *first, HOST_WIDE_INT *step)
   return true;
 }
 
+/* Does every exit of LOOP stop it after a number of iterations known on
+   entry (an induction variable against a bound, perhaps under
+   assumptions such as a difference divisible by the step)?  */
+static bool
+loop_is_counted (class loop *loop)
+{
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  for (edge e : exits)
+    {
+      class tree_niter_desc niter;
+      if (!number_of_iterations_exit_assumptions (loop, e, &niter, NULL, false))
+        return false;
+    }
+  return true;
+}
+
 /* A's loop when A is a strided access of it (above), with the address
    of its first run as an expression in *FIRST and its step in *STEP;
    NULL otherwise.  */
@@ -622,6 +640,11 @@ strided_loop (const memory_access *a,
     return NULL;
   HOST_WIDE_INT bound = max_loop_iterations_int (loop);
   if (bound >= 0 && bound < STRIDED_MIN_ITERATIONS)
+    return NULL;
+  /* A counted loop only (its iterations known on entry, as an expression
+     of the values it starts with): a loop that stops at what it reads (a
+     scan to the next non-blank) mostly runs once or twice.  */
+  if (!loop_is_counted (loop))
     return NULL;
   bool *known = can_count->get (loop->num);
   bool can = known ? *known : loop_can_count (loop);

@@ -9,7 +9,9 @@
      a load and a store per element, backwards: 500;
    - ints (64 x 4 bytes): 64 stores, then find: a load every fourth int
      up to index 40 (11), and up to the end for a value never there
-     (16), the loop left before the access in its last iteration: 91;
+     (16), the loop left before the access in its last iteration: 91
+     (not strided: the loop stops at what it reads, and would mostly
+     pay a call for a few iterations);
    - flags (32 bytes) and b (32 longs): bump_odd loads every flag (32,
      strided) and loads and stores b[i] for the 16 odd ones only (32:
      not strided, its block does not run every iteration).  */
@@ -113,5 +115,5 @@ main (void)
 /* { dg-output "(?=.*size \\(ave/min/max\\) 300.00 / 300 / 300\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 600.00 / 600 / 600\n)(?=.*size \\(ave/min/max\\) 200.00 / 200 / 200\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 500.00 / 500 / 500\n)(?=.*size \\(ave/min/max\\) 256.00 / 256 / 256\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 91.00 / 91 / 91\n)(?=.*size \\(ave/min/max\\) 32.00 / 32 / 32\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 64.00 / 64 / 64\n)(?=.*size \\(ave/min/max\\) 256.00 / 256 / 256\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 34.00 / 34 / 34\n)" } */
 /* { dg-final { scan-tree-dump "strided over loop \[0-9\]+ \\(step 1\\), counted at its 1 exits: MEM\\\[\\(const unsigned char \\*\\)" "memprof" { -O2 } } } */
 /* { dg-final { scan-tree-dump "strided over loop \[0-9\]+ \\(step -2\\)" "memprof" { -O2 } } } */
-/* { dg-final { scan-tree-dump "strided over loop \[0-9\]+ \\(step 16\\), counted at its 2 exits" "memprof" { -O2 } } } */
+/* { dg-final { scan-tree-dump-times "strided over loop \[0-9\]+ \\(step 16\\)" 0 "memprof" { -O2 } } } */
 /* { dg-final { scan-tree-dump-times "strided over loop \[0-9\]+ \\(step \[-0-9\]+\\), counted at its \[0-9\]+ exits: MEM\\\[\\(long int \\*\\)" 0 "memprof" { -O2 } } } */
