@@ -51,7 +51,6 @@
 #include "tree-ssa-loop-manip.h"
 #include "gimplify.h"
 #include "cgraph.h"
-#include "tree-data-ref.h"
 #include "tree-ssa-loop.h"
 #include "tree-scalar-evolution.h"
 #include "tree-ssa-loop-niter.h"
@@ -663,25 +662,94 @@ strided_loop (const memory_access *a,
   return loop;
 }
 
-/* One strided access: its loop, the accesses each run counts, the
-   register of its runs, the address of its first run and its step.  */
-struct strided_counter
+/* One strided access: its loop and block, the accesses each run counts,
+   the address of its first run and its step; the call that counts it
+   (CALL: the index of the candidate whose call does, itself or the
+   first of its group), and for a call, the step and the accesses per
+   run of the group.  */
+struct strided_candidate
 {
   class loop *loop;
-  unsigned weight;
-  tree runs, first;
+  basic_block bb;
+  unsigned access, weight;
+  tree first;
   HOST_WIDE_INT step;
+  unsigned call;
+  HOST_WIDE_INT call_step;
+  HOST_WIDE_INT call_offset;
+  unsigned per_run;
 };
 
+/* Group the candidates of one block whose addresses lie at constant
+   distances from C's, with the same step and weight: when their offsets
+   are an arithmetic progression of difference D with D times their
+   number equal to the step (buf[0] ... buf[15] of a loop stepping 16),
+   the addresses of all their runs are one progression of step D (or -D),
+   and one call counts them all.  */
+static void
+group_strided (vec<struct strided_candidate> *candidates, unsigned c)
+{
+  struct strided_candidate *head = &(*candidates)[c];
+  auto_vec<HOST_WIDE_INT> offsets;
+  auto_vec<unsigned> members;
+  offsets.safe_push (0);
+  members.safe_push (c);
+  for (unsigned j = c + 1; j < candidates->length (); j++)
+    {
+      struct strided_candidate *other = &(*candidates)[j];
+      if (other->call != j || other->bb != head->bb || other->step != head->step
+          || other->weight != head->weight)
+        continue;
+      tree difference
+          = fold_build2 (MINUS_EXPR, sizetype, other->first, head->first);
+      difference = fold_convert (ssizetype, difference);
+      if (TREE_CODE (difference) != INTEGER_CST
+          || !tree_fits_shwi_p (difference))
+        continue;
+      offsets.safe_push (tree_to_shwi (difference));
+      members.safe_push (j);
+    }
+  unsigned m = offsets.length ();
+  if (m < 2)
+    return;
+  HOST_WIDE_INT low = offsets[0], high = offsets[0];
+  for (HOST_WIDE_INT o : offsets)
+    {
+      low = MIN (low, o);
+      high = MAX (high, o);
+    }
+  HOST_WIDE_INT span = absu_hwi (head->step);
+  if ((high - low) % (m - 1) != 0)
+    return;
+  HOST_WIDE_INT d = (high - low) / (HOST_WIDE_INT) (m - 1);
+  if (d <= 0 || d * (HOST_WIDE_INT) m != span)
+    return;
+  /* Every offset low + K * D, each once.  */
+  auto_sbitmap seen (m);
+  bitmap_clear (seen);
+  for (HOST_WIDE_INT o : offsets)
+    {
+      if ((o - low) % d != 0 || bitmap_bit_p (seen, (o - low) / d))
+        return;
+      bitmap_set_bit (seen, (o - low) / d);
+    }
+  for (unsigned j : members)
+    (*candidates)[j].call = c;
+  head->per_run = m;
+  head->call_step = head->step > 0 ? d : -d;
+  head->call_offset = head->step > 0 ? low : high;
+}
+
 /* The accesses of ACCESSES with a nonzero count in *COUNTS that are
-   strided in their loop: counted as above, their count set to 0.
-   Returns how many; *EXIT_CALLS, the calls at the loops' exits.  */
+   strided in their loop: counted as above, their count set to 0.  The
+   accesses of one block share the register of their runs.  Returns how
+   many; *EXIT_CALLS, the calls at the loops' exits.  */
 static unsigned
 count_strided_accesses (vec<memory_access> *accesses, vec<unsigned> *counts,
                         hash_map<int_hash<int, -1, -2>, bool> *can_count,
                         unsigned *exit_calls)
 {
-  auto_vec<struct strided_counter> counters;
+  auto_vec<struct strided_candidate> candidates;
   hash_map<int_hash<int, -1, -2>, unsigned> calls;
   unsigned moved = 0;
 
@@ -696,57 +764,108 @@ count_strided_accesses (vec<memory_access> *accesses, vec<unsigned> *counts,
       if ((*counts)[i] == 0 || !combinable (a))
         continue;
       class loop *loop = strided_loop (a, can_count, &first, &step);
-      if (loop == NULL)
+      if (loop == NULL
+          || get_loop_exit_edges (loop).length () > STRIDED_EXITS_MAX)
         continue;
-      unsigned exits = get_loop_exit_edges (loop).length ();
-      if (exits > STRIDED_EXITS_MAX)
+      struct strided_candidate c = { loop,
+                                     gimple_bb (a->stmt),
+                                     i,
+                                     (*counts)[i],
+                                     first,
+                                     step,
+                                     candidates.length (),
+                                     step,
+                                     0,
+                                     1 };
+      candidates.safe_push (c);
+    }
+  for (unsigned c = 0; c < candidates.length (); c++)
+    if (candidates[c].call == c)
+      group_strided (&candidates, c);
+  /* The calls per loop: a loop that would make too many keeps its
+     updates.  */
+  for (unsigned c = 0; c < candidates.length (); c++)
+    if (candidates[c].call == c)
+      {
+        class loop *loop = candidates[c].loop;
+        unsigned *used = calls.get (loop->num);
+        calls.put (loop->num,
+                   (used ? *used : 0) + get_loop_exit_edges (loop).length ());
+      }
+
+  tree decl = NULL_TREE;
+  hash_map<int_hash<int, -1, -2>, tree> runs_of_block;
+  for (unsigned c = 0; c < candidates.length (); c++)
+    {
+      struct strided_candidate *k = &candidates[c];
+      if (*calls.get (k->loop->num) > STRIDED_CALLS_MAX)
         continue;
-      unsigned *used = calls.get (loop->num);
-      if ((used ? *used : 0) + exits > STRIDED_CALLS_MAX)
-        continue;
-      calls.put (loop->num, (used ? *used : 0) + exits);
-      struct strided_counter c = { loop, (*counts)[i], NULL_TREE, first, step };
-      c.runs = create_tmp_reg (long_unsigned_type_node, "memprof_runs");
-      gassign *add
-          = gimple_build_assign (c.runs, PLUS_EXPR, c.runs,
-                                 build_int_cst (long_unsigned_type_node, 1));
-      gimple_set_location (add, gimple_location (a->stmt));
-      gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
-      gsi_insert_before (&gsi, add, GSI_SAME_STMT);
+      const memory_access *a = &(*accesses)[k->access];
+      tree *known = runs_of_block.get (k->bb->index);
+      tree runs = known ? *known : NULL_TREE;
+      if (runs == NULL_TREE)
+        {
+          /* runs = 0 on the preheader, += 1 at the block's first
+             strided access (no call in the loop: the block runs whole).  */
+          runs = create_tmp_reg (long_unsigned_type_node, "memprof_runs");
+          runs_of_block.put (k->bb->index, runs);
+          gsi_insert_on_edge (
+              loop_preheader_edge (k->loop),
+              gimple_build_assign (runs,
+                                   build_int_cst (long_unsigned_type_node, 0)));
+          gassign *add = gimple_build_assign (
+              runs, PLUS_EXPR, runs,
+              build_int_cst (long_unsigned_type_node, 1));
+          gimple_set_location (add, gimple_location (a->stmt));
+          gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
+          gsi_insert_before (&gsi, add, GSI_SAME_STMT);
+        }
       if (dump_file)
         {
           fprintf (
               dump_file,
               ";; memprof: strided over loop %d (step " HOST_WIDE_INT_PRINT_DEC
-              "), counted at its %u exits: ",
-              loop->num, step, exits);
+              "), counted at its %u exits%s: ",
+              k->loop->num, k->step, get_loop_exit_edges (k->loop).length (),
+              k->call != c ? " by another's call" : "");
           print_generic_expr (dump_file, a->ref, TDF_SLIM);
           fputc ('\n', dump_file);
         }
-      counters.safe_push (c);
       moved++;
-      (*counts)[i] = 0;
-    }
+      (*counts)[k->access] = 0;
+      if (k->call != c)
+        continue;
 
-  tree decl = counters.is_empty () ? NULL_TREE : strided_access_decl ();
-  for (struct strided_counter &c : counters)
-    {
-      edge preheader = loop_preheader_edge (c.loop);
+      /* The call: the address of the group's first run on the
+         preheader, the runs times the accesses per run at each exit.  */
+      if (decl == NULL_TREE)
+        decl = strided_access_decl ();
       gimple_seq seq = NULL;
-      /* force_gimple_operand starts SEQ afresh: the zero goes after.  */
+      tree start = size_binop (PLUS_EXPR, k->first, size_int (k->call_offset));
       tree first = force_gimple_operand (
-          fold_convert (const_ptr_type_node, c.first), &seq, true, NULL_TREE);
-      gimple_seq_add_stmt (
-          &seq, gimple_build_assign (
-                    c.runs, build_int_cst (long_unsigned_type_node, 0)));
-      gsi_insert_seq_on_edge (preheader, seq);
-      auto_vec<edge> exits = get_loop_exit_edges (c.loop);
+          fold_convert (const_ptr_type_node, start), &seq, true, NULL_TREE);
+      gsi_insert_seq_on_edge (loop_preheader_edge (k->loop), seq);
+      auto_vec<edge> exits = get_loop_exit_edges (k->loop);
       for (edge e : exits)
         {
-          gcall *call = gimple_build_call (
-              decl, 4, first, build_int_cst (long_integer_type_node, c.step),
-              c.runs, build_int_cst (long_unsigned_type_node, c.weight));
-          gsi_insert_on_edge (e, call);
+          gimple_seq exit_seq = NULL;
+          tree count = runs;
+          if (k->per_run > 1)
+            {
+              count = make_ssa_name (long_unsigned_type_node);
+              gimple_seq_add_stmt (
+                  &exit_seq,
+                  gimple_build_assign (
+                      count, MULT_EXPR, runs,
+                      build_int_cst (long_unsigned_type_node, k->per_run)));
+            }
+          gimple_seq_add_stmt (
+              &exit_seq,
+              gimple_build_call (
+                  decl, 4, first,
+                  build_int_cst (long_integer_type_node, k->call_step), count,
+                  build_int_cst (long_unsigned_type_node, k->weight)));
+          gsi_insert_seq_on_edge (e, exit_seq);
           (*exit_calls)++;
         }
     }

@@ -82,6 +82,32 @@ bump_odd (const unsigned char *flags, long *b, long n)
       b[i]++;
 }
 
+__attribute__ ((noipa)) long
+sum_quads (const int *a, long n)
+{
+  long s = 0;
+  for (long i = 0; i < n; i += 4)
+    {
+      s = s * 31 + a[i];
+      s ^= a[i + 1];
+      s -= a[i + 2];
+      s += (long) a[i + 3] << 1;
+    }
+  return s;
+}
+
+__attribute__ ((noipa)) long
+sum_sparse (const int *a, long n)
+{
+  long s = 0;
+  for (long i = 0; i < n; i += 4)
+    {
+      s = s * 31 + a[i];
+      s ^= a[i + 1];
+    }
+  return s;
+}
+
 int
 main (void)
 {
@@ -90,6 +116,7 @@ main (void)
   int *ints = malloc (64 * sizeof *ints);
   unsigned char *flags = calloc (32, 1);
   long *b = calloc (32, sizeof *b);
+  int *quads = malloc (32 * sizeof *quads);
   fill (bytes, 300);
   if (sum_bytes (bytes, 300) != 300 * 299 / 2 - 256 * 44
       || sum_bytes (bytes, 0))
@@ -104,6 +131,10 @@ main (void)
   bump_odd (flags, b, 32);
   if (b[1] != 1 || b[2] != 0)
     return 1;
+  fill_ints (quads, 32);
+  if (sum_quads (quads, 32) == 0 || sum_sparse (quads, 32) == 0)
+    return 1;
+  free (quads);
   free (bytes);
   free (shorts);
   free (ints);
@@ -112,8 +143,9 @@ main (void)
   return 0;
 }
 
-/* { dg-output "(?=.*size \\(ave/min/max\\) 300.00 / 300 / 300\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 600.00 / 600 / 600\n)(?=.*size \\(ave/min/max\\) 200.00 / 200 / 200\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 500.00 / 500 / 500\n)(?=.*size \\(ave/min/max\\) 256.00 / 256 / 256\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 91.00 / 91 / 91\n)(?=.*size \\(ave/min/max\\) 32.00 / 32 / 32\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 64.00 / 64 / 64\n)(?=.*size \\(ave/min/max\\) 256.00 / 256 / 256\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 34.00 / 34 / 34\n)" } */
+/* { dg-output "(?=.*size \\(ave/min/max\\) 300.00 / 300 / 300\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 600.00 / 600 / 600\n)(?=.*size \\(ave/min/max\\) 200.00 / 200 / 200\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 500.00 / 500 / 500\n)(?=.*size \\(ave/min/max\\) 256.00 / 256 / 256\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 91.00 / 91 / 91\n)(?=.*size \\(ave/min/max\\) 32.00 / 32 / 32\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 64.00 / 64 / 64\n)(?=.*size \\(ave/min/max\\) 256.00 / 256 / 256\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 34.00 / 34 / 34\n)(?=.*size \\(ave/min/max\\) 128.00 / 128 / 128\[^\n\]*\n\[^\n\]*access_count \\(ave/min/max\\): 80.00 / 80 / 80\n)" } */
 /* { dg-final { scan-tree-dump "strided over loop \[0-9\]+ \\(step 1\\), counted at its 1 exits: MEM\\\[\\(const unsigned char \\*\\)" "memprof" { -O2 } } } */
 /* { dg-final { scan-tree-dump "strided over loop \[0-9\]+ \\(step -2\\)" "memprof" { -O2 } } } */
-/* { dg-final { scan-tree-dump-times "strided over loop \[0-9\]+ \\(step 16\\)" 0 "memprof" { -O2 } } } */
+/* { dg-final { scan-tree-dump-times "strided over loop \[0-9\]+ \\(step 16\\), counted at its 2 exits" 0 "memprof" { -O2 } } } */
 /* { dg-final { scan-tree-dump-times "strided over loop \[0-9\]+ \\(step \[-0-9\]+\\), counted at its \[0-9\]+ exits: MEM\\\[\\(long int \\*\\)" 0 "memprof" { -O2 } } } */
+/* { dg-final { scan-tree-dump-times "strided over loop \[0-9\]+ \\(step 16\\), counted at its 1 exits by another's call" 3 "memprof" { -O2 } } } */
