@@ -50,11 +50,17 @@
 #include "cfgloop.h"
 #include "tree-ssa-loop-manip.h"
 #include "gimplify.h"
+#include "cgraph.h"
+#include "tree-ssa-loop.h"
+#include "tree-scalar-evolution.h"
+#include "tree-ssa-loop-niter.h"
+#include "gimplify-me.h"
 
 #include "memprof/abi.h"
 #include "plugin.h"
 #include "emit.h"
 #include "combine.h"
+#include "bursts.h"
 
 /* An address as X + CONSTANT, X = BASE (+ INDEX * STEP) (+ INDEX2)
    (+ OFFSET), with X known to be MISALIGN modulo ALIGN bytes.  */
@@ -344,6 +350,7 @@ prepare_loop_counting (void)
       || plugin_options.callbacks || number_of_loops (cfun) <= 1)
     return;
   loop_optimizer_init (LOOPS_NORMAL);
+  scev_initialize ();
   loops_prepared = true;
 }
 
@@ -352,7 +359,10 @@ void
 finish_loop_counting (void)
 {
   if (loops_prepared)
-    loop_optimizer_finalize ();
+    {
+      scev_finalize ();
+      loop_optimizer_finalize ();
+    }
   loops_prepared = false;
 }
 
@@ -446,6 +456,422 @@ counting_loop (const memory_access *a,
   return best;
 }
 
+/* ---- Strided accesses of a loop, counted at its exits ----
+
+   An access whose address moves by the same constant STEP at each
+   iteration of its loop (GCC's data-reference analysis, the vectoriser's:
+   the address is FIRST + I * STEP at iteration I), in a block of the loop
+   itself (not of an inner loop) that dominates the latch, runs once in
+   every iteration but the last, and in the last at most once: its Jth run
+   is at FIRST + J * STEP.  In a loop that counts in registers (above),
+   the runs are counted in a register, += 1 at the access, and on every
+   exit edge one call, __memprof_strided_access (FIRST, STEP, runs, N),
+   gives each granule what the runs in it would have added
+   (runtime/strided.c).  FIRST is computed on the preheader edge from the
+   values the loop starts with.  Only steps shorter than a granule (so
+   that several runs share a counter) and at most STRIDED_CALLS_MAX calls
+   per loop (accesses times exits), in loops whose number of iterations
+   GCC knows on entry (a counted loop): a loop with many exits and a
+   short trip (a byte-by-byte comparison unrolled by hand) or one that
+   stops at what it reads would pay more for the calls than the updates
+   cost.  What changes is when the counts
+   reach the shadow, as with the registers above.  */
+
+#define STRIDED_CALLS_MAX 8
+
+/* A loop with more exits is left alone: a search that stops at the first
+   difference, unrolled by hand with an exit per step, mostly runs one or
+   two iterations, and every run would pay for a call.  */
+#define STRIDED_EXITS_MAX 2
+
+/* A loop with at most this many iterations (GCC's bound) is left alone:
+   the call at its exit would cost more than the updates it saves.  */
+#define STRIDED_MIN_ITERATIONS 8
+
+/* The runtime's __memprof_strided_access: the declaration the unit has
+   already, or a new one.  */
+static tree
+strided_access_decl (void)
+{
+  symtab_node *node = symtab_node::get_for_asmname (
+      get_identifier (MEMPROF_STRIDED_ACCESS_NAME));
+  if (node != NULL && TREE_CODE (node->decl) == FUNCTION_DECL)
+    return node->decl;
+  return runtime_function (
+      MEMPROF_STRIDED_ACCESS_NAME,
+      build_function_type_list (void_type_node, const_ptr_type_node,
+                                long_integer_type_node, long_unsigned_type_node,
+                                long_unsigned_type_node, NULL_TREE));
+}
+
+/* walk_tree callback: an SSA name DATA's loop defines, which the
+   preheader cannot read.  */
+static tree
+find_defined_in_loop (tree *tp, int *walk_subtrees, void *data)
+{
+  class loop *loop = (class loop *) data;
+  if (TREE_CODE (*tp) == SSA_NAME)
+    {
+      basic_block def_bb = gimple_bb (SSA_NAME_DEF_STMT (*tp));
+      return def_bb && flow_bb_inside_loop_p (loop, def_bb) ? *tp : NULL_TREE;
+    }
+  if (TYPE_P (*tp) || DECL_P (*tp))
+    *walk_subtrees = 0;
+  return NULL_TREE;
+}
+
+/* Adds COEFFICIENT times the evolution of TERM (an SSA name, or a
+   value LOOP never changes) to *FIRST (sizetype) and *STEP.  False when
+   TERM does not move by a constant step at each iteration, or may wrap
+   in a type narrower than an address.  */
+static bool
+add_term (tree term, HOST_WIDE_INT coefficient, class loop *loop, tree *first,
+          HOST_WIDE_INT *step)
+{
+  affine_iv iv;
+  if (TREE_CODE (term) != SSA_NAME)
+    {
+      if (!is_gimple_min_invariant (term))
+        return false;
+      iv.base = term;
+      iv.step = size_zero_node;
+      iv.no_overflow = true;
+    }
+  else if (!simple_iv (loop, loop, term, &iv, false))
+    return false;
+  if (TREE_CODE (iv.step) != INTEGER_CST
+      || (TYPE_PRECISION (TREE_TYPE (term)) < TYPE_PRECISION (sizetype)
+          && !iv.no_overflow))
+    return false;
+  /* A pointer's step is a sizetype constant: -2 is 2^64 - 2.  */
+  tree signed_step = fold_convert (ssizetype, iv.step);
+  if (!tree_fits_shwi_p (signed_step))
+    return false;
+  *step += coefficient * tree_to_shwi (signed_step);
+  tree value = fold_convert (sizetype, unshare_expr (iv.base));
+  if (coefficient != 1)
+    value = size_binop (MULT_EXPR, value, size_int (coefficient));
+  *first = size_binop (PLUS_EXPR, *first, value);
+  return true;
+}
+
+/* The address of REF's first byte at LOOP's first iteration, as an
+   expression in *FIRST, and what it adds at each iteration, in *STEP,
+   when REF is a MEM_REF or TARGET_MEM_REF (the forms GCC's loop
+   optimisations leave in loops), perhaps with constant field offsets
+   above it, whose parts move by constant steps; false otherwise.  */
+static bool
+strided_address (tree ref, class loop *loop, tree *first, HOST_WIDE_INT *step)
+{
+  poly_int64 bit_size, bit_position;
+  tree variable_offset;
+  machine_mode mode;
+  int unsignedp, reversep, volatilep = 0;
+  tree object
+      = get_inner_reference (ref, &bit_size, &bit_position, &variable_offset,
+                             &mode, &unsignedp, &reversep, &volatilep);
+  HOST_WIDE_INT bits;
+  if (variable_offset != NULL_TREE || !bit_position.is_constant (&bits)
+      || bits % BITS_PER_UNIT != 0)
+    return false;
+  *first = size_int (bits / BITS_PER_UNIT);
+  *step = 0;
+  if (TREE_CODE (object) == MEM_REF)
+    {
+      *first = size_binop (PLUS_EXPR, *first,
+                           fold_convert (sizetype, TREE_OPERAND (object, 1)));
+      return add_term (TREE_OPERAND (object, 0), 1, loop, first, step);
+    }
+  if (TREE_CODE (object) != TARGET_MEM_REF)
+    return false;
+  if (TMR_OFFSET (object))
+    *first = size_binop (PLUS_EXPR, *first,
+                         fold_convert (sizetype, TMR_OFFSET (object)));
+  if (!add_term (TMR_BASE (object), 1, loop, first, step))
+    return false;
+  if (TMR_INDEX (object))
+    {
+      HOST_WIDE_INT scale = 1;
+      if (TMR_STEP (object))
+        {
+          if (!tree_fits_shwi_p (TMR_STEP (object)))
+            return false;
+          scale = tree_to_shwi (TMR_STEP (object));
+        }
+      if (!add_term (TMR_INDEX (object), scale, loop, first, step))
+        return false;
+    }
+  if (TMR_INDEX2 (object)
+      && !add_term (TMR_INDEX2 (object), 1, loop, first, step))
+    return false;
+  return true;
+}
+
+/* Does every exit of LOOP stop it after a number of iterations known on
+   entry (an induction variable against a bound, perhaps under
+   assumptions such as a difference divisible by the step)?  */
+static bool
+loop_is_counted (class loop *loop)
+{
+  auto_vec<edge> exits = get_loop_exit_edges (loop);
+  for (edge e : exits)
+    {
+      class tree_niter_desc niter;
+      if (!number_of_iterations_exit_assumptions (loop, e, &niter, NULL, false))
+        return false;
+    }
+  return true;
+}
+
+/* A's loop when A is a strided access of it (above), with the address
+   of its first run as an expression in *FIRST and its step in *STEP;
+   NULL otherwise.  */
+static class loop *
+strided_loop (const memory_access *a,
+              hash_map<int_hash<int, -1, -2>, bool> *can_count, tree *first,
+              HOST_WIDE_INT *step)
+{
+  basic_block bb = gimple_bb (a->stmt);
+  class loop *loop = bb->loop_father;
+  if (loop_outer (loop) == NULL || loop->latch == NULL
+      || is_bit_field_reference (a->ref)
+      || !dominated_by_p (CDI_DOMINATORS, loop->latch, bb))
+    return NULL;
+  HOST_WIDE_INT bound = max_loop_iterations_int (loop);
+  if (bound >= 0 && bound < STRIDED_MIN_ITERATIONS)
+    return NULL;
+  /* A counted loop only (its iterations known on entry, as an expression
+     of the values it starts with): a loop that stops at what it reads (a
+     scan to the next non-blank) mostly runs once or twice.  */
+  if (!loop_is_counted (loop))
+    return NULL;
+  bool *known = can_count->get (loop->num);
+  bool can = known ? *known : loop_can_count (loop);
+  if (!known)
+    can_count->put (loop->num, can);
+  if (!can)
+    return NULL;
+  if (!strided_address (a->ref, loop, first, step))
+    return NULL;
+  HOST_WIDE_INT granule = (HOST_WIDE_INT) counter_granule ();
+  if (*step == 0 || *step >= granule || *step <= -granule
+      || !pow2p_hwi (absu_hwi (*step)))
+    return NULL;
+  if (walk_tree_without_duplicates (first, find_defined_in_loop, loop))
+    return NULL;
+  return loop;
+}
+
+/* One strided access: its loop and block, the accesses each run counts,
+   the address of its first run and its step; the call that counts it
+   (CALL: the index of the candidate whose call does, itself or the
+   first of its group), and for a call, the step and the accesses per
+   run of the group.  */
+struct strided_candidate
+{
+  class loop *loop;
+  basic_block bb;
+  unsigned access, weight;
+  tree first;
+  HOST_WIDE_INT step;
+  unsigned call;
+  HOST_WIDE_INT call_step;
+  HOST_WIDE_INT call_offset;
+  unsigned per_run;
+};
+
+/* Group the candidates of one block whose addresses lie at constant
+   distances from C's, with the same step and weight: when their offsets
+   are an arithmetic progression of difference D with D times their
+   number equal to the step (buf[0] ... buf[15] of a loop stepping 16),
+   the addresses of all their runs are one progression of step D (or -D),
+   and one call counts them all.  */
+static void
+group_strided (vec<struct strided_candidate> *candidates, unsigned c)
+{
+  struct strided_candidate *head = &(*candidates)[c];
+  auto_vec<HOST_WIDE_INT> offsets;
+  auto_vec<unsigned> members;
+  offsets.safe_push (0);
+  members.safe_push (c);
+  for (unsigned j = c + 1; j < candidates->length (); j++)
+    {
+      struct strided_candidate *other = &(*candidates)[j];
+      if (other->call != j || other->bb != head->bb || other->step != head->step
+          || other->weight != head->weight)
+        continue;
+      tree difference
+          = fold_build2 (MINUS_EXPR, sizetype, other->first, head->first);
+      difference = fold_convert (ssizetype, difference);
+      if (TREE_CODE (difference) != INTEGER_CST
+          || !tree_fits_shwi_p (difference))
+        continue;
+      offsets.safe_push (tree_to_shwi (difference));
+      members.safe_push (j);
+    }
+  unsigned m = offsets.length ();
+  if (m < 2)
+    return;
+  HOST_WIDE_INT low = offsets[0], high = offsets[0];
+  for (HOST_WIDE_INT o : offsets)
+    {
+      low = MIN (low, o);
+      high = MAX (high, o);
+    }
+  HOST_WIDE_INT span = absu_hwi (head->step);
+  if ((high - low) % (m - 1) != 0)
+    return;
+  HOST_WIDE_INT d = (high - low) / (HOST_WIDE_INT) (m - 1);
+  if (d <= 0 || d * (HOST_WIDE_INT) m != span)
+    return;
+  /* Every offset low + K * D, each once.  */
+  auto_sbitmap seen (m);
+  bitmap_clear (seen);
+  for (HOST_WIDE_INT o : offsets)
+    {
+      if ((o - low) % d != 0 || bitmap_bit_p (seen, (o - low) / d))
+        return;
+      bitmap_set_bit (seen, (o - low) / d);
+    }
+  for (unsigned j : members)
+    (*candidates)[j].call = c;
+  head->per_run = m;
+  head->call_step = head->step > 0 ? d : -d;
+  head->call_offset = head->step > 0 ? low : high;
+}
+
+/* The accesses of ACCESSES with a nonzero count in *COUNTS that are
+   strided in their loop: counted as above, their count set to 0.  The
+   accesses of one block share the register of their runs.  Returns how
+   many; *EXIT_CALLS, the calls at the loops' exits.  */
+static unsigned
+count_strided_accesses (vec<memory_access> *accesses, vec<unsigned> *counts,
+                        hash_map<int_hash<int, -1, -2>, bool> *can_count,
+                        unsigned *exit_calls)
+{
+  auto_vec<struct strided_candidate> candidates;
+  hash_map<int_hash<int, -1, -2>, unsigned> calls;
+  unsigned moved = 0;
+
+  *exit_calls = 0;
+  if (access_sampling_enabled ())
+    return 0;
+  for (unsigned i = 0; i < accesses->length (); i++)
+    {
+      memory_access *a = &(*accesses)[i];
+      tree first;
+      HOST_WIDE_INT step;
+      if ((*counts)[i] == 0 || !combinable (a))
+        continue;
+      class loop *loop = strided_loop (a, can_count, &first, &step);
+      if (loop == NULL
+          || get_loop_exit_edges (loop).length () > STRIDED_EXITS_MAX)
+        continue;
+      struct strided_candidate c = { loop,
+                                     gimple_bb (a->stmt),
+                                     i,
+                                     (*counts)[i],
+                                     first,
+                                     step,
+                                     candidates.length (),
+                                     step,
+                                     0,
+                                     1 };
+      candidates.safe_push (c);
+    }
+  for (unsigned c = 0; c < candidates.length (); c++)
+    if (candidates[c].call == c)
+      group_strided (&candidates, c);
+  /* The calls per loop: a loop that would make too many keeps its
+     updates.  */
+  for (unsigned c = 0; c < candidates.length (); c++)
+    if (candidates[c].call == c)
+      {
+        class loop *loop = candidates[c].loop;
+        unsigned *used = calls.get (loop->num);
+        calls.put (loop->num,
+                   (used ? *used : 0) + get_loop_exit_edges (loop).length ());
+      }
+
+  tree decl = NULL_TREE;
+  hash_map<int_hash<int, -1, -2>, tree> runs_of_block;
+  for (unsigned c = 0; c < candidates.length (); c++)
+    {
+      struct strided_candidate *k = &candidates[c];
+      if (*calls.get (k->loop->num) > STRIDED_CALLS_MAX)
+        continue;
+      const memory_access *a = &(*accesses)[k->access];
+      tree *known = runs_of_block.get (k->bb->index);
+      tree runs = known ? *known : NULL_TREE;
+      if (runs == NULL_TREE)
+        {
+          /* runs = 0 on the preheader, += 1 at the block's first
+             strided access (no call in the loop: the block runs whole).  */
+          runs = create_tmp_reg (long_unsigned_type_node, "memprof_runs");
+          runs_of_block.put (k->bb->index, runs);
+          gsi_insert_on_edge (
+              loop_preheader_edge (k->loop),
+              gimple_build_assign (runs,
+                                   build_int_cst (long_unsigned_type_node, 0)));
+          gassign *add = gimple_build_assign (
+              runs, PLUS_EXPR, runs,
+              build_int_cst (long_unsigned_type_node, 1));
+          gimple_set_location (add, gimple_location (a->stmt));
+          gimple_stmt_iterator gsi = gsi_for_stmt (a->stmt);
+          gsi_insert_before (&gsi, add, GSI_SAME_STMT);
+        }
+      if (dump_file)
+        {
+          fprintf (
+              dump_file,
+              ";; memprof: strided over loop %d (step " HOST_WIDE_INT_PRINT_DEC
+              "), counted at its %u exits%s: ",
+              k->loop->num, k->step, get_loop_exit_edges (k->loop).length (),
+              k->call != c ? " by another's call" : "");
+          print_generic_expr (dump_file, a->ref, TDF_SLIM);
+          fputc ('\n', dump_file);
+        }
+      moved++;
+      (*counts)[k->access] = 0;
+      if (k->call != c)
+        continue;
+
+      /* The call: the address of the group's first run on the
+         preheader, the runs times the accesses per run at each exit.  */
+      if (decl == NULL_TREE)
+        decl = strided_access_decl ();
+      gimple_seq seq = NULL;
+      tree start = size_binop (PLUS_EXPR, k->first, size_int (k->call_offset));
+      tree first = force_gimple_operand (
+          fold_convert (const_ptr_type_node, start), &seq, true, NULL_TREE);
+      gsi_insert_seq_on_edge (loop_preheader_edge (k->loop), seq);
+      auto_vec<edge> exits = get_loop_exit_edges (k->loop);
+      for (edge e : exits)
+        {
+          gimple_seq exit_seq = NULL;
+          tree count = runs;
+          if (k->per_run > 1)
+            {
+              count = make_ssa_name (long_unsigned_type_node);
+              gimple_seq_add_stmt (
+                  &exit_seq,
+                  gimple_build_assign (
+                      count, MULT_EXPR, runs,
+                      build_int_cst (long_unsigned_type_node, k->per_run)));
+            }
+          gimple_seq_add_stmt (
+              &exit_seq,
+              gimple_build_call (
+                  decl, 4, first,
+                  build_int_cst (long_integer_type_node, k->call_step), count,
+                  build_int_cst (long_unsigned_type_node, k->weight)));
+          gsi_insert_seq_on_edge (e, exit_seq);
+          (*exit_calls)++;
+        }
+    }
+  return moved;
+}
+
 /* See combine.h.  */
 unsigned
 count_in_loop_registers (vec<memory_access> *accesses, vec<unsigned> *counts,
@@ -521,7 +947,12 @@ count_in_loop_registers (vec<memory_access> *accesses, vec<unsigned> *counts,
           fputc ('\n', dump_file);
         }
     }
-  if (!counters.is_empty ())
+  unsigned exit_calls;
+  unsigned strided
+      = count_strided_accesses (accesses, counts, &can_count, &exit_calls);
+  moved += strided;
+  *exit_updates += exit_calls;
+  if (!counters.is_empty () || strided > 0)
     gsi_commit_edge_inserts ();
   return moved;
 }

@@ -111,6 +111,8 @@
 #define MEMPROF_ACCESS_SWITCH_PRESERVING_NAME                                  \
   "__memprof_access_switch_preserving"
 #define MEMPROF_RANGE_ACCESS_WEIGHTED_NAME "__memprof_range_access_weighted"
+/* A loop's strided access, counted at the loop's exits (combine.cc).  */
+#define MEMPROF_STRIDED_ACCESS_NAME "__memprof_strided_access"
 
 #ifdef __cplusplus
 extern "C" {
@@ -137,6 +139,10 @@ extern __thread long __memprof_access_countdown;
 int __memprof_access_switch (long burst, long gap);
 void __memprof_range_access_weighted (const void *addr, size_t size,
                                       unsigned long weight);
+/* EXECUTIONS runs of one access, the Jth at FIRST + J * STEP, each counted
+   WEIGHT times (runtime/strided.c).  */
+void __memprof_strided_access (const void *first, long step,
+                               unsigned long executions, unsigned long weight);
 
 #ifdef __cplusplus
 }
