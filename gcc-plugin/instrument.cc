@@ -244,8 +244,12 @@ find_resolver_only_functions (void *, void *)
   if (resolver_only_uids == NULL)
     resolver_only_uids = new hash_set<int_hash<unsigned, -1U, -2U> >;
   resolver_only_uids->empty ();
+  /* Not an inline clone: it shares its declaration with the offline
+     function, whose other callers may not be resolvers (the body inlined
+     into a resolver is instrumented, or not, with the resolver).  */
   FOR_EACH_DEFINED_FUNCTION (node)
-  if (runs_only_in_resolvers (node, RESOLVER_CALL_DEPTH))
+  if (node->inlined_to == NULL
+      && runs_only_in_resolvers (node, RESOLVER_CALL_DEPTH))
     resolver_only_uids->add (DECL_UID (node->decl));
 }
 
