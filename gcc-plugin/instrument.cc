@@ -18,6 +18,7 @@
 #include "gimple-iterator.h"
 #include "ssa.h"
 #include "cgraph.h"
+#include "attribs.h"
 #include "diagnostic-core.h"
 #include "tree-ssa-loop-ivopts.h"
 #include "bitmap.h"
@@ -244,16 +245,77 @@ find_resolver_only_functions (void *, void *)
   if (resolver_only_uids == NULL)
     resolver_only_uids = new hash_set<int_hash<unsigned, -1U, -2U> >;
   resolver_only_uids->empty ();
+  /* Not an inline clone: it shares its declaration with the offline
+     function, whose other callers may not be resolvers (the body inlined
+     into a resolver is instrumented, or not, with the resolver).  */
   FOR_EACH_DEFINED_FUNCTION (node)
-  if (runs_only_in_resolvers (node, RESOLVER_CALL_DEPTH))
+  if (node->inlined_to == NULL
+      && runs_only_in_resolvers (node, RESOLVER_CALL_DEPTH))
     resolver_only_uids->add (DECL_UID (node->decl));
+}
+
+/* Under -flto the call graph is whole only in WPA: the partitioning may
+   put a resolver and a function only it calls in different ltrans units,
+   and promote the function (TREE_PUBLIC), whose callers an ltrans unit
+   no longer sees.  WPA marks them with this attribute (not one a user
+   can write), which goes to the ltrans units with the declaration.  */
+static const char resolver_only_attribute[] = "memprof resolver only";
+
+static unsigned int
+mark_resolver_only_functions (void)
+{
+  cgraph_node *node;
+  FOR_EACH_DEFINED_FUNCTION (node)
+  if (node->inlined_to == NULL
+      && runs_only_in_resolvers (node, RESOLVER_CALL_DEPTH)
+      && !lookup_attribute (resolver_only_attribute,
+                            DECL_ATTRIBUTES (node->decl)))
+    DECL_ATTRIBUTES (node->decl)
+        = tree_cons (get_identifier (resolver_only_attribute), NULL_TREE,
+                     DECL_ATTRIBUTES (node->decl));
+  return 0;
+}
+
+static const pass_data resolver_only_pass_data = {
+  IPA_PASS, "memprof-resolver-only", OPTGROUP_NONE, TV_NONE, 0, 0, 0, 0, 0,
+};
+
+class resolver_only_pass : public ipa_opt_pass_d
+{
+public:
+  resolver_only_pass (gcc::context *context)
+      : ipa_opt_pass_d (resolver_only_pass_data, context, NULL, NULL, NULL,
+                        NULL, NULL, NULL, 0, NULL, NULL)
+  {
+  }
+
+  /* WPA only: the partitioning follows the regular IPA passes there.  */
+  bool
+  gate (function *) final override
+  {
+    return flag_wpa && !seen_error ();
+  }
+
+  unsigned int
+  execute (function *) final override
+  {
+    return mark_resolver_only_functions ();
+  }
+};
+
+/* See instrument.h.  */
+opt_pass *
+make_resolver_only_pass (gcc::context *context)
+{
+  return new resolver_only_pass (context);
 }
 
 static bool
 runs_only_in_resolvers (tree decl)
 {
-  return resolver_only_uids != NULL
-         && resolver_only_uids->contains (DECL_UID (decl));
+  return (resolver_only_uids != NULL
+          && resolver_only_uids->contains (DECL_UID (decl)))
+         || lookup_attribute (resolver_only_attribute, DECL_ATTRIBUTES (decl));
 }
 
 /* A resolver of a library's unit (-fPIC) that calls a function of its

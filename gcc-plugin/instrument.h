@@ -12,5 +12,8 @@ void print_unit_stats (void *gcc_data, void *user_data);
 /* PLUGIN_ALL_IPA_PASSES_END: find the functions that run only in IFUNC
    resolvers, which are left uninstrumented.  */
 void find_resolver_only_functions (void *gcc_data, void *user_data);
+/* WPA (-flto): the same functions, marked for the ltrans units, which
+   may each see only part of their callers.  */
+opt_pass *make_resolver_only_pass (gcc::context *context);
 
 #endif /* MEMPROF_PLUGIN_INSTRUMENT_H */

@@ -1657,16 +1657,20 @@ def test_before_start(work):
     # resolver loading itself, which the plugin leaves uninstrumented.
     for linked in (True, False):
         check_library_before_start(work, linked)
+    # -flto with a partition per function: the resolver and the function
+    # only it calls in different ltrans units (WPA marks the function).
+    check_library_before_start(work, False, ["-flto", "-flto-partition=max"])
 
 
-def check_library_before_start(work, linked):
-    name = "before-start-library" + ("" if linked else "-unlinked")
+def check_library_before_start(work, linked, extra=()):
+    name = "before-start-library" + ("" if linked else "-unlinked") + \
+        ("-lto" if extra else "")
     directory = os.path.join(work, name)
     os.makedirs(directory)
     _, libs = flags()
     library = os.path.join(directory, "libbefore_start.so")
     result = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
-                             *([] if linked else ["-DRESOLVER_LOADS_ITSELF"]),
+                             *extra, *([] if linked else ["-DRESOLVER_LOADS_ITSELF"]),
                              os.path.join(HERE, "before_start_lib.c"), "-o", library,
                              *(libs if linked else [])],
                             capture_output=True, text=True)
