@@ -55,6 +55,7 @@
 #include "tree-scalar-evolution.h"
 #include "tree-ssa-loop-niter.h"
 #include "gimplify-me.h"
+#include "tree-eh.h"
 
 #include "memprof/abi.h"
 #include "plugin.h"
@@ -379,7 +380,11 @@ loop_is_straight (class loop *loop)
       for (gimple_stmt_iterator gsi = gsi_start_bb (body[i]);
            can && !gsi_end_p (gsi); gsi_next (&gsi))
         if (is_gimple_call (gsi_stmt (gsi))
-            || gimple_code (gsi_stmt (gsi)) == GIMPLE_ASM)
+            || gimple_code (gsi_stmt (gsi)) == GIMPLE_ASM
+            /* -fnon-call-exceptions: a load or a division that may trap
+               may throw, and the exception leaves the loop (and the
+               function) by no edge: the exits' updates never run.  */
+            || stmt_could_throw_p (cfun, gsi_stmt (gsi)))
           can = false;
     }
   free (body);

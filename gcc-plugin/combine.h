@@ -25,9 +25,10 @@ unsigned count_in_loop_registers (vec<memory_access> *accesses,
                                   vec<unsigned> *counts, tree base,
                                   unsigned *exit_updates);
 
-/* Has LOOP no call, no inline asm and no irreducible region?  (Nothing
-   in it can free a block, dump the profile or read the thread's
-   countdown; bursts.cc asks too.)  */
+/* Has LOOP no call, no inline asm, no statement that may throw
+   (-fnon-call-exceptions) and no irreducible region?  (Nothing in it can
+   free a block, dump the profile, read the thread's countdown or leave
+   the loop by no edge; bursts.cc asks too.)  */
 bool loop_is_straight (class loop *loop);
 
 /* After the function is instrumented: the loops as the pass found them.  */
