@@ -412,14 +412,33 @@ count_range_times (const void *address, size_t size, unsigned long weight)
   if (size == 0 || weight == 0)
     return;
   uintptr_t first = (uintptr_t) address, last = first + size - 1;
-  /* A range within one granule (a short string, a key): its one counter
-     here, as __memprof_range_access_weighted would count it, without the
-     call through the PLT and the general loop.  */
-  if (LIKELY ((first & MEMPROF_GRANULE_MASK) == (last & MEMPROF_GRANULE_MASK)
-              && last >= first && !runtime_histogram && !stats_enabled
+  uintptr_t granules
+      = (last & MEMPROF_GRANULE_MASK) - (first & MEMPROF_GRANULE_MASK);
+  /* A range within one granule (a short string, a key) or across the
+     boundary of two (a key that does not start at a granule): its one or
+     two counters here, as __memprof_range_access_weighted would count
+     them, without the call through the PLT and the general loop.  The
+     steps are FIRST, FIRST + 8, ...: the first granule holds those below
+     its end, the second the rest of the range's ceil (SIZE / 8).  */
+  if (LIKELY (granules <= MEMPROF_GRANULE_SIZE && last >= first
+              && !runtime_histogram && !stats_enabled
               && __memprof_shadow_base != 0))
-    *memprof_shadow_for (__memprof_shadow_base, first)
-        += weight * ((size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP);
+    {
+      uint64_t *counter = memprof_shadow_for (__memprof_shadow_base, first);
+      uint64_t steps = (size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP;
+      if (granules == 0)
+        {
+          *counter += weight * steps;
+          return;
+        }
+      uint64_t in_first
+          = (MEMPROF_GRANULE_SIZE - (first & (MEMPROF_GRANULE_SIZE - 1))
+             + MEMPROF_RANGE_STEP - 1)
+            / MEMPROF_RANGE_STEP;
+      counter[0] += weight * in_first;
+      if (steps > in_first)
+        counter[1] += weight * (steps - in_first);
+    }
   else
     __memprof_range_access_weighted (address, size, weight);
 }
