@@ -321,9 +321,43 @@ scan_code_ranges (uintptr_t address)
     }
 }
 
+/* The instrumented code range ADDRESS is in, when no range of the
+   runtime's own code overlaps it (the runtime linked statically into an
+   instrumented program): *LOW and *SPAN, read in GENERATION of the lists
+   (false when another one began meanwhile, or no such range).  */
+static __attribute__ ((noinline)) bool
+instrumented_range_of (uintptr_t address, unsigned generation, uintptr_t *low,
+                       uintptr_t *span)
+{
+  size_t count = atomic_load (&instrumented_code_count), i = 0;
+  while (i < count
+         && !(address >= instrumented_code[i].start
+              && address < instrumented_code[i].end))
+    i++;
+  if (i == count)
+    return false;
+  uintptr_t start = instrumented_code[i].start, end = instrumented_code[i].end;
+  size_t runtime_count = atomic_load (&runtime_code_count);
+  for (size_t j = 0; j < runtime_count; j++)
+    if (runtime_code[j].start < end && runtime_code[j].end > start)
+      return false;
+  atomic_thread_fence (memory_order_acquire);
+  if (atomic_load_explicit (&code_generation, memory_order_relaxed)
+          != generation
+      || end <= start)
+    return false;
+  *low = start;
+  *span = end - start;
+  return true;
+}
+
 /* What the range scans of counts_call said about one caller, per thread:
    a loop calling memcmp or memcpy asks about the same return address again
-   and again.  The answer holds for the generation of the lists it was
+   and again, and a std::map keyed by strings calls memcmp from several
+   places of the same instrumented code in turn: a caller in instrumented
+   code keeps the verdict for the whole code range it is in (the callers
+   LOW to LOW + SPAN - 1), any other caller for its own address (SPAN 1).
+   The answer holds for the generation of the lists it was
    read in (a module noted or unloaded starts another).  A signal handler on the
    same thread may ask (memcpy is async-signal-safe) while the entry is
    half written: the entry is written between two steps of SEQUENCE (odd
@@ -332,7 +366,7 @@ scan_code_ranges (uintptr_t address)
 struct caller_verdict
 {
   unsigned sequence;
-  uintptr_t caller;
+  uintptr_t low, span;
   unsigned generation;
   bool in_runtime, in_instrumented;
 };
@@ -362,7 +396,7 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
   atomic_signal_fence (memory_order_seq_cst);
   bool in_runtime = last->in_runtime, in_instrumented = last->in_instrumented;
   /* A verdict is kept with an even generation only: an odd one misses.  */
-  bool hit = !(sequence & 1) && last->caller == address
+  bool hit = !(sequence & 1) && address - last->low < last->span
              && last->generation == generation;
   atomic_signal_fence (memory_order_seq_cst);
   if (UNLIKELY (!hit || last->sequence != sequence))
@@ -373,11 +407,15 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
       generation = (unsigned) (found >> 32);
       in_runtime = found & SCAN_IN_RUNTIME;
       in_instrumented = found & SCAN_IN_INSTRUMENTED;
+      uintptr_t low = address, span = 1;
+      if (in_instrumented && !in_runtime)
+        instrumented_range_of (address, generation, &low, &span);
       if (!(sequence & 1) && last->sequence == sequence)
         {
           last->sequence = sequence + 1;
           atomic_signal_fence (memory_order_seq_cst);
-          last->caller = address;
+          last->low = low;
+          last->span = span;
           last->generation = generation;
           last->in_runtime = in_runtime;
           last->in_instrumented = in_instrumented;
