@@ -617,7 +617,7 @@ word_crosses_page (const unsigned char *address)
    known), within the pages of the bytes before them; the first flagged
    byte of a word is exact on a little-endian machine (a zero byte's
    borrow can only flag bytes above it).  */
-PLAIN static size_t
+PLAIN static inline size_t
 compared_bytes (const unsigned char *a, const unsigned char *b, size_t limit,
                 bool strings)
 {
@@ -787,7 +787,7 @@ INTERCEPT (PLAIN, void *, memset, (void *to, int value, size_t size),
 /* The comparisons: the result is the C library's own (its sign is all
    the standard promises, and programs must see what they saw before); the
    bytes read are counted apart, only when the call counts.  */
-static __attribute__ ((noinline)) int
+PLAIN static __attribute__ ((noinline)) int
 compare (int (*real) (const void *, const void *, size_t), const void *caller,
          const unsigned char *a, const unsigned char *b, size_t limit,
          bool strings)
