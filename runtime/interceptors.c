@@ -321,9 +321,43 @@ scan_code_ranges (uintptr_t address)
     }
 }
 
+/* The instrumented code range ADDRESS is in, when no range of the
+   runtime's own code overlaps it (the runtime linked statically into an
+   instrumented program): *LOW and *SPAN, read in GENERATION of the lists
+   (false when another one began meanwhile, or no such range).  */
+static __attribute__ ((noinline)) bool
+instrumented_range_of (uintptr_t address, unsigned generation, uintptr_t *low,
+                       uintptr_t *span)
+{
+  size_t count = atomic_load (&instrumented_code_count), i = 0;
+  while (i < count
+         && !(address >= instrumented_code[i].start
+              && address < instrumented_code[i].end))
+    i++;
+  if (i == count)
+    return false;
+  uintptr_t start = instrumented_code[i].start, end = instrumented_code[i].end;
+  size_t runtime_count = atomic_load (&runtime_code_count);
+  for (size_t j = 0; j < runtime_count; j++)
+    if (runtime_code[j].start < end && runtime_code[j].end > start)
+      return false;
+  atomic_thread_fence (memory_order_acquire);
+  if (atomic_load_explicit (&code_generation, memory_order_relaxed)
+          != generation
+      || end <= start)
+    return false;
+  *low = start;
+  *span = end - start;
+  return true;
+}
+
 /* What the range scans of counts_call said about one caller, per thread:
    a loop calling memcmp or memcpy asks about the same return address again
-   and again.  The answer holds for the generation of the lists it was
+   and again, and a std::map keyed by strings calls memcmp from several
+   places of the same instrumented code in turn: a caller in instrumented
+   code keeps the verdict for the whole code range it is in (the callers
+   LOW to LOW + SPAN - 1), any other caller for its own address (SPAN 1).
+   The answer holds for the generation of the lists it was
    read in (a module noted or unloaded starts another).  A signal handler on the
    same thread may ask (memcpy is async-signal-safe) while the entry is
    half written: the entry is written between two steps of SEQUENCE (odd
@@ -332,7 +366,7 @@ scan_code_ranges (uintptr_t address)
 struct caller_verdict
 {
   unsigned sequence;
-  uintptr_t caller;
+  uintptr_t low, span;
   unsigned generation;
   bool in_runtime, in_instrumented;
 };
@@ -362,7 +396,7 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
   atomic_signal_fence (memory_order_seq_cst);
   bool in_runtime = last->in_runtime, in_instrumented = last->in_instrumented;
   /* A verdict is kept with an even generation only: an odd one misses.  */
-  bool hit = !(sequence & 1) && last->caller == address
+  bool hit = !(sequence & 1) && address - last->low < last->span
              && last->generation == generation;
   atomic_signal_fence (memory_order_seq_cst);
   if (UNLIKELY (!hit || last->sequence != sequence))
@@ -373,11 +407,15 @@ counts_call (const void *caller, bool ranges_counted_by_plugin)
       generation = (unsigned) (found >> 32);
       in_runtime = found & SCAN_IN_RUNTIME;
       in_instrumented = found & SCAN_IN_INSTRUMENTED;
+      uintptr_t low = address, span = 1;
+      if (in_instrumented && !in_runtime)
+        instrumented_range_of (address, generation, &low, &span);
       if (!(sequence & 1) && last->sequence == sequence)
         {
           last->sequence = sequence + 1;
           atomic_signal_fence (memory_order_seq_cst);
-          last->caller = address;
+          last->low = low;
+          last->span = span;
           last->generation = generation;
           last->in_runtime = in_runtime;
           last->in_instrumented = in_instrumented;
@@ -406,20 +444,39 @@ nothing_ever_counts (void)
 }
 
 /* SIZE bytes at ADDRESS, each 8-byte step counted WEIGHT times.  */
-static inline void
+static inline __attribute__ ((always_inline)) void
 count_range_times (const void *address, size_t size, unsigned long weight)
 {
   if (size == 0 || weight == 0)
     return;
   uintptr_t first = (uintptr_t) address, last = first + size - 1;
-  /* A range within one granule (a short string, a key): its one counter
-     here, as __memprof_range_access_weighted would count it, without the
-     call through the PLT and the general loop.  */
-  if (LIKELY ((first & MEMPROF_GRANULE_MASK) == (last & MEMPROF_GRANULE_MASK)
-              && last >= first && !runtime_histogram && !stats_enabled
+  uintptr_t granules
+      = (last & MEMPROF_GRANULE_MASK) - (first & MEMPROF_GRANULE_MASK);
+  /* A range within one granule (a short string, a key) or across the
+     boundary of two (a key that does not start at a granule): its one or
+     two counters here, as __memprof_range_access_weighted would count
+     them, without the call through the PLT and the general loop.  The
+     steps are FIRST, FIRST + 8, ...: the first granule holds those below
+     its end, the second the rest of the range's ceil (SIZE / 8).  */
+  if (LIKELY (granules <= MEMPROF_GRANULE_SIZE && last >= first
+              && !runtime_histogram && !stats_enabled
               && __memprof_shadow_base != 0))
-    *memprof_shadow_for (__memprof_shadow_base, first)
-        += weight * ((size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP);
+    {
+      uint64_t *counter = memprof_shadow_for (__memprof_shadow_base, first);
+      uint64_t steps = (size + MEMPROF_RANGE_STEP - 1) / MEMPROF_RANGE_STEP;
+      if (granules == 0)
+        {
+          *counter += weight * steps;
+          return;
+        }
+      uint64_t in_first
+          = (MEMPROF_GRANULE_SIZE - (first & (MEMPROF_GRANULE_SIZE - 1))
+             + MEMPROF_RANGE_STEP - 1)
+            / MEMPROF_RANGE_STEP;
+      counter[0] += weight * in_first;
+      if (steps > in_first)
+        counter[1] += weight * (steps - in_first);
+    }
   else
     __memprof_range_access_weighted (address, size, weight);
 }
@@ -560,7 +617,7 @@ word_crosses_page (const unsigned char *address)
    known), within the pages of the bytes before them; the first flagged
    byte of a word is exact on a little-endian machine (a zero byte's
    borrow can only flag bytes above it).  */
-PLAIN static size_t
+PLAIN static inline size_t
 compared_bytes (const unsigned char *a, const unsigned char *b, size_t limit,
                 bool strings)
 {
@@ -730,7 +787,7 @@ INTERCEPT (PLAIN, void *, memset, (void *to, int value, size_t size),
 /* The comparisons: the result is the C library's own (its sign is all
    the standard promises, and programs must see what they saw before); the
    bytes read are counted apart, only when the call counts.  */
-static __attribute__ ((noinline)) int
+PLAIN static __attribute__ ((noinline)) int
 compare (int (*real) (const void *, const void *, size_t), const void *caller,
          const unsigned char *a, const unsigned char *b, size_t limit,
          bool strings)
@@ -739,14 +796,18 @@ compare (int (*real) (const void *, const void *, size_t), const void *caller,
   unsigned long weight = counts_call (caller, false);
   if (weight != 0 || real == NULL)
     read = compared_bytes (a, b, limit, strings);
+  /* The C library's answer first, the counters after: their lines are
+     scattered (the keys of a map) and often miss; last, their loads
+     overlap with the work the caller goes on with.  */
+  int result = real != NULL ? real (a, b, limit)
+               : read == 0  ? 0
+                            : (int) a[read - 1] - (int) b[read - 1];
   if (weight != 0)
     {
       count_range_times (a, read, weight);
       count_range_times (b, read, weight);
     }
-  if (real != NULL)
-    return real (a, b, limit);
-  return read == 0 ? 0 : (int) a[read - 1] - (int) b[read - 1];
+  return result;
 }
 
 /* strcmp and strncmp as compare_fn, for compare.  */

@@ -310,6 +310,14 @@ def test_interceptors(binary, profile):
                   "interceptors: memcmp, strcmp and strncmp count the bytes to the first "
                   "difference or NUL at every position and alignment",
                   f"compared {counted.get('compared_site')}, mirror {counted.get('mirror_site')}")
+    granules = analysis.build(os.path.join(HERE, "noise_range_granules.c"),
+                              os.path.join(work, "range_granules"))
+    ran = subprocess.run([granules], cwd=work, capture_output=True, text=True,
+                         env=dict(os.environ, MEMPROF_OPTIONS="profile_file=granules.profraw"))
+    results.check(ran.returncode == 0 and "calls exact" in ran.stdout,
+                  "interceptors: memcmp, strcmp and strlen count each granule's steps exactly "
+                  "(length 0, one granule, straddling two, stopped at the first difference)",
+                  ran.stdout.strip() + ran.stderr[-300:])
     plain = os.path.join(work, "plain")
     subprocess.run(["gcc", "-O0", "-g", "-fno-builtin", source, "-o", plain], check=True)
     alone = subprocess.run([plain], cwd=work, capture_output=True, text=True)
