@@ -358,7 +358,7 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
                      find_resolver_only_functions, NULL);
   /* Under -flto, in WPA, before the partitioning: the last regular IPA
      pass is "comdats".  */
-  register_pass_before (info->base_name, make_resolver_only_pass (g),
-                        "comdats", 1);
+  register_pass_before (info->base_name, make_resolver_only_pass (g), "comdats",
+                        1);
   return 0;
 }
