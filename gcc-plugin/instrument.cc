@@ -318,16 +318,19 @@ runs_only_in_resolvers (tree decl)
          || lookup_attribute (resolver_only_attribute, DECL_ATTRIBUTES (decl));
 }
 
-/* A resolver of a library's unit (-fPIC) that calls a function of its
-   unit that counts accesses: that function runs before start-up, and
-   crashes, if the library does not need libmemprof.so and the dynamic
-   linker relocates it first.  Said once per resolver, at the call.  */
+/* A resolver of a library's unit (-fPIC), or a function only resolvers
+   call, that calls a function of its unit that counts accesses: that
+   function runs before start-up, and crashes, if the library does not
+   need libmemprof.so and the dynamic linker relocates it first.  Said
+   once per function, at the call: so a chain of calls from a resolver
+   is noted where it first reaches a function that counts.  */
 static void
 note_counting_callees (void)
 {
   cgraph_node *node = cgraph_node::get (current_function_decl);
-  if (!flag_pic || flag_pie || node == NULL || !is_ifunc_resolver (node))
+  if (!flag_pic || flag_pie || node == NULL)
     return;
+  bool resolver = is_ifunc_resolver (node);
   /* The body's calls: the late passes may have dropped the call edges.  */
   basic_block bb;
   FOR_EACH_BB_FN (bb, cfun)
@@ -344,12 +347,20 @@ note_counting_callees (void)
       callee = callee->ultimate_alias_target ();
       if (!callee->definition || runs_only_in_resolvers (callee->decl))
         continue;
-      inform (gimple_location (gsi_stmt (gsi)),
-              "memprof: IFUNC resolver %qD calls %qD, which counts "
-              "accesses: link the library with the runtime "
-              "(%<$(pkg-config --libs memprof)%>) so that the dynamic "
-              "linker sets it up first",
-              node->decl, callee->decl);
+      if (resolver)
+        inform (gimple_location (gsi_stmt (gsi)),
+                "memprof: IFUNC resolver %qD calls %qD, which counts "
+                "accesses: link the library with the runtime "
+                "(%<$(pkg-config --libs memprof)%>) so that the dynamic "
+                "linker sets it up first",
+                node->decl, callee->decl);
+      else
+        inform (gimple_location (gsi_stmt (gsi)),
+                "memprof: %qD, run by IFUNC resolvers, calls %qD, which "
+                "counts accesses: link the library with the runtime "
+                "(%<$(pkg-config --libs memprof)%>) so that the dynamic "
+                "linker sets it up first",
+                node->decl, callee->decl);
       return;
     }
 }
