@@ -17,8 +17,8 @@ h5 (int *p)
 __attribute__ ((noinline)) static int
 h4 (int *p)
 {
-  return h5 (p)
-         + 4; /* { dg-message "memprof: .h4., run by IFUNC resolvers, calls .h5., which counts accesses" } */
+  return h5 (p) + 4;
+  /* { dg-message "memprof: .h4., run by IFUNC resolvers, calls .h5., which counts accesses" "" { target *-*-* } 20 } */
 }
 
 __attribute__ ((noinline)) static int
