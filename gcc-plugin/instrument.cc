@@ -347,20 +347,16 @@ note_counting_callees (void)
       callee = callee->ultimate_alias_target ();
       if (!callee->definition || runs_only_in_resolvers (callee->decl))
         continue;
-      if (resolver)
-        inform (gimple_location (gsi_stmt (gsi)),
-                "memprof: IFUNC resolver %qD calls %qD, which counts "
-                "accesses: link the library with the runtime "
-                "(%<$(pkg-config --libs memprof)%>) so that the dynamic "
-                "linker sets it up first",
-                node->decl, callee->decl);
-      else
-        inform (gimple_location (gsi_stmt (gsi)),
-                "memprof: %qD, run by IFUNC resolvers, calls %qD, which "
-                "counts accesses: link the library with the runtime "
-                "(%<$(pkg-config --libs memprof)%>) so that the dynamic "
-                "linker sets it up first",
-                node->decl, callee->decl);
+      inform (gimple_location (gsi_stmt (gsi)),
+              resolver ? "memprof: IFUNC resolver %qD calls %qD, which "
+                         "counts accesses: link the library with the "
+                         "runtime (%<$(pkg-config --libs memprof)%>) so that "
+                         "the dynamic linker sets it up first"
+                       : "memprof: %qD, run by IFUNC resolvers, calls %qD, "
+                         "which counts accesses: link the library with the "
+                         "runtime (%<$(pkg-config --libs memprof)%>) so that "
+                         "the dynamic linker sets it up first",
+              node->decl, callee->decl);
       return;
     }
 }
