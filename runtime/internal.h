@@ -273,8 +273,9 @@ void log_write (const char *buffer, size_t length);
 /* ---- Shadow (shadow.c) ---- */
 
 bool shadow_reserve (void);
-/* Reserve the shadow by raw system calls: safe in an IFUNC resolver.  */
-void shadow_reserve_by_syscalls (void);
+/* Reserve the shadow by raw system calls, once: safe in an IFUNC
+   resolver (shadow_reserve logs a failure).  0, or the error number.  */
+int shadow_reserve_by_syscalls (void);
 /* Sum the access counters covering [BLOCK, BLOCK+GRANULES*64) and clear
    them when CLEAR; *TOUCHED_COUNTERS gets the number of those counters
    that are not 0, counted in the same pass.  In histogram mode also fill

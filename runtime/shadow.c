@@ -4,7 +4,6 @@
 
 #include "internal.h"
 
-#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -59,23 +58,25 @@ raw_syscall6 (long number, long a1, long a2, long a3, long a4, long a5, long a6)
   return result;
 }
 
-__attribute__ ((no_stack_protector)) void
+__attribute__ ((no_stack_protector)) int
 shadow_reserve_by_syscalls (void)
 {
   long shadow;
 
   if (__memprof_shadow_base != 0)
-    return;
+    return 0;
   shadow
       = raw_syscall6 (SYS_mmap, 0, (long) SHADOW_SIZE, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  /* A failure (-errno) is left to shadow_reserve, which logs it.  */
+  /* A failure is -errno.  */
   if (shadow < 0 && shadow > -4096)
-    return;
+    return (int) -shadow;
+  /* Huge pages would commit 2 MiB at a time for scattered counters.  */
   raw_syscall6 (SYS_madvise, shadow, (long) SHADOW_SIZE, MADV_NOHUGEPAGE, 0, 0,
                 0);
   __memprof_shadow_base = (uintptr_t) shadow;
   shadow_base_own_copy = (uintptr_t) shadow;
+  return 0;
 }
 
 static void
@@ -101,25 +102,18 @@ __attribute__ ((used)) static void (*volatile const shadow_early_reference) (
 bool
 shadow_reserve (void)
 {
-  void *shadow;
-
-  /* Reserved while libmemprof.so was relocated.  */
-  if (__memprof_shadow_base != 0)
-    return true;
-  shadow = mmap (NULL, SHADOW_SIZE, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (shadow == MAP_FAILED)
+  /* Reserved while libmemprof.so was relocated, or now; an early failure
+     (the resolver cannot log) is tried again here and said.  */
+  int error = shadow_reserve_by_syscalls ();
+  if (error != 0)
     {
       log_printf ("cannot reserve %lu GiB of address space for the shadow: "
                   "%s; running without access counts (allocations are still "
                   "recorded; code instrumented with inline counters cannot "
                   "run without the shadow)",
-                  SHADOW_SIZE >> 30, strerror (errno));
+                  SHADOW_SIZE >> 30, strerror (error));
       return false;
     }
-  /* Huge pages would commit 2 MiB at a time for scattered counters.  */
-  madvise (shadow, SHADOW_SIZE, MADV_NOHUGEPAGE);
-  __memprof_shadow_base = (uintptr_t) shadow;
   return true;
 }
 
