@@ -270,13 +270,20 @@ interceptors_fork_release (void)
    processor to the writer.  */
 #define SCAN_SPINS 1000
 
+/* The index of the range of RANGES that holds ADDRESS; COUNT: none.  */
+static size_t
+range_index (const struct code_range *ranges, size_t count, uintptr_t address)
+{
+  size_t i = 0;
+  while (i < count && !(address >= ranges[i].start && address < ranges[i].end))
+    i++;
+  return i;
+}
+
 static bool
 in_ranges (const struct code_range *ranges, size_t count, uintptr_t address)
 {
-  for (size_t i = 0; i < count; i++)
-    if (address >= ranges[i].start && address < ranges[i].end)
-      return true;
-  return false;
+  return range_index (ranges, count, address) < count;
 }
 
 /* What scan_code_ranges found: whether the address is in the runtime's
@@ -329,11 +336,8 @@ static __attribute__ ((noinline)) bool
 instrumented_range_of (uintptr_t address, unsigned generation, uintptr_t *low,
                        uintptr_t *span)
 {
-  size_t count = atomic_load (&instrumented_code_count), i = 0;
-  while (i < count
-         && !(address >= instrumented_code[i].start
-              && address < instrumented_code[i].end))
-    i++;
+  size_t count = atomic_load (&instrumented_code_count);
+  size_t i = range_index (instrumented_code, count, address);
   if (i == count)
     return false;
   uintptr_t start = instrumented_code[i].start, end = instrumented_code[i].end;
