@@ -102,8 +102,11 @@ options_from_initial_stack (bool *readable)
   if (words == NULL || tables_end <= (uintptr_t) words)
     return NULL;
   count = (tables_end - (uintptr_t) words) / sizeof *words;
+  /* argc, argv's null, the environment's null at least.  */
+  if (count < 3 || words[0] > count - 3)
+    return NULL;
   argc = words[0];
-  if (argc >= count - 1 || words[1 + argc] != 0)
+  if (words[1 + argc] != 0)
     return NULL;
   environment = 2 + argc;
   for (i = environment; i < count && words[i] != 0; i++)
