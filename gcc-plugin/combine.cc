@@ -20,8 +20,11 @@
 
    2. Both execute, or neither.  No call and no inline asm lies between
       them in the block (a call may not return -- exit, longjmp, a throw
-      -- or may free the block or dump the profile), and neither access is
-      itself part of a call.  The update sits before the first of them.
+      -- or may free the block or dump the profile), nor a statement that
+      may throw before the second (-fnon-call-exceptions: a trapping load
+      or division leaves the block midway when no handler here catches
+      it), and neither access is itself part of a call.  The update sits
+      before the first of them.
 
    Not combined: ranges (one call each), bit-fields unless the very same
    reference, histogram mode (saturating byte counters), callback mode
@@ -214,7 +217,15 @@ struct candidate
   struct address_form form;
 };
 
-/* The segment of every statement: a new one after each call or asm.  */
+/* The segment of every statement: a new one at each call or asm, and
+   after each statement that may throw.  Under -fnon-call-exceptions a
+   load, a store or a division that traps may throw (from a signal
+   handler), and when no handler of this function catches it the
+   statement does not end its block: the exception leaves the block
+   midway, by no edge.  The accesses after it would then be counted
+   without running; the statement itself stays with the accesses before
+   it, as an access's own update comes before the access.  Without
+   -fnon-call-exceptions only calls may throw.  */
 static hash_map<gimple *, unsigned> *
 number_segments (void)
 {
@@ -231,6 +242,8 @@ number_segments (void)
         if (is_gimple_call (stmt) || gimple_code (stmt) == GIMPLE_ASM)
           segment++;
         segments->put (stmt, segment);
+        if (stmt_could_throw_p (cfun, stmt))
+          segment++;
       }
   }
   return segments;

@@ -40,7 +40,11 @@ main (void)
   puts ("option keeps its default; the program runs on unchanged. A "
         "set-user-id or");
   puts ("set-group-id program ignores `MEMPROF_OPTIONS` (it is read with");
-  puts ("`secure_getenv`). A running program can read and change options with");
+  puts ("`secure_getenv`, or, when the runtime starts before the C library "
+        "has set");
+  puts ("`environ`, from the initial stack with the same rule: "
+        "docs/manual.md,");
+  puts ("\"Options\"). A running program can read and change options with");
   puts ("`memprof_get_option` and `memprof_set_option` "
         "(`<memprof/interface.h>`).");
   puts (

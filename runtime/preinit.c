@@ -7,10 +7,11 @@
    .rela.dyn by address, and .preinit_array lies before every other
    section a pointer can be in (.init_array, .data.rel.ro, .got, .data);
    those of .rela.plt (IFUNCs called through the PLT) are applied after
-   .rela.dyn.  The runtime does not start here: the C library has not set
-   environ yet (its own initialiser runs after .preinit_array), so
-   MEMPROF_OPTIONS could not be read; it starts at the first allocation
-   or at the first constructor, as with libmemprof.so.  */
+   .rela.dyn.  The runtime does not start here but at the first
+   allocation or at the first constructor, as with libmemprof.so; when
+   that is before the C library has set environ (the program's own
+   .preinit_array functions run before its initialiser), runtime.c reads
+   MEMPROF_OPTIONS from the initial stack.  */
 
 #include "internal.h"
 

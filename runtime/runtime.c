@@ -19,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/rseq.h>
 #include <time.h>
+#include <unistd.h>
 
 _Atomic int runtime_state = RUNTIME_UNINITIALIZED;
 struct memprof_options runtime_options;
@@ -67,6 +69,92 @@ print_options_help (void)
     }
 }
 
+/* The C library sets environ in its initialiser, which in a dynamically
+   linked program runs after the program's .preinit_array functions and
+   IFUNC resolvers: a start-up from one of them (their first allocation)
+   finds environ null, and getenv nothing.  The environment is then still
+   where the kernel put it, on the initial stack: __libc_stack_end (set
+   by the dynamic linker before it relocates anything, and kept right
+   when it is run as a command and moves the tables down) points at
+   argc, followed by argv's pointers, a null, the environment's pointers,
+   a null and the auxiliary vector.  The kernel puts AT_RANDOM's 16 bytes
+   above these tables, in the same stack, so every read of them stays
+   between the two addresses, and a layout that is not this one (another
+   loader, a program that changed its argv) is refused, never followed
+   out of the stack: the auxiliary vector found must end within them and
+   hold the AT_RANDOM and AT_EXECFN that getauxval gives.  Only then are
+   the environment's strings read.  Sets *READABLE to whether the layout
+   was found; returns MEMPROF_OPTIONS's value, or NULL.  */
+extern void *__libc_stack_end;
+
+static const char *
+options_from_initial_stack (bool *readable)
+{
+  static const char name[] = "MEMPROF_OPTIONS=";
+  const size_t name_length = sizeof name - 1;
+  const uintptr_t *words = __libc_stack_end;
+  const uintptr_t tables_end = getauxval (AT_RANDOM);
+  const uintptr_t execfn = getauxval (AT_EXECFN);
+  bool random_seen = false, execfn_seen = false;
+  size_t count, argc, environment, i;
+
+  *readable = false;
+  if (words == NULL || tables_end <= (uintptr_t) words)
+    return NULL;
+  count = (tables_end - (uintptr_t) words) / sizeof *words;
+  /* argc, argv's null, the environment's null at least.  */
+  if (count < 3 || words[0] > count - 3)
+    return NULL;
+  argc = words[0];
+  if (words[1 + argc] != 0)
+    return NULL;
+  environment = 2 + argc;
+  for (i = environment; i < count && words[i] != 0; i++)
+    ;
+  for (i++; i + 1 < count && words[i] != AT_NULL; i += 2)
+    {
+      random_seen |= words[i] == AT_RANDOM && words[i + 1] == tables_end;
+      execfn_seen |= words[i] == AT_EXECFN && words[i + 1] == execfn;
+    }
+  if (i + 1 >= count || !random_seen || !execfn_seen)
+    return NULL;
+  *readable = true;
+  /* The first one, as getenv.  */
+  for (i = environment; words[i] != 0; i++)
+    if (strncmp ((const char *) words[i], name, name_length) == 0)
+      return (const char *) words[i] + name_length;
+  return NULL;
+}
+
+/* Whether MEMPROF_OPTIONS was read from the initial stack, for the
+   log once it is open.  */
+static bool options_read_before_environ;
+
+/* MEMPROF_OPTIONS's value, or NULL when it is not set, cannot be read,
+   or the program is set-user-id (which ignores it, as secure_getenv
+   would).  */
+static const char *
+options_from_environment (void)
+{
+  bool readable;
+  const char *text;
+
+  if (environ != NULL)
+    return secure_getenv ("MEMPROF_OPTIONS");
+  if (getauxval (AT_SECURE) != 0)
+    return NULL;
+  text = options_from_initial_stack (&readable);
+  if (!readable)
+    keep_option_problem (
+        NULL, "MEMPROF_OPTIONS: the runtime started before the C library "
+              "set environ (an allocation in .preinit_array or an IFUNC "
+              "resolver), and the initial stack does not hold the "
+              "environment where the kernel puts it; MEMPROF_OPTIONS is "
+              "not read, the defaults and compiled-in options apply");
+  options_read_before_environ = readable;
+  return text;
+}
+
 static void
 initialize (void)
 {
@@ -76,8 +164,7 @@ initialize (void)
   in_runtime++;
   options_set_defaults (&runtime_options);
   options_apply_compiled (&runtime_options, keep_option_problem, NULL);
-  /* secure_getenv: a set-user-id program ignores MEMPROF_OPTIONS.  */
-  text = secure_getenv ("MEMPROF_OPTIONS");
+  text = options_from_environment ();
   options_parse (&runtime_options, text, "MEMPROF_OPTIONS", keep_option_problem,
                  NULL);
   log_configure (runtime_options.log_path);
@@ -107,6 +194,9 @@ initialize (void)
   hooks_start ();
   peak_start ();
   trace_initialize ();
+  if (runtime_options.verbosity >= 2 && options_read_before_environ)
+    log_printf ("started before the C library set environ: "
+                "MEMPROF_OPTIONS read from the initial stack");
   if (runtime_options.verbosity >= 2)
     log_printf ("started: shadow at 0x%lx, %s mode, profile '%s'",
                 (unsigned long) __memprof_shadow_base,

@@ -1553,6 +1553,68 @@ def test_unwinders(work):
                   "unwinder=fp: the same eleven contexts as libunwind", str(contexts))
 
 
+def test_preinit_options(work):
+    """MEMPROF_OPTIONS when the runtime starts in the program's .preinit_array
+    function, before the C library sets environ: read from the initial
+    stack, with both runtimes; an initial stack whose layout is broken is
+    said in one line and changes nothing else."""
+    for static in (False, True):
+        how = "static" if static else "shared"
+        directory, binary = prepare(work, f"preinit-{how}", "preinit_options.c", static)
+        if binary is None:
+            continue
+        label = f"preinit options {how}"
+        result = execute(binary, directory, "profile_file=preinit.prof:max_stack_depth=1")
+        results.check((result.returncode, result.stdout, result.stderr)
+                      == (3, "environ unset in preinit: 1\n", ""),
+                      f"{label}: runs as without the runtime, silently (environ not yet set "
+                      "where the runtime starts)", f"{result.returncode} {result.stdout!r} "
+                      f"{result.stderr!r}")
+        profile = os.path.join(directory, "preinit.prof")
+        results.check(os.path.exists(profile), f"{label}: profile_file names the profile",
+                      str(os.listdir(directory)))
+        sites, error = sites_of(profile, binary)
+        if results.check(sites is not None, f"{label}: llvm-profdata-19 reads the profile", error):
+            found = [(frames, fields.get("AllocCount"), fields.get("TotalAccessCount"))
+                     for frames, fields in sites if frames and frames[0][0] == "make_preinit"]
+            results.check(found == [([("make_preinit", 2, 10)], 1, 3)],
+                          f"{label}: max_stack_depth=1 keeps only the allocating frame, and "
+                          "the block's 3 accesses are counted", str(found))
+
+        if shutil.which("setpriv") is None or os.geteuid() != 0:
+            print(f"UNSUPPORTED: {label}: set-user-id (needs root and setpriv)")
+        else:
+            os.chmod(directory, 0o777)
+            os.chmod(binary, 0o4755)
+            setuid = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                                     "--clear-groups", binary], cwd=directory,
+                                    capture_output=True, text=True,
+                                    env=dict(os.environ, MEMPROF_OPTIONS="bogus=1:profile_file=x"))
+            results.check(setuid.returncode == 3 and "bogus" not in setuid.stderr
+                          and not os.path.exists(os.path.join(directory, "x")),
+                          f"{label}: a set-user-id program still ignores MEMPROF_OPTIONS",
+                          setuid.stderr)
+
+        hidden_directory = os.path.join(directory, "hidden")
+        os.makedirs(hidden_directory)
+        hidden = build("preinit_options.c", hidden_directory, static, ("-DHIDE_ENVIRONMENT",))
+        if hidden is None:
+            continue
+        result = execute(hidden, hidden_directory, "profile_file=hidden.prof")
+        lines = result.stderr.splitlines()
+        results.check(result.returncode == 3 and result.stdout == "environ unset in preinit: 1\n"
+                      and len(lines) == 1 and "MEMPROF_OPTIONS" in lines[0]
+                      and "initial stack" in lines[0],
+                      f"{label}: an initial stack that cannot be read: one line, output and "
+                      "exit status unchanged", f"{result.returncode} {result.stdout!r} "
+                      f"{result.stderr!r}")
+        results.check(not os.path.exists(os.path.join(hidden_directory, "hidden.prof"))
+                      and any(name.startswith("memprof.profraw.")
+                              for name in os.listdir(hidden_directory)),
+                      f"{label}: ... and the profile takes the default name",
+                      str(os.listdir(hidden_directory)))
+
+
 def test_setuid(work):
     directory, binary = prepare(work, "setuid", "plain.c")
     if binary is None or shutil.which("setpriv") is None or os.geteuid() != 0:
@@ -1839,6 +1901,7 @@ def main():
     test_unwinders(work)
     test_access_sampling(work)
     test_setuid(work)
+    test_preinit_options(work)
     test_failed_write(work)
     test_no_shadow(work)
     test_side_file_counts(work)
