@@ -139,7 +139,15 @@ options_from_environment (void)
   bool readable;
   const char *text;
 
-  if (environ != NULL)
+  /* environ is also null once the program has emptied its environment
+     (clearenv, environ = NULL): then MEMPROF_OPTIONS is unset, and the
+     kernel's copy on the initial stack must not bring it back.  The C
+     library's initialiser sets program_invocation_name to argv[0] just
+     after environ; before it, the name is "" (so a program run with an
+     empty argv[0] that clears its environment is taken as not yet
+     started).  */
+  if (environ != NULL || program_invocation_name == NULL
+      || program_invocation_name[0] != '\0')
     return secure_getenv ("MEMPROF_OPTIONS");
   if (getauxval (AT_SECURE) != 0)
     return NULL;

@@ -1615,6 +1615,28 @@ def test_preinit_options(work):
                       str(os.listdir(hidden_directory)))
 
 
+def test_clearenv_options(work):
+    """A program that calls clearenv in a constructor that runs before the
+    runtime's (libmemprof.a): environ is null there, but the C library set
+    it; MEMPROF_OPTIONS, which the program removed, must not be read back
+    from the initial stack (as secure_getenv gives nothing: the defaults)."""
+    directory, binary = prepare(work, "clearenv-static", "clearenv_options.c", True)
+    if binary is None:
+        return
+    label = "clearenv static"
+    result = execute(binary, directory, "profile_file=cleared.prof:verbosity=2")
+    results.check((result.returncode, result.stdout) == (4, "environ after clearenv: null\n")
+                  and "before the C library set environ" not in result.stderr
+                  and "cleared.prof" not in result.stderr,
+                  f"{label}: the options the program removed are not read from the "
+                  "initial stack, and nothing says the runtime started before environ was "
+                  "set", f"{result.returncode} {result.stdout!r} {result.stderr!r}")
+    results.check(not os.path.exists(os.path.join(directory, "cleared.prof"))
+                  and any(name.startswith("memprof.profraw.")
+                          for name in os.listdir(directory)),
+                  f"{label}: the profile takes the default name", str(os.listdir(directory)))
+
+
 def test_setuid(work):
     directory, binary = prepare(work, "setuid", "plain.c")
     if binary is None or shutil.which("setpriv") is None or os.geteuid() != 0:
@@ -1902,6 +1924,7 @@ def main():
     test_access_sampling(work)
     test_setuid(work)
     test_preinit_options(work)
+    test_clearenv_options(work)
     test_failed_write(work)
     test_no_shadow(work)
     test_side_file_counts(work)
