@@ -35,6 +35,7 @@
    out of line; every entry point asks slab_owns () first.  */
 
 #include "internal.h"
+#include "clock.h"
 #include "trace.h"
 #include "events.h"
 

@@ -63,6 +63,7 @@
 
 #define _GNU_SOURCE
 #include "internal.h"
+#include "clock.h"
 #include "events.h"
 
 #include <pthread.h>
