@@ -64,6 +64,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 #include "clock.h"
+#include "depot_fold.h"
 #include "events.h"
 
 #include <pthread.h>
@@ -655,7 +656,7 @@ slab_free (uintptr_t pointer)
       /* One reading of the clock for the peak and the MIB.  */
       struct clock_stamp stamp = clock_stamp ();
       peak_note_free (block.context, block.size, 1, stamp.tsc);
-      allocator_fold_freed_at (&block, stamp.ms, stamp.cpu);
+      allocator_fold_inline (&block, stamp.ms, stamp.cpu);
     }
   meta->size_in_use = 0;
   cache = &slot_caches[class];
