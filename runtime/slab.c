@@ -556,6 +556,28 @@ caches_give_back (void *unused)
 
 /* ---- The allocator's entry points ---- */
 
+/* allocator_capture_context for a slot: the runtime running and not the
+   caller, a profile kept, the context captured here without the call;
+   the rest (start-up, a trace's stacks without a profile, the runtime's
+   own allocations) is allocator_capture_context's.  Slots serve
+   sample_interval=1 only (slab_takes), where sampling records every
+   allocation with weight 1, as here.  */
+static inline struct depot_context *
+capture_slot_context (size_t size, uintptr_t caller_return)
+{
+  uint32_t weight;
+  struct depot_context *context;
+
+  if (UNLIKELY (runtime_state != RUNTIME_RUNNING || in_runtime
+                || !runtime_options.profile))
+    return allocator_capture_context (size, caller_return, &weight);
+  in_runtime++;
+  context
+      = context_capture ((int) runtime_options.max_stack_depth, caller_return);
+  in_runtime--;
+  return context;
+}
+
 void *
 slab_allocate (size_t size, uintptr_t caller_return)
 {
@@ -565,7 +587,6 @@ slab_allocate (size_t size, uintptr_t caller_return)
   uintptr_t slot;
   struct slab_meta *meta;
   struct depot_context *context;
-  uint32_t weight;
 
   /* Every cache is empty until the range is reserved: refill reserves.  */
   if (UNLIKELY (cache->count == 0) && !refill (class, cache))
@@ -574,7 +595,7 @@ slab_allocate (size_t size, uintptr_t caller_return)
   meta = meta_of (slot);
   meta->size_in_use = (uint16_t) (size | SLOT_IN_USE);
 
-  context = allocator_capture_context (size, caller_return, &weight);
+  context = capture_slot_context (size, caller_return);
   if (context != NULL)
     {
       /* weight is 1: slots serve full profiling only.  */
@@ -592,10 +613,16 @@ slab_allocate (size_t size, uintptr_t caller_return)
       peak_note_allocation (context, size, 1, stamp.tsc);
       atomic_store_explicit (&meta->context, context, memory_order_release);
     }
-  hooks_after_allocation ((void *) slot, size);
-  if (events_allocations_wanted ())
-    events_record_allocation (slot, size, context ? context->id : 0,
-                              caller_return);
+  /* Hooks and events: one flag byte says there are none (nor a trace).  */
+  if (UNLIKELY (!(
+          atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+          & UNSAMPLED_UNWATCHED)))
+    {
+      hooks_after_allocation ((void *) slot, size);
+      if (events_allocations_wanted ())
+        events_record_allocation (slot, size, context ? context->id : 0,
+                                  caller_return);
+    }
   return (void *) slot;
 }
 
