@@ -138,13 +138,12 @@ static struct
                - sizeof (uint64_t)];
 } classes[SLAB_CLASSES] __attribute__ ((aligned (64)));
 
-struct slot_cache
-{
-  uint32_t count;
-  uintptr_t slots[SLAB_CACHE_SLOTS];
-};
-
-static __thread struct slot_cache slot_caches[SLAB_CLASSES]
+/* The thread's caches: each class's count and its slots, in two arrays
+   so that a class's entries are found by shifts (a struct of both, 520
+   bytes, took a multiplication recomputed at each use).  */
+static __thread uint32_t cache_counts[SLAB_CLASSES]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread uintptr_t cache_slots[SLAB_CLASSES][SLAB_CACHE_SLOTS]
     __attribute__ ((tls_model ("initial-exec")));
 /* The destructor is registered for this thread; it ran (the thread
    exits: no more caching).  */
@@ -498,21 +497,23 @@ return_slots (unsigned class, const uintptr_t *slots, uint32_t count)
 
 /* Fill the empty cache of CLASS; false when there is no slot left.  */
 static __attribute__ ((noinline)) bool
-refill (unsigned class, struct slot_cache *cache)
+refill (unsigned class)
 {
+  uintptr_t *slots = cache_slots[class];
   if (UNLIKELY (__memprof_slab_base == SLAB_UNRESERVED) && !reserve ())
     return false;
   spin_lock_hot (&classes[class].lock);
-  cache->count
-      = take_slots (class, cache->slots, cache_closed ? 1 : SLAB_CACHE_BATCH);
+  uint32_t count
+      = take_slots (class, slots, cache_closed ? 1 : SLAB_CACHE_BATCH);
+  cache_counts[class] = count;
   spin_unlock (&classes[class].lock);
   /* Taken in ascending addresses; handed out (from the top) in the same
      order, as a program allocating a run of blocks reads them after.  */
-  for (uint32_t low = 0, high = cache->count; low + 1 < high; low++, high--)
+  for (uint32_t low = 0, high = count; low + 1 < high; low++, high--)
     {
-      uintptr_t slot = cache->slots[low];
-      cache->slots[low] = cache->slots[high - 1];
-      cache->slots[high - 1] = slot;
+      uintptr_t slot = slots[low];
+      slots[low] = slots[high - 1];
+      slots[high - 1] = slot;
     }
   if (!cache_registered && cache_key_made && !cache_closed)
     {
@@ -523,18 +524,19 @@ refill (unsigned class, struct slot_cache *cache)
       pthread_setspecific (cache_key, &cache_registered);
       in_runtime--;
     }
-  return cache->count > 0;
+  return count > 0;
 }
 
 /* The cache of CLASS is full: its SLAB_CACHE_BATCH oldest slots go back
    to the class.  */
 static __attribute__ ((noinline)) void
-drain (unsigned class, struct slot_cache *cache)
+drain (unsigned class)
 {
-  return_slots (class, cache->slots, SLAB_CACHE_BATCH);
-  memmove (cache->slots, cache->slots + SLAB_CACHE_BATCH,
-           (cache->count - SLAB_CACHE_BATCH) * sizeof (uintptr_t));
-  cache->count -= SLAB_CACHE_BATCH;
+  uintptr_t *slots = cache_slots[class];
+  return_slots (class, slots, SLAB_CACHE_BATCH);
+  memmove (slots, slots + SLAB_CACHE_BATCH,
+           (cache_counts[class] - SLAB_CACHE_BATCH) * sizeof (uintptr_t));
+  cache_counts[class] -= SLAB_CACHE_BATCH;
 }
 
 /* A thread exits: its cached slots go back to their classes, and the
@@ -546,11 +548,10 @@ caches_give_back (void *unused)
   cache_closed = true;
   for (unsigned class = 0; class < SLAB_CLASSES; class ++)
     {
-      struct slot_cache *cache = &slot_caches[class];
-      uint32_t count = cache->count;
-      cache->count = 0;
+      uint32_t count = cache_counts[class];
+      cache_counts[class] = 0;
       if (count > 0)
-        return_slots (class, cache->slots, count);
+        return_slots (class, cache_slots[class], count);
     }
 }
 
@@ -583,15 +584,20 @@ slab_allocate (size_t size, uintptr_t caller_return)
 {
   unsigned class = size == 0 ? 0
                              : (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
-  struct slot_cache *cache = &slot_caches[class];
+  uint32_t count = cache_counts[class];
   uintptr_t slot;
   struct slab_meta *meta;
   struct depot_context *context;
 
   /* Every cache is empty until the range is reserved: refill reserves.  */
-  if (UNLIKELY (cache->count == 0) && !refill (class, cache))
-    return NULL;
-  slot = cache->slots[--cache->count];
+  if (UNLIKELY (count == 0))
+    {
+      if (!refill (class))
+        return NULL;
+      count = cache_counts[class];
+    }
+  slot = cache_slots[class][--count];
+  cache_counts[class] = count;
   meta = meta_of (slot);
   meta->size_in_use = (uint16_t) (size | SLOT_IN_USE);
 
@@ -658,7 +664,7 @@ slab_free (uintptr_t pointer)
   unsigned class = class_of (pointer);
   struct slab_meta *meta;
   struct live_block block;
-  struct slot_cache *cache;
+  uint32_t count;
 
   /* A free of a slot in use races only with a wrong program (freeing it
      twice at once): the in-use bit needs no lock.  */
@@ -686,10 +692,14 @@ slab_free (uintptr_t pointer)
       allocator_fold_inline (&block, stamp.ms, stamp.cpu);
     }
   meta->size_in_use = 0;
-  cache = &slot_caches[class];
-  if (UNLIKELY (cache->count == SLAB_CACHE_SLOTS))
-    drain (class, cache);
-  cache->slots[cache->count++] = pointer;
+  count = cache_counts[class];
+  if (UNLIKELY (count == SLAB_CACHE_SLOTS))
+    {
+      drain (class);
+      count = cache_counts[class];
+    }
+  cache_slots[class][count] = pointer;
+  cache_counts[class] = count + 1;
   if (UNLIKELY (cache_closed))
     caches_give_back (NULL);
   atomic_signal_fence (memory_order_seq_cst);
