@@ -2,7 +2,8 @@
    allocator.c): an rdtsc converted through the anchor (clock.c) when the
    anchor covers it, clock.c's clock_stamp_slow otherwise.  A call made
    the caller save its registers around it and return the three values
-   packed: about a fifth of a reading's instructions besides the rdtsc.  */
+   packed: with the checks one comparison now replaces, about 20
+   instructions a reading (binary_trees, callgrind).  */
 
 #ifndef MEMPROF_RUNTIME_CLOCK_H
 #define MEMPROF_RUNTIME_CLOCK_H
