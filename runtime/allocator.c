@@ -35,6 +35,8 @@
    out of line; every entry point asks slab_owns () first.  */
 
 #include "internal.h"
+#include "clock.h"
+#include "depot_fold.h"
 #include "trace.h"
 #include "events.h"
 
@@ -417,32 +419,6 @@ record_allocation (struct block_header *header, uintptr_t user,
   live_insert (header, user);
 }
 
-/* shadow_collect of the counters of BLOCK without a histogram: a block
-   of one granule (the common small block) has one counter, read and
-   cleared here without the call.  */
-static inline uint64_t
-collect_counters (const struct live_block *block, uint64_t *touched_counters)
-{
-  if (__memprof_shadow_base == 0)
-    {
-      /* No instrumented code: nothing was counted.  */
-      *touched_counters = 0;
-      return 0;
-    }
-  if (block->size <= MEMPROF_GRANULE_SIZE && !runtime_histogram)
-    {
-      uint64_t *counter
-          = memprof_shadow_for (__memprof_shadow_base, block->user);
-      uint64_t accesses = *counter;
-      *touched_counters = accesses != 0;
-      if (accesses != 0)
-        *counter = 0;
-      return accesses;
-    }
-  return shadow_collect (block->user, granules_for (block->size), true,
-                         touched_counters, NULL, 0);
-}
-
 /* Fold the block BLOCK freed at NOW on CPU into its context: its shadow
    counters (and histogram, with ENTRIES of them), its MIB and its
    side-file counts.  */
@@ -476,9 +452,10 @@ fold_block (const struct live_block *block, uint64_t *histogram,
 #define HISTOGRAM_ON_STACK 256
 
 /* fold_block in histogram mode, out of the common path (its buffer is
-   2 KiB of stack).  */
-static __attribute__ ((noinline)) void
-fold_with_histogram (const struct live_block *block, uint32_t now, uint32_t cpu)
+   2 KiB of stack); see depot_fold.h.  */
+__attribute__ ((noinline)) void
+allocator_fold_with_histogram (const struct live_block *block, uint32_t now,
+                               uint32_t cpu)
 {
   uint64_t on_stack[HISTOGRAM_ON_STACK];
   uint32_t entries = histogram_entries_for (block->size);
@@ -501,14 +478,7 @@ void
 allocator_fold_freed_at (const struct live_block *block, uint32_t now,
                          uint32_t cpu)
 {
-  if (runtime_state != RUNTIME_RUNNING || in_runtime)
-    return;
-  in_runtime++;
-  if (UNLIKELY (runtime_histogram))
-    fold_with_histogram (block, now, cpu);
-  else
-    fold_block (block, NULL, 0, now, cpu);
-  in_runtime--;
+  allocator_fold_inline (block, now, cpu);
 }
 
 /* Fold the block at USER into its context and forget it.  */
@@ -525,7 +495,7 @@ record_free (struct block_header *header, uintptr_t user)
   struct clock_stamp stamp = clock_stamp ();
   peak_note_free (header->context, header->size, header->weight, stamp.tsc);
   live_remove (header, user);
-  allocator_fold_freed_at (&block, stamp.ms, stamp.cpu);
+  allocator_fold_inline (&block, stamp.ms, stamp.cpu);
 }
 
 /* The bytes of glibc memory a block of SIZE bytes aligned to ALIGNMENT
@@ -696,8 +666,9 @@ malloc_left_out_quickly (size_t size, uintptr_t site)
 }
 
 /* allocate_with_header, or glibc's block when ALIGNMENT is malloc's and
-   sampling leaves the allocation out.  */
-static void *
+   sampling leaves the allocation out.  Inline in its callers: a call of
+   its own on the way to every slot cost 29 instructions a malloc.  */
+static inline __attribute__ ((always_inline)) void *
 allocate (size_t size, size_t alignment, uintptr_t caller_return)
 {
   uint32_t weight = 0;
@@ -934,6 +905,14 @@ free (void *pointer)
     {
       if (pointer != NULL)
         __libc_free (pointer);
+      return;
+    }
+  /* A slot's block with nobody watching: deallocate would only ask
+     again what free_is_plain asked (observers, the slots' range) and
+     the trace's and the hooks' flags, which no_observers covers.  */
+  if (LIKELY (no_observers ()) && slab_owns (pointer))
+    {
+      slab_free ((uintptr_t) pointer);
       return;
     }
   trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);

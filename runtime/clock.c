@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "clock.h"
 #include "internal.h"
 
 #define ANCHOR_LIFE_NS 100000000LL
@@ -40,10 +41,8 @@
 #define RATE_INTERVAL_NS 10000000LL
 
 static _Atomic int tsc_state; /* 0 unknown, 1 usable, 2 not usable */
-static _Atomic uint32_t anchor_sequence;
-static _Atomic uint64_t anchor_tsc, anchor_ns, anchor_ticks_life;
-/* Nanoseconds per tick in 32.32 fixed point; 0: not measured yet.  */
-static _Atomic uint64_t anchor_rate;
+/* The anchor (clock.h); its rate is 0 until measured.  */
+struct clock_anchor clock_anchor;
 static spinlock_t anchor_lock = SPINLOCK_INIT;
 
 static int64_t
@@ -81,10 +80,12 @@ renew_anchor (uint64_t tsc, int64_t ns)
   if (atomic_flag_test_and_set_explicit (&anchor_lock.flag,
                                          memory_order_acquire))
     return;
-  uint64_t old_tsc = atomic_load_explicit (&anchor_tsc, memory_order_relaxed);
+  uint64_t old_tsc
+      = atomic_load_explicit (&clock_anchor.tsc, memory_order_relaxed);
   int64_t old_ns
-      = (int64_t) atomic_load_explicit (&anchor_ns, memory_order_relaxed);
-  uint64_t rate = atomic_load_explicit (&anchor_rate, memory_order_relaxed);
+      = (int64_t) atomic_load_explicit (&clock_anchor.ns, memory_order_relaxed);
+  uint64_t rate
+      = atomic_load_explicit (&clock_anchor.rate, memory_order_relaxed);
   if (old_tsc != 0 && tsc > old_tsc && ns - old_ns >= RATE_INTERVAL_NS)
     rate = (uint64_t) ((((unsigned __int128) (ns - old_ns)) << 32)
                        / (tsc - old_tsc));
@@ -95,16 +96,16 @@ renew_anchor (uint64_t tsc, int64_t ns)
       atomic_flag_clear_explicit (&anchor_lock.flag, memory_order_release);
       return;
     }
-  atomic_fetch_add_explicit (&anchor_sequence, 1, memory_order_acq_rel);
+  atomic_fetch_add_explicit (&clock_anchor.sequence, 1, memory_order_acq_rel);
   atomic_thread_fence (memory_order_release);
-  atomic_store_explicit (&anchor_tsc, tsc, memory_order_relaxed);
-  atomic_store_explicit (&anchor_ns, (uint64_t) ns, memory_order_relaxed);
-  atomic_store_explicit (&anchor_rate, rate, memory_order_relaxed);
+  atomic_store_explicit (&clock_anchor.tsc, tsc, memory_order_relaxed);
+  atomic_store_explicit (&clock_anchor.ns, (uint64_t) ns, memory_order_relaxed);
+  atomic_store_explicit (&clock_anchor.rate, rate, memory_order_relaxed);
   atomic_store_explicit (
-      &anchor_ticks_life,
+      &clock_anchor.ticks_life,
       rate ? (uint64_t) (((unsigned __int128) ANCHOR_LIFE_NS << 32) / rate) : 0,
       memory_order_relaxed);
-  atomic_fetch_add_explicit (&anchor_sequence, 1, memory_order_release);
+  atomic_fetch_add_explicit (&clock_anchor.sequence, 1, memory_order_release);
   atomic_flag_clear_explicit (&anchor_lock.flag, memory_order_release);
 }
 
@@ -129,15 +130,16 @@ static inline bool
 anchor_read (struct anchor *anchor)
 {
   uint32_t sequence
-      = atomic_load_explicit (&anchor_sequence, memory_order_acquire);
-  anchor->tsc = atomic_load_explicit (&anchor_tsc, memory_order_relaxed);
-  anchor->ns = atomic_load_explicit (&anchor_ns, memory_order_relaxed);
-  anchor->rate = atomic_load_explicit (&anchor_rate, memory_order_relaxed);
+      = atomic_load_explicit (&clock_anchor.sequence, memory_order_acquire);
+  anchor->tsc = atomic_load_explicit (&clock_anchor.tsc, memory_order_relaxed);
+  anchor->ns = atomic_load_explicit (&clock_anchor.ns, memory_order_relaxed);
+  anchor->rate
+      = atomic_load_explicit (&clock_anchor.rate, memory_order_relaxed);
   anchor->ticks_life
-      = atomic_load_explicit (&anchor_ticks_life, memory_order_relaxed);
+      = atomic_load_explicit (&clock_anchor.ticks_life, memory_order_relaxed);
   atomic_thread_fence (memory_order_acquire);
   return !(sequence & 1)
-         && atomic_load_explicit (&anchor_sequence, memory_order_relaxed)
+         && atomic_load_explicit (&clock_anchor.sequence, memory_order_relaxed)
                 == sequence;
 }
 
@@ -304,7 +306,7 @@ clock_now_ns (void)
 int64_t clock_start_ms;
 
 /* A hold (clock_hold_begin): open, and the reading it keeps.  */
-static __thread bool hold_open __attribute__ ((tls_model ("initial-exec")));
+__thread bool clock_hold_open __attribute__ ((tls_model ("initial-exec")));
 static __thread bool hold_has_stamp
     __attribute__ ((tls_model ("initial-exec")));
 static __thread struct clock_stamp held_stamp
@@ -322,7 +324,7 @@ clock_hold_begin (size_t copy_bytes)
   /* From here on, a break (a preemption, a migration, a signal: code
      of the program's that may run) spends the hold.  */
   mark_running ();
-  hold_open = true;
+  clock_hold_open = true;
   hold_has_stamp = false;
   return true;
 }
@@ -330,7 +332,7 @@ clock_hold_begin (size_t copy_bytes)
 void
 clock_hold_end (void)
 {
-  hold_open = false;
+  clock_hold_open = false;
 }
 
 /* clock_stamp inside a hold: while the thread has not been off its CPU
@@ -344,7 +346,7 @@ stamp_in_hold (void)
   if (atomic_load_explicit (thread_rseq_cs (), memory_order_relaxed)
       != (uint64_t) (uintptr_t) &empty_critical_section)
     {
-      hold_open = false;
+      clock_hold_open = false;
       return clock_stamp ();
     }
   if (hold_has_stamp)
@@ -360,9 +362,9 @@ stamp_in_hold (void)
         atomic_fetch_add_explicit (&hold_reuses, 1, memory_order_relaxed);
       return held_stamp;
     }
-  hold_open = false;
+  clock_hold_open = false;
   held_stamp = clock_stamp ();
-  hold_open = true;
+  clock_hold_open = true;
   hold_has_stamp = true;
   return held_stamp;
 }
@@ -376,14 +378,15 @@ clock_report (void)
               (unsigned long) atomic_load (&hold_reuses));
 }
 
-/* See internal.h.  Without the ticker, the exact reading inlined.  */
+/* See clock.h: the reading the inline path does not take, as that path
+   would take it where it can.  */
 struct clock_stamp
-clock_stamp (void)
+clock_stamp_slow (void)
 {
   struct clock_stamp stamp;
   int64_t ns;
 
-  if (UNLIKELY (hold_open))
+  if (UNLIKELY (clock_hold_open))
     return stamp_in_hold ();
   if (LIKELY (!runtime_options.clock_ticker) && exact_ns_from_anchor (&ns))
     stamp.tsc = clock_last_tsc;

@@ -6,6 +6,7 @@
    is folded in).  */
 
 #include "internal.h"
+#include "depot_fold.h"
 
 #include <string.h>
 
@@ -269,10 +270,11 @@ fold_extremes (struct memprof_mib *mib, const struct live_block *block,
 /* depot_fold_block the long way, under CONTEXT's lock (released here):
    every Min and Max compared, the densities divided, the values kept as
    the context's last fold.  */
-static __attribute__ ((noinline)) void
-fold_long_way (struct depot_context *context, const struct live_block *block,
-               uint64_t accesses, uint64_t touched_bytes, uint32_t size32,
-               uint32_t lifetime, uint32_t now, uint32_t dealloc_cpu)
+__attribute__ ((noinline)) void
+depot_fold_long_way (struct depot_context *context,
+                     const struct live_block *block, uint64_t accesses,
+                     uint64_t touched_bytes, uint32_t size32, uint32_t lifetime,
+                     uint32_t now, uint32_t dealloc_cpu)
 {
   uint64_t weight = block->weight > 1 ? block->weight : 1;
   uint64_t density = 0, lifetime_density = 0;
@@ -307,58 +309,13 @@ fold_long_way (struct depot_context *context, const struct live_block *block,
   spin_unlock (&context->lock);
 }
 
+/* See internal.h; the code is depot_fold_inline (depot_fold.h), which
+   the free paths inline.  */
 void
 depot_fold_block (const struct live_block *block, uint64_t accesses,
                   uint64_t touched_counters, uint32_t now, uint32_t dealloc_cpu)
 {
-  /* mib_init_one's values, as mib_scale weighs them.  */
-  uint32_t size32 = (uint32_t) block->size ? (uint32_t) block->size : 1;
-  /* A clock reading from the ticker's word may be a little before an
-     exact one of another thread (ticker.c): never a negative lifetime.  */
-  uint32_t lifetime = (int32_t) (now - block->alloc_timestamp) > 0
-                          ? now - block->alloc_timestamp
-                          : 0;
-  /* context_extra_init_one's values, kept in registers: a struct
-     written here and read back as one 16-byte load stalls (store
-     forwarding fails; 3 % of a full-profiling pair).  */
-  uint64_t touched_bytes = touched_counters * shadow_granule_size ();
-  if (touched_bytes > block->size)
-    touched_bytes = block->size;
-  struct depot_context *context = block->context;
-  struct memprof_mib *mib = &context->mib;
-  const struct context_last_fold *last = &context->last_fold;
-
-  spin_lock_hot (&context->lock);
-  if (UNLIKELY (block->weight > 1 || mib->alloc_count == 0
-                || last->accesses != accesses || last->size != size32
-                || last->lifetime != lifetime))
-    {
-      fold_long_way (context, block, accesses, touched_bytes, size32, lifetime,
-                     now, dealloc_cpu);
-      return;
-    }
-  /* The short way: a block of weight 1 with the values of the last block
-     folded the long way (blocks of one context mostly are: one size, the
-     same accesses, a lifetime in whole milliseconds).  Every Min and Max
-     stays, the densities are the last ones: only the Totals, the CPU and
-     overlap counts and the last timestamps and CPUs move.  The long way
-     gives the same MIB (its weighted blocks take it).  */
-  context->extra.untouched_allocations += accesses == 0;
-  context->extra.touched_bytes += touched_bytes;
-  mib->num_lifetime_overlaps += block->alloc_timestamp < mib->dealloc_timestamp;
-  mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
-  mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
-  mib->alloc_count++;
-  mib->total_access_count += accesses;
-  mib->total_size += size32;
-  mib->total_lifetime += lifetime;
-  mib->total_access_density += last->density;
-  mib->total_lifetime_access_density += last->lifetime_density;
-  mib->alloc_timestamp = block->alloc_timestamp;
-  mib->dealloc_timestamp = now;
-  mib->alloc_cpu_id = block->alloc_cpu;
-  mib->dealloc_cpu_id = dealloc_cpu;
-  spin_unlock (&context->lock);
+  depot_fold_inline (block, accesses, touched_counters, now, dealloc_cpu);
 }
 
 static void

@@ -148,13 +148,13 @@ runtime_current_cpu (void)
 }
 
 /* runtime_now_ms, clock_reading_tsc and runtime_current_cpu of one
-   moment, in one call: the allocation path's reading (clock.c).  */
+   moment: the allocation path's reading (clock_stamp, inline in
+   clock.h).  */
 struct clock_stamp
 {
   uint32_t ms, cpu;
   uint64_t tsc;
 };
-struct clock_stamp clock_stamp (void);
 /* CLOCK_MONOTONIC's milliseconds at start-up (runtime.c sets it).  */
 extern int64_t clock_start_ms;
 /* A hold: until clock_hold_end, every clock_stamp of this thread returns

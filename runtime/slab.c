@@ -63,6 +63,8 @@
 
 #define _GNU_SOURCE
 #include "internal.h"
+#include "clock.h"
+#include "depot_fold.h"
 #include "events.h"
 
 #include <pthread.h>
@@ -136,13 +138,12 @@ static struct
                - sizeof (uint64_t)];
 } classes[SLAB_CLASSES] __attribute__ ((aligned (64)));
 
-struct slot_cache
-{
-  uint32_t count;
-  uintptr_t slots[SLAB_CACHE_SLOTS];
-};
-
-static __thread struct slot_cache slot_caches[SLAB_CLASSES]
+/* The thread's caches: each class's count and its slots, in two arrays
+   so that a class's entries are found by shifts (a struct of both, 520
+   bytes, took a multiplication recomputed at each use).  */
+static __thread uint32_t cache_counts[SLAB_CLASSES]
+    __attribute__ ((tls_model ("initial-exec")));
+static __thread uintptr_t cache_slots[SLAB_CLASSES][SLAB_CACHE_SLOTS]
     __attribute__ ((tls_model ("initial-exec")));
 /* The destructor is registered for this thread; it ran (the thread
    exits: no more caching).  */
@@ -496,21 +497,23 @@ return_slots (unsigned class, const uintptr_t *slots, uint32_t count)
 
 /* Fill the empty cache of CLASS; false when there is no slot left.  */
 static __attribute__ ((noinline)) bool
-refill (unsigned class, struct slot_cache *cache)
+refill (unsigned class)
 {
+  uintptr_t *slots = cache_slots[class];
   if (UNLIKELY (__memprof_slab_base == SLAB_UNRESERVED) && !reserve ())
     return false;
   spin_lock_hot (&classes[class].lock);
-  cache->count
-      = take_slots (class, cache->slots, cache_closed ? 1 : SLAB_CACHE_BATCH);
+  uint32_t count
+      = take_slots (class, slots, cache_closed ? 1 : SLAB_CACHE_BATCH);
+  cache_counts[class] = count;
   spin_unlock (&classes[class].lock);
   /* Taken in ascending addresses; handed out (from the top) in the same
      order, as a program allocating a run of blocks reads them after.  */
-  for (uint32_t low = 0, high = cache->count; low + 1 < high; low++, high--)
+  for (uint32_t low = 0, high = count; low + 1 < high; low++, high--)
     {
-      uintptr_t slot = cache->slots[low];
-      cache->slots[low] = cache->slots[high - 1];
-      cache->slots[high - 1] = slot;
+      uintptr_t slot = slots[low];
+      slots[low] = slots[high - 1];
+      slots[high - 1] = slot;
     }
   if (!cache_registered && cache_key_made && !cache_closed)
     {
@@ -521,18 +524,19 @@ refill (unsigned class, struct slot_cache *cache)
       pthread_setspecific (cache_key, &cache_registered);
       in_runtime--;
     }
-  return cache->count > 0;
+  return count > 0;
 }
 
 /* The cache of CLASS is full: its SLAB_CACHE_BATCH oldest slots go back
    to the class.  */
 static __attribute__ ((noinline)) void
-drain (unsigned class, struct slot_cache *cache)
+drain (unsigned class)
 {
-  return_slots (class, cache->slots, SLAB_CACHE_BATCH);
-  memmove (cache->slots, cache->slots + SLAB_CACHE_BATCH,
-           (cache->count - SLAB_CACHE_BATCH) * sizeof (uintptr_t));
-  cache->count -= SLAB_CACHE_BATCH;
+  uintptr_t *slots = cache_slots[class];
+  return_slots (class, slots, SLAB_CACHE_BATCH);
+  memmove (slots, slots + SLAB_CACHE_BATCH,
+           (cache_counts[class] - SLAB_CACHE_BATCH) * sizeof (uintptr_t));
+  cache_counts[class] -= SLAB_CACHE_BATCH;
 }
 
 /* A thread exits: its cached slots go back to their classes, and the
@@ -544,35 +548,60 @@ caches_give_back (void *unused)
   cache_closed = true;
   for (unsigned class = 0; class < SLAB_CLASSES; class ++)
     {
-      struct slot_cache *cache = &slot_caches[class];
-      uint32_t count = cache->count;
-      cache->count = 0;
+      uint32_t count = cache_counts[class];
+      cache_counts[class] = 0;
       if (count > 0)
-        return_slots (class, cache->slots, count);
+        return_slots (class, cache_slots[class], count);
     }
 }
 
 /* ---- The allocator's entry points ---- */
+
+/* allocator_capture_context for a slot: the runtime running and not the
+   caller, a profile kept, the context captured here without the call;
+   the rest (start-up, a trace's stacks without a profile, the runtime's
+   own allocations) is allocator_capture_context's.  Slots serve
+   sample_interval=1 only (slab_takes), where sampling records every
+   allocation with weight 1, as here.  */
+static inline struct depot_context *
+capture_slot_context (size_t size, uintptr_t caller_return)
+{
+  uint32_t weight;
+  struct depot_context *context;
+
+  if (UNLIKELY (runtime_state != RUNTIME_RUNNING || in_runtime
+                || !runtime_options.profile))
+    return allocator_capture_context (size, caller_return, &weight);
+  in_runtime++;
+  context
+      = context_capture ((int) runtime_options.max_stack_depth, caller_return);
+  in_runtime--;
+  return context;
+}
 
 void *
 slab_allocate (size_t size, uintptr_t caller_return)
 {
   unsigned class = size == 0 ? 0
                              : (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
-  struct slot_cache *cache = &slot_caches[class];
+  uint32_t count = cache_counts[class];
   uintptr_t slot;
   struct slab_meta *meta;
   struct depot_context *context;
-  uint32_t weight;
 
   /* Every cache is empty until the range is reserved: refill reserves.  */
-  if (UNLIKELY (cache->count == 0) && !refill (class, cache))
-    return NULL;
-  slot = cache->slots[--cache->count];
+  if (UNLIKELY (count == 0))
+    {
+      if (!refill (class))
+        return NULL;
+      count = cache_counts[class];
+    }
+  slot = cache_slots[class][--count];
+  cache_counts[class] = count;
   meta = meta_of (slot);
   meta->size_in_use = (uint16_t) (size | SLOT_IN_USE);
 
-  context = allocator_capture_context (size, caller_return, &weight);
+  context = capture_slot_context (size, caller_return);
   if (context != NULL)
     {
       /* weight is 1: slots serve full profiling only.  */
@@ -590,10 +619,16 @@ slab_allocate (size_t size, uintptr_t caller_return)
       peak_note_allocation (context, size, 1, stamp.tsc);
       atomic_store_explicit (&meta->context, context, memory_order_release);
     }
-  hooks_after_allocation ((void *) slot, size);
-  if (events_allocations_wanted ())
-    events_record_allocation (slot, size, context ? context->id : 0,
-                              caller_return);
+  /* Hooks and events: one flag byte says there are none (nor a trace).  */
+  if (UNLIKELY (!(
+          atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+          & UNSAMPLED_UNWATCHED)))
+    {
+      hooks_after_allocation ((void *) slot, size);
+      if (events_allocations_wanted ())
+        events_record_allocation (slot, size, context ? context->id : 0,
+                                  caller_return);
+    }
   return (void *) slot;
 }
 
@@ -629,7 +664,7 @@ slab_free (uintptr_t pointer)
   unsigned class = class_of (pointer);
   struct slab_meta *meta;
   struct live_block block;
-  struct slot_cache *cache;
+  uint32_t count;
 
   /* A free of a slot in use races only with a wrong program (freeing it
      twice at once): the in-use bit needs no lock.  */
@@ -654,13 +689,17 @@ slab_free (uintptr_t pointer)
       /* One reading of the clock for the peak and the MIB.  */
       struct clock_stamp stamp = clock_stamp ();
       peak_note_free (block.context, block.size, 1, stamp.tsc);
-      allocator_fold_freed_at (&block, stamp.ms, stamp.cpu);
+      allocator_fold_inline (&block, stamp.ms, stamp.cpu);
     }
   meta->size_in_use = 0;
-  cache = &slot_caches[class];
-  if (UNLIKELY (cache->count == SLAB_CACHE_SLOTS))
-    drain (class, cache);
-  cache->slots[cache->count++] = pointer;
+  count = cache_counts[class];
+  if (UNLIKELY (count == SLAB_CACHE_SLOTS))
+    {
+      drain (class);
+      count = cache_counts[class];
+    }
+  cache_slots[class][count] = pointer;
+  cache_counts[class] = count + 1;
   if (UNLIKELY (cache_closed))
     caches_give_back (NULL);
   atomic_signal_fence (memory_order_seq_cst);

@@ -21,5 +21,6 @@ Suite *thresholds_suite (void);
 Suite *fold_memo_suite (void);
 Suite *slab_suite (void);
 Suite *pcmap_suite (void);
+Suite *clock_suite (void);
 
 #endif /* MEMPROF_UNIT_H */
