@@ -243,7 +243,7 @@ reserve (void)
             runtime_unmap (infos, span_bytes);
           if (bits != NULL)
             runtime_unmap (bits, bits_bytes);
-          reserve_failed = true;
+          __atomic_store_n (&reserve_failed, true, __ATOMIC_RELAXED);
         }
       else
         {
@@ -500,7 +500,10 @@ static __attribute__ ((noinline)) bool
 refill (unsigned class)
 {
   uintptr_t *slots = cache_slots[class];
-  if (UNLIKELY (__memprof_slab_base == SLAB_UNRESERVED) && !reserve ())
+  /* Once the reservation has failed (valgrind, a tight RLIMIT_AS), no
+     lock and no second attempt: every small block then goes to glibc.  */
+  if (UNLIKELY (__memprof_slab_base == SLAB_UNRESERVED)
+      && (__atomic_load_n (&reserve_failed, __ATOMIC_RELAXED) || !reserve ()))
     return false;
   spin_lock_hot (&classes[class].lock);
   uint32_t count
