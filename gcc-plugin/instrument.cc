@@ -26,6 +26,7 @@
 #include "gimple-pretty-print.h"
 #include "dumpfile.h"
 
+#include "memprof/abi.h"
 #include "plugin.h"
 #include "accesses.h"
 #include "stack_analysis.h"
@@ -36,6 +37,7 @@
 #include "combine.h"
 #include "bursts.h"
 #include "stack_checks.h"
+#include "library_calls.h"
 
 static const char *const verdict_names[VERDICT_COUNT]
     = { "instrumented",
@@ -391,6 +393,15 @@ instrument_function (void)
       counting_copy = function_has_counted_access () && make_burst_copies ();
       if (!counting_copy)
         add_ticks ();
+    }
+  /* memcmp calls straight to the runtime's counting entry; not in the
+     copies of sampled counting, whose library calls the bursts weigh.  */
+  if (!access_sampling_enabled ())
+    {
+      unsigned redirected = redirect_library_calls ();
+      if (dump_file && redirected > 0)
+        fprintf (dump_file, ";; memprof: %u memcmp call(s) to %s\n", redirected,
+                 MEMPROF_MEMCMP_NAME);
     }
   prepare_loop_counting ();
   collect_accesses (&accesses, &counts);

@@ -113,6 +113,12 @@
 #define MEMPROF_RANGE_ACCESS_WEIGHTED_NAME "__memprof_range_access_weighted"
 /* A loop's strided access, counted at the loop's exits (combine.cc).  */
 #define MEMPROF_STRIDED_ACCESS_NAME "__memprof_strided_access"
+/* memcmp called from instrumented code, where the call stays a call of
+   the C library's (gcc-plugin/library_calls.cc): the same result, and
+   the bytes compared counted as the interposed memcmp counts them.  Its
+   last argument is memcmp's address as the calling module binds it: a
+   program's own memcmp is called instead, nothing counted.  */
+#define MEMPROF_MEMCMP_NAME "__memprof_memcmp"
 
 #ifdef __cplusplus
 extern "C" {
@@ -143,6 +149,9 @@ void __memprof_range_access_weighted (const void *addr, size_t size,
    WEIGHT times (runtime/strided.c).  */
 void __memprof_strided_access (const void *first, long step,
                                unsigned long executions, unsigned long weight);
+int __memprof_memcmp (const void *a, const void *b, size_t size,
+                      int (*program_memcmp) (const void *, const void *,
+                                             size_t));
 
 #ifdef __cplusplus
 }

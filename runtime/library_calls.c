@@ -1,0 +1,18 @@
+/* The entries the plugin calls instead of the C library's mem* and str*
+   functions in instrumented code (gcc-plugin/library_calls.cc), as the
+   static runtime has them: it intercepts nothing (only libmemprof.so
+   counts library calls, interceptors.c), so each calls the function as
+   the calling module binds it (passed by the call: the C library's, or
+   the program's own) and counts nothing.  Weak: interceptors.c's counting entries
+   take their place in libmemprof.so.  */
+
+#include "internal.h"
+
+#include <stddef.h>
+
+__attribute__ ((weak)) MEMPROF_EXPORT int
+__memprof_memcmp (const void *a, const void *b, size_t size,
+                  int (*program_memcmp) (const void *, const void *, size_t))
+{
+  return program_memcmp (a, b, size);
+}
