@@ -26,7 +26,6 @@
 #include "gimple-pretty-print.h"
 #include "dumpfile.h"
 
-#include "memprof/abi.h"
 #include "plugin.h"
 #include "accesses.h"
 #include "stack_analysis.h"
@@ -394,15 +393,11 @@ instrument_function (void)
       if (!counting_copy)
         add_ticks ();
     }
-  /* memcmp calls straight to the runtime's counting entry; not in the
-     copies of sampled counting, whose library calls the bursts weigh.  */
+  /* memcmp and strlen calls straight to the runtime's counting
+     entries; not in the copies of sampled counting, whose library calls
+     the bursts weigh.  */
   if (!access_sampling_enabled ())
-    {
-      unsigned redirected = redirect_library_calls ();
-      if (dump_file && redirected > 0)
-        fprintf (dump_file, ";; memprof: %u memcmp call(s) to %s\n", redirected,
-                 MEMPROF_MEMCMP_NAME);
-    }
+    redirect_library_calls ();
   prepare_loop_counting ();
   collect_accesses (&accesses, &counts);
   if (counting_copy)

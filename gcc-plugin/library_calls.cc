@@ -1,29 +1,36 @@
-/* memcmp calls of instrumented code, sent straight to the runtime's
-   counting entry.
+/* memcmp and strlen calls of instrumented code, sent straight to the
+   runtime's counting entries.
 
-   The plugin counts no memcmp itself: how many bytes a comparison reads
-   (to the first difference) is known only when it has run.  libmemprof.so
-   interposes memcmp and counts them (runtime/interceptors.c), but an
-   interposed memcmp knows nothing of its caller: each call goes through
-   the interposer's jump and entry, then asks whether its return address
-   is in the runtime's own code (the thread's last verdict, or a scan of
-   the code ranges), then looks the C library's memcmp up.  A std::map
-   keyed by strings makes tens of millions of such calls from inlined
-   std::string comparisons.  A call of instrumented code needs none of
-   that: this file makes it a call of __memprof_memcmp (include/memprof/
-   abi.h), which returns the C library's result and counts the same
-   bytes, WEIGHT times, as the interposer would for the same call.
+   The plugin counts neither itself: how many bytes a comparison reads
+   (to the first difference) or a strlen (to the NUL) is known only when
+   it has run.  libmemprof.so interposes both and counts them
+   (runtime/interceptors.c), but an interposed function knows nothing of
+   its caller: each call goes through the interposer's jump and entry,
+   then asks whether its return address is in the runtime's own code
+   (the thread's last verdict, or a scan of the code ranges), then looks
+   the C library's function up.  A std::map keyed by strings makes tens
+   of millions of memcmp calls from inlined std::string comparisons.  A
+   call of instrumented code needs none of that: this file makes it a
+   call of __memprof_memcmp or __memprof_strlen (include/memprof/abi.h),
+   which returns the C library's result and counts the same bytes, as
+   many times, as the interposer would for the same call.  The last
+   argument is the function as the module binds it: a program's own
+   memcmp or strlen is called instead, nothing counted, as before.
 
    Only calls that stay calls are redirected: GCC expands a memcmp inline
    (no library call, and nothing counted by anyone) when its length is a
-   constant it can compare by pieces, or on x86 with
-   -minline-all-stringops (the cmpmem pattern, "repz cmpsb").  A call
-   with a length known only at run time and without that option is
-   always a call of memcmp on x86-64 (builtins.cc, expand_builtin_memcmp;
-   i386-expand.cc, ix86_expand_cmpstrn_or_cmpmem); on other targets the
-   calls are left alone.  Functions copied for sampled access counting
-   (bursts.cc) are left alone too: their library calls keep the
-   interposer's weight of bursts as before.  */
+   constant it can compare by pieces, a strlen when it knows the string
+   (c_strlen), and on x86 either with -minline-all-stringops (the cmpmem
+   pattern, "repz cmpsb"; the strlen pattern).  Otherwise, on x86-64,
+   they are always calls of the library (builtins.cc,
+   expand_builtin_memcmp and expand_builtin_strlen; i386-expand.cc,
+   ix86_expand_cmpstrn_or_cmpmem and ix86_expand_strlen); on other
+   targets the calls are left alone.  strcmp and strncmp are left alone:
+   GCC expands them inline by rules of their own (a constant string's
+   length against --param builtin-string-cmp-inline-length).  Functions
+   copied for sampled access counting (bursts.cc) are left alone too:
+   their library calls keep the interposer's weight of bursts as
+   before.  */
 
 #include "gcc-plugin.h"
 
@@ -36,6 +43,8 @@
 #include "stringpool.h"
 #include "ggc.h"
 #include "options.h"
+#include "builtins.h"
+#include "dumpfile.h"
 
 #include "memprof/abi.h"
 #include "plugin.h"
@@ -43,17 +52,19 @@
 #include "emit.h"
 #include "library_calls.h"
 
-static GTY (()) tree memcmp_entry_decl;
+/* The runtime's entries, declared once per compilation: memcmp's, then
+   strlen's.  */
+static GTY (()) tree entry_decls[2];
 
 const struct ggc_root_tab library_calls_roots[]
-    = { { &memcmp_entry_decl, 1, sizeof (tree), &gt_ggc_mx_tree_node,
+    = { { &entry_decls[0], 2, sizeof (tree), &gt_ggc_mx_tree_node,
           &gt_pch_nx_tree_node },
         LAST_GGC_ROOT_TAB };
 
-/* Does the target expand some memcmp calls of run-time length inline in
-   the current function?  */
+/* Does the target expand some memcmp or strlen calls inline in the
+   current function, whatever their arguments?  */
 static bool
-target_may_inline_memcmp (void)
+target_may_inline_calls (void)
 {
 #ifdef MASK_INLINE_ALL_STRINGOPS
   /* The target's flags are the current function's here (GCC switches
@@ -64,41 +75,62 @@ target_may_inline_memcmp (void)
 #endif
 }
 
-/* Will CALL be a call of the C library's memcmp?  */
-static bool
-is_library_memcmp_call (gcall *call)
+/* Which library function CALL will call, when it stays a call: memcmp
+   of a length known only at run time (BUILT_IN_MEMCMP_EQ is the same
+   call when only its zero matters); strlen of a string whose length
+   GCC cannot work out (expand_builtin_strlen's c_strlen); else
+   END_BUILTINS.  */
+static enum built_in_function
+library_call_of (gcall *call)
 {
-  if (!gimple_call_builtin_p (call, BUILT_IN_MEMCMP)
-      && !gimple_call_builtin_p (call, BUILT_IN_MEMCMP_EQ))
-    return false;
-  return TREE_CODE (gimple_call_arg (call, 2)) != INTEGER_CST;
+  if (gimple_call_builtin_p (call, BUILT_IN_MEMCMP)
+      || gimple_call_builtin_p (call, BUILT_IN_MEMCMP_EQ))
+    return TREE_CODE (gimple_call_arg (call, 2)) != INTEGER_CST
+               ? BUILT_IN_MEMCMP
+               : END_BUILTINS;
+  if (gimple_call_builtin_p (call, BUILT_IN_STRLEN))
+    {
+      tree text = gimple_call_arg (call, 0);
+      return c_strlen (text, 0) == NULL_TREE && c_strlen (text, 1) == NULL_TREE
+                 ? BUILT_IN_STRLEN
+                 : END_BUILTINS;
+    }
+  return END_BUILTINS;
 }
 
-/* __memprof_memcmp, declared once per compilation.  */
+/* The runtime's entry for the library's function CODE: its arguments,
+   then a pointer to the function as the caller binds it.  */
 static tree
-memcmp_entry (void)
+runtime_entry (enum built_in_function code, tree library)
 {
-  if (memcmp_entry_decl == NULL_TREE)
+  unsigned which = code == BUILT_IN_MEMCMP ? 0 : 1;
+  if (entry_decls[which] == NULL_TREE)
     {
-      tree library = builtin_decl_explicit (BUILT_IN_MEMCMP);
-      tree type = build_function_type_list (
-          integer_type_node, const_ptr_type_node, const_ptr_type_node,
-          size_type_node, build_pointer_type (TREE_TYPE (library)), NULL_TREE);
-      memcmp_entry_decl = runtime_function (MEMPROF_MEMCMP_NAME, type);
-      /* As memcmp for the optimisers of RTL: it reads memory and changes
-         none of the program's (its counters are the runtime's business,
-         as the interposed memcmp's are).  */
-      DECL_PURE_P (memcmp_entry_decl) = DECL_PURE_P (library);
+      tree library_type = TREE_TYPE (library);
+      auto_vec<tree, 4> arguments;
+      for (tree a = TYPE_ARG_TYPES (library_type);
+           a != NULL_TREE && TREE_VALUE (a) != void_type_node;
+           a = TREE_CHAIN (a))
+        arguments.safe_push (TREE_VALUE (a));
+      arguments.safe_push (build_pointer_type (library_type));
+      tree type = build_function_type_array (
+          TREE_TYPE (library_type), arguments.length (), arguments.address ());
+      entry_decls[which] = runtime_function (
+          which == 0 ? MEMPROF_MEMCMP_NAME : MEMPROF_STRLEN_NAME, type);
+      /* As the library's function for the optimisers of RTL: it reads
+         memory and changes none of the program's (its counters are the
+         runtime's business, as the interposed function's are).  */
+      DECL_PURE_P (entry_decls[which]) = DECL_PURE_P (library);
     }
-  return memcmp_entry_decl;
+  return entry_decls[which];
 }
 
 /* See library_calls.h.  */
 unsigned
 redirect_library_calls (void)
 {
-  unsigned redirected = 0;
-  if (target_may_inline_memcmp ())
+  unsigned redirected[2] = { 0, 0 };
+  if (target_may_inline_calls ())
     return 0;
   basic_block bb;
   FOR_EACH_BB_FN (bb, cfun)
@@ -106,27 +138,36 @@ redirect_library_calls (void)
        gsi_next (&gsi))
     {
       gcall *call = dyn_cast<gcall *> (gsi_stmt (gsi));
-      if (call == NULL || !is_library_memcmp_call (call))
-        continue;
-      /* memcmp as this module binds it: the C library's (through the
-         runtime's interposition), or the program's own, which the
+      enum built_in_function code
+          = call != NULL ? library_call_of (call) : END_BUILTINS;
+      /* The function as this module binds it: the C library's (through
+         the runtime's interposition), or the program's own, which the
          runtime then calls instead.  The same decl GCC would call for
-         the builtin (memcmp_eq included).  */
-      tree library = builtin_decl_implicit (BUILT_IN_MEMCMP);
+         the builtin (memcmp_eq's included).  */
+      tree library
+          = code != END_BUILTINS ? builtin_decl_implicit (code) : NULL_TREE;
       if (library == NULL_TREE)
         continue;
       TREE_ADDRESSABLE (library) = 1;
-      gcall *entry = gimple_build_call (
-          memcmp_entry (), 4, gimple_call_arg (call, 0),
-          gimple_call_arg (call, 1), gimple_call_arg (call, 2),
-          build_fold_addr_expr (library));
+      auto_vec<tree, 4> arguments;
+      for (unsigned i = 0; i < gimple_call_num_args (call); i++)
+        arguments.safe_push (gimple_call_arg (call, i));
+      arguments.safe_push (build_fold_addr_expr (library));
+      gcall *entry
+          = gimple_build_call_vec (runtime_entry (code, library), arguments);
       gimple_call_set_lhs (entry, gimple_call_lhs (call));
       gimple_set_location (entry, gimple_location (call));
       gimple_set_block (entry, gimple_block (call));
       gimple_call_set_tail (entry, gimple_call_tail_p (call));
       gimple_set_vuse (entry, gimple_vuse (call));
       gsi_replace (&gsi, entry, false);
-      redirected++;
+      redirected[code == BUILT_IN_MEMCMP ? 0 : 1]++;
     }
-  return redirected;
+  if (dump_file && redirected[0] > 0)
+    fprintf (dump_file, ";; memprof: %u memcmp call(s) to %s\n", redirected[0],
+             MEMPROF_MEMCMP_NAME);
+  if (dump_file && redirected[1] > 0)
+    fprintf (dump_file, ";; memprof: %u strlen call(s) to %s\n", redirected[1],
+             MEMPROF_STRLEN_NAME);
+  return redirected[0] + redirected[1];
 }

@@ -924,6 +924,27 @@ strlen_counted (const char *text, const void *caller)
 INTERCEPT (NO_ATTRIBUTES, size_t, strlen, (const char *text), (text),
            strlen_counted (text, caller))
 
+/* strlen called from instrumented code, as __memprof_memcmp above.  */
+extern __typeof__ (strlen) interposed_strlen
+    __attribute__ ((copy (strlen), alias ("strlen"), visibility ("hidden")));
+
+MEMPROF_EXPORT size_t
+__memprof_strlen (const char *text, length_fn program_strlen)
+{
+  length_fn real = known_strlen ();
+  if (UNLIKELY (program_strlen != interposed_strlen))
+    return program_strlen (text);
+  if (UNLIKELY (real == NULL))
+    return strlen_counted (text, __builtin_return_address (0));
+  size_t length = real (text);
+  if (LIKELY (
+          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
+              != 0
+          && runtime_options.count_library_accesses))
+    count_range_times (text, length + 1, library_access_weight ());
+  return length;
+}
+
 static __attribute__ ((noinline)) size_t
 strnlen_counted (const char *text, size_t limit, const void *caller)
 {

@@ -16,3 +16,9 @@ __memprof_memcmp (const void *a, const void *b, size_t size,
 {
   return program_memcmp (a, b, size);
 }
+
+__attribute__ ((weak)) MEMPROF_EXPORT size_t
+__memprof_strlen (const char *text, size_t (*program_strlen) (const char *))
+{
+  return program_strlen (text);
+}

@@ -119,6 +119,8 @@
    last argument is memcmp's address as the calling module binds it: a
    program's own memcmp is called instead, nothing counted.  */
 #define MEMPROF_MEMCMP_NAME "__memprof_memcmp"
+/* The same for strlen.  */
+#define MEMPROF_STRLEN_NAME "__memprof_strlen"
 
 #ifdef __cplusplus
 extern "C" {
@@ -152,6 +154,8 @@ void __memprof_strided_access (const void *first, long step,
 int __memprof_memcmp (const void *a, const void *b, size_t size,
                       int (*program_memcmp) (const void *, const void *,
                                              size_t));
+size_t __memprof_strlen (const char *text,
+                         size_t (*program_strlen) (const char *));
 
 #ifdef __cplusplus
 }
