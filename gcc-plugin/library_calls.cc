@@ -1,5 +1,5 @@
-/* memcmp and strlen calls of instrumented code, sent straight to the
-   runtime's counting entries.
+/* memcmp, strlen, strcmp and strncmp calls of instrumented code, sent
+   straight to the runtime's counting entries.
 
    The plugin counts neither itself: how many bytes a comparison reads
    (to the first difference) or a strlen (to the NUL) is known only when
@@ -11,7 +11,8 @@
    the C library's function up.  A std::map keyed by strings makes tens
    of millions of memcmp calls from inlined std::string comparisons.  A
    call of instrumented code needs none of that: this file makes it a
-   call of __memprof_memcmp or __memprof_strlen (include/memprof/abi.h),
+   call of __memprof_memcmp, __memprof_strlen, __memprof_strcmp or
+   __memprof_strncmp (include/memprof/abi.h),
    which returns the C library's result and counts the same bytes, as
    many times, as the interposer would for the same call.  The last
    argument is the function as the module binds it: a program's own
@@ -25,9 +26,8 @@
    they are always calls of the library (builtins.cc,
    expand_builtin_memcmp and expand_builtin_strlen; i386-expand.cc,
    ix86_expand_cmpstrn_or_cmpmem and ix86_expand_strlen); on other
-   targets the calls are left alone.  strcmp and strncmp are left alone:
-   GCC expands them inline by rules of their own (a constant string's
-   length against --param builtin-string-cmp-inline-length).  Functions
+   targets the calls are left alone.  strcmp and strncmp are expanded
+   inline by a rule of their own (string_compare_may_be_inlined).  Functions
    copied for sampled access counting (bursts.cc) are left alone too:
    their library calls keep the interposer's weight of bursts as
    before.  */
@@ -44,6 +44,7 @@
 #include "ggc.h"
 #include "options.h"
 #include "builtins.h"
+#include "fold-const.h"
 #include "dumpfile.h"
 
 #include "memprof/abi.h"
@@ -52,13 +53,19 @@
 #include "emit.h"
 #include "library_calls.h"
 
-/* The runtime's entries, declared once per compilation: memcmp's, then
-   strlen's.  */
-static GTY (()) tree entry_decls[2];
+/* The library functions redirected, and the runtime's entries for them,
+   declared once per compilation.  */
+static const enum built_in_function redirected_functions[]
+    = { BUILT_IN_MEMCMP, BUILT_IN_STRLEN, BUILT_IN_STRCMP, BUILT_IN_STRNCMP };
+static const char *const entry_names[]
+    = { MEMPROF_MEMCMP_NAME, MEMPROF_STRLEN_NAME, MEMPROF_STRCMP_NAME,
+        MEMPROF_STRNCMP_NAME };
+#define REDIRECTED_COUNT 4
+static GTY (()) tree entry_decls[REDIRECTED_COUNT];
 
 const struct ggc_root_tab library_calls_roots[]
-    = { { &entry_decls[0], 2, sizeof (tree), &gt_ggc_mx_tree_node,
-          &gt_pch_nx_tree_node },
+    = { { &entry_decls[0], REDIRECTED_COUNT, sizeof (tree),
+          &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
         LAST_GGC_ROOT_TAB };
 
 /* Does the target expand some memcmp or strlen calls inline in the
@@ -75,11 +82,46 @@ target_may_inline_calls (void)
 #endif
 }
 
+/* Could GCC expand CALL, a strcmp or (BOUNDED) a strncmp, inline?  Only
+   when an argument is a constant string and the bytes to compare are
+   few: builtins.cc, inline_expand_builtin_bytecmp, whose rule this is
+   (the number of bytes is the shorter constant string's length with its
+   NUL, at most strncmp's bound, against --param
+   builtin-string-cmp-inline-length).  Otherwise the call stays a call on
+   x86-64 (expand_builtin_strcmp and expand_builtin_strncmp: the cmpstrn
+   pattern needs -minline-all-stringops), perhaps with strncmp's bound
+   lowered to the constant string's length: the same bytes are read.  */
+static bool
+string_compare_may_be_inlined (gcall *call, bool bounded)
+{
+  unsigned HOST_WIDE_INT length1 = 0, length2 = 0;
+  const char *bytes1 = getbyterep (gimple_call_arg (call, 0), &length1);
+  const char *bytes2 = getbyterep (gimple_call_arg (call, 1), &length2);
+  if (bytes1 == NULL && bytes2 == NULL)
+    return false;
+  if (bytes1 != NULL)
+    length1 = strnlen (bytes1, length1) + 1;
+  if (bytes2 != NULL)
+    length2 = strnlen (bytes2, length2) + 1;
+  unsigned HOST_WIDE_INT bound = length1 == 0                        ? length2
+                                 : length2 == 0 || length2 > length1 ? length1
+                                                                     : length2;
+  if (bounded)
+    {
+      tree limit = gimple_call_arg (call, 2);
+      if (!tree_fits_uhwi_p (limit))
+        return false;
+      bound = MIN (bound, tree_to_uhwi (limit));
+    }
+  return bound
+         <= (unsigned HOST_WIDE_INT) param_builtin_string_cmp_inline_length;
+}
+
 /* Which library function CALL will call, when it stays a call: memcmp
    of a length known only at run time (BUILT_IN_MEMCMP_EQ is the same
    call when only its zero matters); strlen of a string whose length
-   GCC cannot work out (expand_builtin_strlen's c_strlen); else
-   END_BUILTINS.  */
+   GCC cannot work out (expand_builtin_strlen's c_strlen); strcmp and
+   strncmp that GCC does not expand inline; else END_BUILTINS.  */
 static enum built_in_function
 library_call_of (gcall *call)
 {
@@ -95,6 +137,12 @@ library_call_of (gcall *call)
                  ? BUILT_IN_STRLEN
                  : END_BUILTINS;
     }
+  if (gimple_call_builtin_p (call, BUILT_IN_STRCMP))
+    return string_compare_may_be_inlined (call, false) ? END_BUILTINS
+                                                       : BUILT_IN_STRCMP;
+  if (gimple_call_builtin_p (call, BUILT_IN_STRNCMP))
+    return string_compare_may_be_inlined (call, true) ? END_BUILTINS
+                                                      : BUILT_IN_STRNCMP;
   return END_BUILTINS;
 }
 
@@ -103,7 +151,9 @@ library_call_of (gcall *call)
 static tree
 runtime_entry (enum built_in_function code, tree library)
 {
-  unsigned which = code == BUILT_IN_MEMCMP ? 0 : 1;
+  unsigned which = 0;
+  while (redirected_functions[which] != code)
+    which++;
   if (entry_decls[which] == NULL_TREE)
     {
       tree library_type = TREE_TYPE (library);
@@ -115,8 +165,7 @@ runtime_entry (enum built_in_function code, tree library)
       arguments.safe_push (build_pointer_type (library_type));
       tree type = build_function_type_array (
           TREE_TYPE (library_type), arguments.length (), arguments.address ());
-      entry_decls[which] = runtime_function (
-          which == 0 ? MEMPROF_MEMCMP_NAME : MEMPROF_STRLEN_NAME, type);
+      entry_decls[which] = runtime_function (entry_names[which], type);
       /* As the library's function for the optimisers of RTL: it reads
          memory and changes none of the program's (its counters are the
          runtime's business, as the interposed function's are).  */
@@ -129,7 +178,7 @@ runtime_entry (enum built_in_function code, tree library)
 unsigned
 redirect_library_calls (void)
 {
-  unsigned redirected[2] = { 0, 0 };
+  unsigned redirected[REDIRECTED_COUNT] = {}, total = 0;
   if (target_may_inline_calls ())
     return 0;
   basic_block bb;
@@ -161,13 +210,14 @@ redirect_library_calls (void)
       gimple_call_set_tail (entry, gimple_call_tail_p (call));
       gimple_set_vuse (entry, gimple_vuse (call));
       gsi_replace (&gsi, entry, false);
-      redirected[code == BUILT_IN_MEMCMP ? 0 : 1]++;
+      for (unsigned i = 0; i < REDIRECTED_COUNT; i++)
+        if (redirected_functions[i] == code)
+          redirected[i]++;
+      total++;
     }
-  if (dump_file && redirected[0] > 0)
-    fprintf (dump_file, ";; memprof: %u memcmp call(s) to %s\n", redirected[0],
-             MEMPROF_MEMCMP_NAME);
-  if (dump_file && redirected[1] > 0)
-    fprintf (dump_file, ";; memprof: %u strlen call(s) to %s\n", redirected[1],
-             MEMPROF_STRLEN_NAME);
-  return redirected[0] + redirected[1];
+  for (unsigned i = 0; i < REDIRECTED_COUNT && dump_file; i++)
+    if (redirected[i] > 0)
+      fprintf (dump_file, ";; memprof: %u %s call(s) to %s\n", redirected[i],
+               entry_names[i] + strlen ("__memprof_"), entry_names[i]);
+  return total;
 }

@@ -981,6 +981,66 @@ INTERCEPT (NO_ATTRIBUTES, int, strncmp,
            (const char *a, const char *b, size_t limit), (a, b, limit),
            strncmp_counted (a, b, limit, caller))
 
+/* strcmp and strncmp called from instrumented code, as __memprof_memcmp
+   above: the bytes to the first difference or NUL, included, at most
+   LIMIT, found before the C library's function is called (its result is
+   the program's) and counted after.  */
+static inline __attribute__ ((always_inline)) unsigned long
+plugin_call_weight (void)
+{
+  if (LIKELY (
+          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
+              != 0
+          && runtime_options.count_library_accesses))
+    return library_access_weight ();
+  return 0;
+}
+
+extern __typeof__ (strcmp) interposed_strcmp
+    __attribute__ ((copy (strcmp), alias ("strcmp"), visibility ("hidden")));
+extern __typeof__ (strncmp) interposed_strncmp
+    __attribute__ ((copy (strncmp), alias ("strncmp"), visibility ("hidden")));
+
+PLAIN MEMPROF_EXPORT int
+__memprof_strcmp (const char *a, const char *b,
+                  string_compare_fn program_strcmp)
+{
+  string_compare_fn real = known_strcmp ();
+  if (UNLIKELY (program_strcmp != interposed_strcmp))
+    return program_strcmp (a, b);
+  if (UNLIKELY (real == NULL))
+    return strcmp_counted (a, b, __builtin_return_address (0));
+  unsigned long weight = plugin_call_weight ();
+  if (weight == 0)
+    return real (a, b);
+  size_t read = compared_bytes ((const unsigned char *) a,
+                                (const unsigned char *) b, (size_t) -1, true);
+  int result = real (a, b);
+  count_range_times (a, read, weight);
+  count_range_times (b, read, weight);
+  return result;
+}
+
+PLAIN MEMPROF_EXPORT int
+__memprof_strncmp (const char *a, const char *b, size_t limit,
+                   bounded_string_compare_fn program_strncmp)
+{
+  bounded_string_compare_fn real = known_strncmp ();
+  if (UNLIKELY (program_strncmp != interposed_strncmp))
+    return program_strncmp (a, b, limit);
+  if (UNLIKELY (real == NULL))
+    return strncmp_counted (a, b, limit, __builtin_return_address (0));
+  unsigned long weight = plugin_call_weight ();
+  if (weight == 0)
+    return real (a, b, limit);
+  size_t read = compared_bytes ((const unsigned char *) a,
+                                (const unsigned char *) b, limit, true);
+  int result = real (a, b, limit);
+  count_range_times (a, read, weight);
+  count_range_times (b, read, weight);
+  return result;
+}
+
 /* strcpy and stpcpy when something may count: the string FROM copied
    to TO (the bytes counted), its end in TO returned.  STPCPY: the
    function to look up.  */

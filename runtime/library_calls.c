@@ -22,3 +22,17 @@ __memprof_strlen (const char *text, size_t (*program_strlen) (const char *))
 {
   return program_strlen (text);
 }
+
+__attribute__ ((weak)) MEMPROF_EXPORT int
+__memprof_strcmp (const char *a, const char *b,
+                  int (*program_strcmp) (const char *, const char *))
+{
+  return program_strcmp (a, b);
+}
+
+__attribute__ ((weak)) MEMPROF_EXPORT int
+__memprof_strncmp (const char *a, const char *b, size_t limit,
+                   int (*program_strncmp) (const char *, const char *, size_t))
+{
+  return program_strncmp (a, b, limit);
+}

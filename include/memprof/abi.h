@@ -119,8 +119,10 @@
    last argument is memcmp's address as the calling module binds it: a
    program's own memcmp is called instead, nothing counted.  */
 #define MEMPROF_MEMCMP_NAME "__memprof_memcmp"
-/* The same for strlen.  */
+/* The same for strlen, strcmp and strncmp.  */
 #define MEMPROF_STRLEN_NAME "__memprof_strlen"
+#define MEMPROF_STRCMP_NAME "__memprof_strcmp"
+#define MEMPROF_STRNCMP_NAME "__memprof_strncmp"
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,6 +158,11 @@ int __memprof_memcmp (const void *a, const void *b, size_t size,
                                              size_t));
 size_t __memprof_strlen (const char *text,
                          size_t (*program_strlen) (const char *));
+int __memprof_strcmp (const char *a, const char *b,
+                      int (*program_strcmp) (const char *, const char *));
+int __memprof_strncmp (const char *a, const char *b, size_t limit,
+                       int (*program_strncmp) (const char *, const char *,
+                                               size_t));
 
 #ifdef __cplusplus
 }
