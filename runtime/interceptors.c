@@ -864,7 +864,12 @@ INTERCEPT (NO_ATTRIBUTES, int, memcmp,
    function's interposition when the program has no memcmp of its own;
    the program's own otherwise (or another preloaded library's), which is
    then called as the program would have called it, nothing counted here
-   (the interception never ran for those calls either).  */
+   (the interception never ran for those calls either).  In an executable
+   that is not position-independent it is the executable's PLT entry for
+   memcmp, whose call reaches the interposed memcmp: a tail call (GCC
+   makes one at -O2), so that the interposition sees the caller's return
+   address and counts the call as before (memprof.dg/
+   run-memcmp-counts-no-pie.c).  */
 extern __typeof__ (memcmp) interposed_memcmp
     __attribute__ ((copy (memcmp), alias ("memcmp"), visibility ("hidden")));
 
