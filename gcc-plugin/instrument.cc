@@ -36,6 +36,7 @@
 #include "combine.h"
 #include "bursts.h"
 #include "stack_checks.h"
+#include "library_calls.h"
 
 static const char *const verdict_names[VERDICT_COUNT]
     = { "instrumented",
@@ -392,6 +393,11 @@ instrument_function (void)
       if (!counting_copy)
         add_ticks ();
     }
+  /* memcmp and strlen calls straight to the runtime's counting
+     entries; not in the copies of sampled counting, whose library calls
+     the bursts weigh.  */
+  if (!access_sampling_enabled ())
+    redirect_library_calls ();
   prepare_loop_counting ();
   collect_accesses (&accesses, &counts);
   if (counting_copy)

@@ -99,6 +99,7 @@
 #include "bursts.h"
 #include "direct_allocations.h"
 #include "stack_checks.h"
+#include "library_calls.h"
 
 int plugin_is_GPL_compatible;
 
@@ -310,6 +311,8 @@ plugin_init (struct plugin_name_args *info, struct plugin_gcc_version *version)
                      (void *) bursts_roots);
   register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
                      (void *) stack_checks_roots);
+  register_callback (info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+                     (void *) library_calls_roots);
 
   /* After "asan0", at every level: after all GIMPLE optimisations, so the
      counter updates never stop one (measured: a vectorisable loop runs

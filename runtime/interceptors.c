@@ -790,14 +790,13 @@ INTERCEPT (PLAIN, void *, memset, (void *to, int value, size_t size),
 
 /* The comparisons: the result is the C library's own (its sign is all
    the standard promises, and programs must see what they saw before); the
-   bytes read are counted apart, only when the call counts.  */
-PLAIN static __attribute__ ((noinline)) int
-compare (int (*real) (const void *, const void *, size_t), const void *caller,
-         const unsigned char *a, const unsigned char *b, size_t limit,
-         bool strings)
+   bytes read are counted apart, WEIGHT times each (0: not at all).  */
+PLAIN static inline __attribute__ ((always_inline)) int
+compare_weighted (int (*real) (const void *, const void *, size_t),
+                  unsigned long weight, const unsigned char *a,
+                  const unsigned char *b, size_t limit, bool strings)
 {
   size_t read = 0;
-  unsigned long weight = counts_call (caller, false);
   if (weight != 0 || real == NULL)
     read = compared_bytes (a, b, limit, strings);
   /* The C library's answer first, the counters after: their lines are
@@ -812,6 +811,16 @@ compare (int (*real) (const void *, const void *, size_t), const void *caller,
       count_range_times (b, read, weight);
     }
   return result;
+}
+
+/* A comparison called by CALLER, counted when the call counts.  */
+PLAIN static __attribute__ ((noinline)) int
+compare (int (*real) (const void *, const void *, size_t), const void *caller,
+         const unsigned char *a, const unsigned char *b, size_t limit,
+         bool strings)
+{
+  return compare_weighted (real, counts_call (caller, false), a, b, limit,
+                           strings);
 }
 
 /* strcmp and strncmp as compare_fn, for compare.  */
@@ -838,6 +847,51 @@ memcmp_counted (const void *a, const void *b, size_t size, const void *caller)
 INTERCEPT (NO_ATTRIBUTES, int, memcmp,
            (const void *a, const void *b, size_t size), (a, b, size),
            memcmp_counted (a, b, size, caller))
+
+/* memcmp called from instrumented code (gcc-plugin/library_calls.cc: a
+   call that stays a call of the C library's memcmp goes here instead).
+   The caller is known not to be the runtime, so the range scan of
+   counts_call is left out: a std::map keyed by strings makes tens of
+   millions of these calls, and the way through memcmp's jump, its entry,
+   the caller's verdict and the lookup of the C library's function was
+   about half the cost of each.  What counts is what memcmp's interception
+   counts for the same call (counts_call for a caller outside the
+   runtime): nothing when the options or a sampled module's bursts say so
+   (library_access_weight) or before any instrumented module has called
+   __memprof_init; the bytes to the first difference otherwise.
+
+   PROGRAM_MEMCMP is memcmp as the calling module binds it: this
+   function's interposition when the program has no memcmp of its own;
+   the program's own otherwise (or another preloaded library's), which is
+   then called as the program would have called it, nothing counted here
+   (the interception never ran for those calls either).  In an executable
+   that is not position-independent it is the executable's PLT entry for
+   memcmp, whose call reaches the interposed memcmp: a tail call (GCC
+   makes one at -O2), so that the interposition sees the caller's return
+   address and counts the call as before (memprof.dg/
+   run-memcmp-counts-no-pie.c).  */
+extern __typeof__ (memcmp) interposed_memcmp
+    __attribute__ ((copy (memcmp), alias ("memcmp"), visibility ("hidden")));
+
+PLAIN MEMPROF_EXPORT int
+__memprof_memcmp (const void *a, const void *b, size_t size,
+                  compare_fn program_memcmp)
+{
+  compare_fn real = known_memcmp ();
+  if (UNLIKELY (program_memcmp != interposed_memcmp))
+    return program_memcmp (a, b, size);
+  if (UNLIKELY (real == NULL))
+    return memcmp_counted (a, b, size, __builtin_return_address (0));
+  unsigned long weight = 0;
+  if (LIKELY (
+          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
+              != 0
+          && runtime_options.count_library_accesses))
+    weight = library_access_weight ();
+  if (weight == 0)
+    return real (a, b, size);
+  return compare_weighted (real, weight, a, b, size, false);
+}
 
 PLAIN static __attribute__ ((noinline)) void *
 memchr_counted (const void *where, int value, size_t size, const void *caller)
@@ -875,6 +929,27 @@ strlen_counted (const char *text, const void *caller)
 INTERCEPT (NO_ATTRIBUTES, size_t, strlen, (const char *text), (text),
            strlen_counted (text, caller))
 
+/* strlen called from instrumented code, as __memprof_memcmp above.  */
+extern __typeof__ (strlen) interposed_strlen
+    __attribute__ ((copy (strlen), alias ("strlen"), visibility ("hidden")));
+
+MEMPROF_EXPORT size_t
+__memprof_strlen (const char *text, length_fn program_strlen)
+{
+  length_fn real = known_strlen ();
+  if (UNLIKELY (program_strlen != interposed_strlen))
+    return program_strlen (text);
+  if (UNLIKELY (real == NULL))
+    return strlen_counted (text, __builtin_return_address (0));
+  size_t length = real (text);
+  if (LIKELY (
+          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
+              != 0
+          && runtime_options.count_library_accesses))
+    count_range_times (text, length + 1, library_access_weight ());
+  return length;
+}
+
 static __attribute__ ((noinline)) size_t
 strnlen_counted (const char *text, size_t limit, const void *caller)
 {
@@ -910,6 +985,66 @@ strncmp_counted (const char *a, const char *b, size_t limit, const void *caller)
 INTERCEPT (NO_ATTRIBUTES, int, strncmp,
            (const char *a, const char *b, size_t limit), (a, b, limit),
            strncmp_counted (a, b, limit, caller))
+
+/* strcmp and strncmp called from instrumented code, as __memprof_memcmp
+   above: the bytes to the first difference or NUL, included, at most
+   LIMIT, found before the C library's function is called (its result is
+   the program's) and counted after.  */
+static inline __attribute__ ((always_inline)) unsigned long
+plugin_call_weight (void)
+{
+  if (LIKELY (
+          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
+              != 0
+          && runtime_options.count_library_accesses))
+    return library_access_weight ();
+  return 0;
+}
+
+extern __typeof__ (strcmp) interposed_strcmp
+    __attribute__ ((copy (strcmp), alias ("strcmp"), visibility ("hidden")));
+extern __typeof__ (strncmp) interposed_strncmp
+    __attribute__ ((copy (strncmp), alias ("strncmp"), visibility ("hidden")));
+
+PLAIN MEMPROF_EXPORT int
+__memprof_strcmp (const char *a, const char *b,
+                  string_compare_fn program_strcmp)
+{
+  string_compare_fn real = known_strcmp ();
+  if (UNLIKELY (program_strcmp != interposed_strcmp))
+    return program_strcmp (a, b);
+  if (UNLIKELY (real == NULL))
+    return strcmp_counted (a, b, __builtin_return_address (0));
+  unsigned long weight = plugin_call_weight ();
+  if (weight == 0)
+    return real (a, b);
+  size_t read = compared_bytes ((const unsigned char *) a,
+                                (const unsigned char *) b, (size_t) -1, true);
+  int result = real (a, b);
+  count_range_times (a, read, weight);
+  count_range_times (b, read, weight);
+  return result;
+}
+
+PLAIN MEMPROF_EXPORT int
+__memprof_strncmp (const char *a, const char *b, size_t limit,
+                   bounded_string_compare_fn program_strncmp)
+{
+  bounded_string_compare_fn real = known_strncmp ();
+  if (UNLIKELY (program_strncmp != interposed_strncmp))
+    return program_strncmp (a, b, limit);
+  if (UNLIKELY (real == NULL))
+    return strncmp_counted (a, b, limit, __builtin_return_address (0));
+  unsigned long weight = plugin_call_weight ();
+  if (weight == 0)
+    return real (a, b, limit);
+  size_t read = compared_bytes ((const unsigned char *) a,
+                                (const unsigned char *) b, limit, true);
+  int result = real (a, b, limit);
+  count_range_times (a, read, weight);
+  count_range_times (b, read, weight);
+  return result;
+}
 
 /* strcpy and stpcpy when something may count: the string FROM copied
    to TO (the bytes counted), its end in TO returned.  STPCPY: the

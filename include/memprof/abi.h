@@ -113,6 +113,16 @@
 #define MEMPROF_RANGE_ACCESS_WEIGHTED_NAME "__memprof_range_access_weighted"
 /* A loop's strided access, counted at the loop's exits (combine.cc).  */
 #define MEMPROF_STRIDED_ACCESS_NAME "__memprof_strided_access"
+/* memcmp called from instrumented code, where the call stays a call of
+   the C library's (gcc-plugin/library_calls.cc): the same result, and
+   the bytes compared counted as the interposed memcmp counts them.  Its
+   last argument is memcmp's address as the calling module binds it: a
+   program's own memcmp is called instead, nothing counted.  */
+#define MEMPROF_MEMCMP_NAME "__memprof_memcmp"
+/* The same for strlen, strcmp and strncmp.  */
+#define MEMPROF_STRLEN_NAME "__memprof_strlen"
+#define MEMPROF_STRCMP_NAME "__memprof_strcmp"
+#define MEMPROF_STRNCMP_NAME "__memprof_strncmp"
 
 #ifdef __cplusplus
 extern "C" {
@@ -143,6 +153,16 @@ void __memprof_range_access_weighted (const void *addr, size_t size,
    WEIGHT times (runtime/strided.c).  */
 void __memprof_strided_access (const void *first, long step,
                                unsigned long executions, unsigned long weight);
+int __memprof_memcmp (const void *a, const void *b, size_t size,
+                      int (*program_memcmp) (const void *, const void *,
+                                             size_t));
+size_t __memprof_strlen (const char *text,
+                         size_t (*program_strlen) (const char *));
+int __memprof_strcmp (const char *a, const char *b,
+                      int (*program_strcmp) (const char *, const char *));
+int __memprof_strncmp (const char *a, const char *b, size_t limit,
+                       int (*program_strncmp) (const char *, const char *,
+                                               size_t));
 
 #ifdef __cplusplus
 }
