@@ -2,7 +2,9 @@
 
    Start-up happens at the first of: the first allocation (which may come
    from the C library before any constructor), the library's constructor,
-   or an instrumented module's call to __memprof_init.  It reads
+   or an instrumented module's call to __memprof_init, but never before
+   the thread's thread-local storage is set up (an IFUNC resolver's
+   allocation while the program is relocated is left unrecorded).  It reads
    MEMPROF_OPTIONS, reserves the shadow (unless an IFUNC did earlier:
    shadow.c) and publishes its base, all without allocating.  The exit profile is
    written by a destructor that runs after the program's own destructors
