@@ -355,7 +355,8 @@ capture_sampled (uintptr_t caller_return)
 
 /* The context of an allocation of SIZE bytes made by the caller returning
    to CALLER_RETURN, and in *WEIGHT the allocations it stands for; NULL
-   when it is not recorded (the runtime is not running or is the caller,
+   when it is not recorded (the runtime is not running, or it is too early
+   to start it (runtime_too_early), or the runtime is the caller,
    profile=0, or sampling leaves it out).  For malloc's blocks and the
    heaps' (heaps.c).  */
 struct depot_context *
@@ -366,7 +367,12 @@ allocator_capture_context (uint64_t size, uintptr_t caller_return,
     {
       runtime_ensure_initialized ();
       if (runtime_state != RUNTIME_RUNNING)
-        return NULL;
+        {
+          if (runtime_too_early ())
+            atomic_fetch_add_explicit (&runtime_allocations_too_early, 1,
+                                       memory_order_relaxed);
+          return NULL;
+        }
     }
   if (in_runtime || (!runtime_options.profile && !trace_with_stacks)
       || !sample_allocation (size, caller_return, weight))

@@ -45,7 +45,15 @@ extern bool runtime_histogram;
    passed to glibc without being recorded.  */
 extern __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
 
+/* Start the runtime unless it runs, or is starting in this thread, or it
+   is too early.  */
 void runtime_ensure_initialized (void);
+/* Too early to start the runtime: this thread's thread-local storage is
+   not set up yet (an IFUNC resolver run while the program is relocated);
+   an allocation made then is left unrecorded and counted in
+   runtime_allocations_too_early.  */
+bool runtime_too_early (void);
+extern _Atomic uint64_t runtime_allocations_too_early;
 /* interceptors.c (the shared runtime only; NULL in the static one):
    look at the modules loaded since the last call, for the instrumented
    ones.  */

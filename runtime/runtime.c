@@ -2,7 +2,9 @@
 
    Start-up happens at the first of: the first allocation (which may come
    from the C library before any constructor), the library's constructor,
-   or an instrumented module's call to __memprof_init.  It reads
+   or an instrumented module's call to __memprof_init, but never before
+   the thread's thread-local storage is set up (an IFUNC resolver's
+   allocation while the program is relocated is left unrecorded).  It reads
    MEMPROF_OPTIONS, reserves the shadow (unless an IFUNC did earlier:
    shadow.c) and publishes its base, all without allocating.  The exit profile is
    written by a destructor that runs after the program's own destructors
@@ -28,6 +30,25 @@ _Atomic int runtime_state = RUNTIME_UNINITIALIZED;
 struct memprof_options runtime_options;
 bool runtime_histogram;
 __thread int in_runtime __attribute__ ((tls_model ("initial-exec")));
+
+/* true in the thread-local storage image, so false while this thread's
+   block still holds zeros: glibc copies the images into the main
+   thread's block only once every module loaded with the program is
+   relocated (rtld.c: "thread-local variables must only be accessed after
+   completing the next step").  IFUNC resolvers run before that, and an
+   allocation made there cannot start the runtime or be recorded: the C
+   library's thread-local variables are zeros too (pthread_getattr_np,
+   which the stack capture asks for the stack's bounds, parses
+   /proc/self/maps with sscanf, which follows the locale pointer: NULL),
+   whatever the runtime writes to its own is cleared by the copy, and
+   environ is not set yet.  Volatile: never written, it would otherwise be
+   folded to its initial value.  */
+static __thread volatile bool thread_storage_ready
+    __attribute__ ((tls_model ("initial-exec")))
+    = true;
+
+/* Allocations made before thread_storage_ready (unrecorded).  */
+_Atomic uint64_t runtime_allocations_too_early;
 
 static time_t start_second;
 
@@ -215,11 +236,20 @@ initialize (void)
   in_runtime--;
 }
 
+bool
+runtime_too_early (void)
+{
+  return !thread_storage_ready;
+}
+
 void
 runtime_ensure_initialized (void)
 {
   int expected = RUNTIME_UNINITIALIZED;
   if (atomic_load (&runtime_state) >= RUNTIME_RUNNING)
+    return;
+  /* Too early: the next call after relocation starts the runtime.  */
+  if (UNLIKELY (!thread_storage_ready))
     return;
   if (atomic_compare_exchange_strong (&runtime_state, &expected,
                                       RUNTIME_INITIALIZING))

@@ -193,6 +193,11 @@ stats_report (uint64_t heap_accesses, uint64_t live_heap_counters)
 
   if (!stats_enabled)
     return;
+  uint64_t too_early = runtime_allocations_too_early;
+  if (too_early != 0)
+    log_printf ("stats: %lu allocations made before thread-local storage "
+                "was set up (in IFUNC resolvers) are not in the profile",
+                (unsigned long) too_early);
   stack = counted_stack;
   globals = counted_globals;
   elsewhere = counted_elsewhere;

@@ -1773,6 +1773,56 @@ def check_library_before_start(work, linked, extra=()):
         check_before_start(name, directory, binary, baseline, 4)
 
 
+def check_ifunc_malloc(label, directory, binary, baseline, accesses):
+    """check_before_start, and the resolver's two allocations (malloc and
+    strdup) counted as made too early in the stats."""
+    check_before_start(label, directory, binary, baseline, accesses)
+    result = execute(binary, directory, "stats=1:profile_file=s.prof")
+    results.check("stats: 2 allocations made before thread-local storage was set up"
+                  in result.stderr,
+                  f"{label}: the stats count the resolver's 2 allocations as too early",
+                  result.stderr)
+
+
+def test_ifunc_malloc(work):
+    """An IFUNC resolver that allocates runs while the program is
+    relocated: the program runs as without the runtime, with the shared
+    and the static runtime, PIE or not, with or without the plugin, and
+    in a library linked with the runtime."""
+    for static in (False, True):
+        for pie in (True, False):
+            for instrumented in (True, False):
+                name = "ifunc-malloc-" + ("static" if static else "shared") + \
+                    ("" if pie else "-no-pie") + ("" if instrumented else "-runtime-only")
+                extra = ([] if pie else ["-no-pie"])
+                directory, binary = prepare(work, name, "ifunc_malloc.c", static,
+                                            [*extra, *(plugin_flags() if instrumented else [])])
+                baseline = compile_plain(directory, "baseline", ["ifunc_malloc.c"], extra)
+                if binary is not None and baseline is not None:
+                    # Written once, read 5 times (by instrumented code).
+                    check_ifunc_malloc(name, directory, binary, baseline,
+                                       6 if instrumented else 0)
+    name = "ifunc-malloc-library"
+    directory = os.path.join(work, name)
+    os.makedirs(directory)
+    _, libs = flags()
+    library = os.path.join(directory, "libifunc_malloc.so")
+    result = subprocess.run([args.cc, "-g", "-O1", "-shared", "-fPIC", *plugin_flags(),
+                             "-DIFUNC_MALLOC_LIBRARY", os.path.join(HERE, "ifunc_malloc.c"),
+                             "-o", library, *libs], capture_output=True, text=True)
+    results.check(result.returncode == 0, f"{name}: the library builds", result.stderr)
+    plain_library = compile_plain(directory, "libplain.so", ["ifunc_malloc.c"],
+                                  ["-shared", "-fPIC", "-DIFUNC_MALLOC_LIBRARY"])
+    baseline = compile_plain(directory, "baseline", ["ifunc_malloc_main.c"],
+                             [plain_library or "", f"-Wl,-rpath,{directory}"])
+    binary = compile_plain(directory, "program", ["ifunc_malloc_main.c"],
+                           [*libs, f"-L{directory}", "-lifunc_malloc",
+                            f"-Wl,-rpath,{directory}"])
+    if result.returncode == 0 and None not in (plain_library, baseline, binary):
+        # The program is not instrumented: the library's 4 reads.
+        check_ifunc_malloc(name, directory, binary, baseline, 4)
+
+
 # ---- C++ operator new and delete as libstdc++ has them; the heap API ----
 
 def build_without_runtime(program, directory, extra=()):
@@ -1910,6 +1960,7 @@ def main():
     os.makedirs(work)
     test_early(work)
     test_before_start(work)
+    test_ifunc_malloc(work)
     test_options(work)
     test_api(work)
     test_histogram(work)
