@@ -591,7 +591,7 @@ allocator_observers_changed (void)
   spin_lock (&unsampled_path_lock);
   unsigned char value = 0;
   if (!atomic_load (&hooks_count) && !atomic_load (&events_want_allocations)
-      && !atomic_load (&trace_recording))
+      && !atomic_load (&trace_watched))
     value |= UNSAMPLED_UNWATCHED;
   if (runtime_options.sample_interval > 1
       && atomic_load (&runtime_state) == RUNTIME_RUNNING

@@ -38,6 +38,7 @@
 #include "tracewriter.h"
 
 _Atomic int trace_recording;
+_Atomic int trace_watched;
 bool trace_with_stacks;
 _Atomic uint64_t trace_sequence = 1;
 __thread struct trace_thread *trace_self
@@ -352,8 +353,20 @@ prepare (void)
 static void
 set_recording (void)
 {
-  atomic_store (&trace_recording, trace_on && !trace_paused);
-  allocator_observers_changed ();
+  bool on = trace_on && !trace_paused;
+  /* The flag byte says somebody watches before the trace records and
+     until it no longer does (trace_watched).  */
+  if (on)
+    {
+      atomic_store (&trace_watched, true);
+      allocator_observers_changed ();
+    }
+  atomic_store (&trace_recording, on);
+  if (!on)
+    {
+      atomic_store (&trace_watched, false);
+      allocator_observers_changed ();
+    }
 }
 
 /* Forget every buffered record (the trace could not start).  */

@@ -46,6 +46,11 @@ struct trace_thread
 
 /* Records are taken (a trace is started and not paused).  */
 extern _Atomic int trace_recording;
+/* The flag byte's (allocator_observers_changed) view of the trace: set
+   before trace_recording is, cleared after, so that a thread that sees
+   the trace recording (malloc asks trace_recording) also sees the byte
+   say somebody watches (a slot's free asks only the byte).  */
+extern _Atomic int trace_watched;
 /* Stack ids go into the records (trace_stacks=1 when the trace started). */
 extern bool trace_with_stacks;
 /* The next sequence number; the first is 1.  */

@@ -6,11 +6,15 @@
    workload's operations must decode as they were encoded.  */
 
 #include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "memprof/interface.h"
 #include "trace.h"
 #include "unit.h"
@@ -151,6 +155,96 @@ START_TEST (test_trace_pause)
   ck_assert_uint_eq (calls[0]->record.size, 30100);
   ck_assert_uint_eq (calls[1]->record.size, 30300);
   trace_free (&trace);
+}
+END_TEST
+
+/* A free of a slot asks one flag byte (UNSAMPLED_UNWATCHED) whether the
+   trace records, malloc asks trace_recording: a thread that sees the
+   trace recording must see the byte say so.  Resumed, the byte must
+   change before trace_recording, or a thread's malloc is recorded while
+   the free of its block is not (the trace then hands an address out
+   twice); paused, after it.  Another thread pauses and resumes while this
+   one reads trace_recording, the byte and trace_recording again, and
+   stops it now and then with a signal (as a preemption would) so that it
+   stays between two stores long enough to be seen there; TOGGLE_GEN, odd
+   inside a call, discards readings across a whole call.  */
+extern _Atomic int trace_recording; /* runtime/trace.h's */
+static _Atomic unsigned long toggle_gen;
+static _Atomic int toggles_stop, observing;
+static _Atomic unsigned long stalls;
+
+static void
+stall (int signal)
+{
+  (void) signal;
+  stalls++;
+  unsigned long long until = __builtin_ia32_rdtsc () + 40000;
+  while (__builtin_ia32_rdtsc () < until)
+    ;
+}
+
+static void *
+toggle_trace (void *unused)
+{
+  (void) unused;
+  while (!atomic_load (&observing))
+    ;
+  while (!atomic_load (&toggles_stop))
+    {
+      atomic_fetch_add (&toggle_gen, 1);
+      memprof_trace_resume ();
+      atomic_fetch_add (&toggle_gen, 1);
+      atomic_fetch_add (&toggle_gen, 1);
+      memprof_trace_pause ();
+      atomic_fetch_add (&toggle_gen, 1);
+    }
+  return NULL;
+}
+
+static unsigned long resume_violations;
+
+static void
+toggled_calls (void)
+{
+  pthread_t toggler;
+  struct sigaction action = { .sa_handler = stall }, old;
+  sigemptyset (&action.sa_mask);
+  ck_assert_int_eq (sigaction (SIGUSR1, &action, &old), 0);
+  ck_assert_int_eq (memprof_trace_pause (), 0);
+  resume_violations = 0;
+  ck_assert_int_eq (pthread_create (&toggler, NULL, toggle_trace, NULL), 0);
+  unsigned long sent = 0;
+  atomic_store (&observing, 1);
+  while (atomic_load (&stalls) < 1000 && resume_violations == 0)
+    {
+      /* One stall at a time, each at a moment the reads do not choose.  */
+      if (atomic_load (&stalls) == sent)
+        {
+          sent++;
+          pthread_kill (toggler, SIGUSR1);
+        }
+      unsigned long before = atomic_load (&toggle_gen);
+      int recording = atomic_load (&trace_recording);
+      unsigned char flags = atomic_load (&__memprof_unsampled_path);
+      int still = atomic_load (&trace_recording);
+      if (atomic_load (&toggle_gen) == before && recording && still
+          && (flags & UNSAMPLED_UNWATCHED))
+        resume_violations++;
+    }
+  atomic_store (&toggles_stop, 1);
+  pthread_join (toggler, NULL);
+  sigaction (SIGUSR1, &old, NULL);
+}
+
+START_TEST (test_trace_resume_watched)
+{
+  struct trace_file trace;
+  trace_calls (toggled_calls, &trace);
+  trace_free (&trace);
+  ck_assert_msg (resume_violations == 0,
+                 "%lu readings saw the trace recording and the flag byte "
+                 "saying nobody watches",
+                 resume_violations);
 }
 END_TEST
 
@@ -313,5 +407,11 @@ trace_suite (void)
   tcase_add_test (round_trip, test_trace_to_workload);
   tcase_add_test (round_trip, test_workload_ops_round_trip);
   suite_add_tcase (suite, round_trip);
+  /* A thousand stalls: signals take long to reach a busy thread on a
+     loaded machine.  */
+  TCase *watched = tcase_create ("watched");
+  tcase_set_timeout (watched, 60);
+  tcase_add_test (watched, test_trace_resume_watched);
+  suite_add_tcase (suite, watched);
   return suite;
 }
