@@ -192,11 +192,18 @@ redirect_library_calls (void)
       /* The function as this module binds it: the C library's (through
          the runtime's interposition), or the program's own, which the
          runtime then calls instead.  The same decl GCC would call for
-         the builtin (memcmp_eq's included).  */
+         the builtin: the call's own, or for memcmp_eq memcmp's.  The
+         call's own matters in a -fPIC unit built with
+         -fno-semantic-interposition that defines memcmp: GCC calls its
+         local alias (memcmp.localalias), the unit's own memcmp, whereas
+         memcmp by name is whichever the dynamic linker finds first (the
+         C library's, for a library dlopen'ed with RTLD_LOCAL).  */
       tree library
           = code != END_BUILTINS ? builtin_decl_implicit (code) : NULL_TREE;
       if (library == NULL_TREE)
         continue;
+      if (gimple_call_builtin_p (call, code))
+        library = gimple_call_fndecl (call);
       TREE_ADDRESSABLE (library) = 1;
       auto_vec<tree, 4> arguments;
       for (unsigned i = 0; i < gimple_call_num_args (call); i++)

@@ -2,7 +2,11 @@
    the memcmp it passes to __memprof_memcmp is then its PLT entry (the
    function's canonical address), not the interposed memcmp itself, so
    the runtime calls that entry, by a tail call, and the interposed
-   memcmp counts the call for its caller, the same counts.
+   memcmp counts the call for its caller, the same counts.  -fno-pie as
+   well as -no-pie: code compiled position-independent (GCC's default
+   here) reads memcmp's address from the GOT, which holds the interposed
+   memcmp itself even in an executable linked -no-pie, and the PLT entry
+   would never be passed.
 
    memcmp called from instrumented code (the plugin's call of
    __memprof_memcmp) counts the bytes to the first difference, included,
@@ -12,7 +16,7 @@
    block's filling loop (-O2 may make it a memset: 8 steps of 8).  The
    result is the C library's.  */
 /* { dg-do run } */
-/* { dg-options "-O2 -no-pie -fplugin-arg-memprof-dump" } */
+/* { dg-options "-O2 -fno-pie -no-pie -fplugin-arg-memprof-dump" } */
 /* { dg-memprof-options "print_text=1:write_profile=0" } */
 
 #include <stdio.h>

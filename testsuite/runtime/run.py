@@ -245,6 +245,29 @@ def test_stack_depth(work):
                   "max_stack_depth=1 keeps only the allocating frame", str(early))
 
 
+def test_own_memcmp_local_alias(work):
+    """own_memcmp.c: a library built -fPIC -fno-semantic-interposition with
+    the plugin defines memcmp and strlen and calls them; dlopen'ed with
+    RTLD_LOCAL, its calls still reach its own (GCC calls their local
+    aliases; the plugin's calls of __memprof_memcmp and __memprof_strlen
+    must pass those, not the functions by name, which the dynamic linker
+    finds in the C library)."""
+    directory, binary = prepare(work, "own-memcmp", "own_memcmp.c", extra=["-ldl"])
+    if binary is None:
+        return
+    library = subprocess.run([args.cc, "-O2", "-shared", "-fPIC", "-fno-semantic-interposition",
+                              *plugin_flags(), os.path.join(HERE, "own_memcmp_lib.c"), "-o",
+                              os.path.join(directory, "libown_memcmp.so")],
+                             capture_output=True, text=True)
+    if not results.check(library.returncode == 0, "own memcmp: the library builds",
+                         library.stderr):
+        return
+    result = execute(binary, directory, "profile_file=own.prof")
+    results.check(result.returncode == 0 and result.stdout == "-5 15 101\n",
+                  "own memcmp: a dlopen'ed library's own memcmp and strlen are the ones "
+                  "called, through their local aliases", result.stdout + result.stderr)
+
+
 def plugin_flags():
     return ["-fplugin=" + os.path.join(TOP, "gcc-plugin", "memprof.so")]
 
@@ -1991,6 +2014,7 @@ def main():
     test_sampled_tables_overflow(work)
     test_library_recheck(work)
     test_verdict_signal(work)
+    test_own_memcmp_local_alias(work)
     test_dlclose_reuse(work)
     test_dlclose_threads(work)
     test_fork_code_ranges(work)
