@@ -848,6 +848,20 @@ INTERCEPT (NO_ATTRIBUTES, int, memcmp,
            (const void *a, const void *b, size_t size), (a, b, size),
            memcmp_counted (a, b, size, caller))
 
+/* The weight a call from instrumented code counts with (0: nothing
+   counted): the interposed functions' rule, for the __memprof_ entries
+   below.  */
+static inline __attribute__ ((always_inline)) unsigned long
+plugin_call_weight (void)
+{
+  if (LIKELY (
+          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
+              != 0
+          && runtime_options.count_library_accesses))
+    return library_access_weight ();
+  return 0;
+}
+
 /* memcmp called from instrumented code (gcc-plugin/library_calls.cc: a
    call that stays a call of the C library's memcmp goes here instead).
    The caller is known not to be the runtime, so the range scan of
@@ -882,12 +896,7 @@ __memprof_memcmp (const void *a, const void *b, size_t size,
     return program_memcmp (a, b, size);
   if (UNLIKELY (real == NULL))
     return memcmp_counted (a, b, size, __builtin_return_address (0));
-  unsigned long weight = 0;
-  if (LIKELY (
-          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
-              != 0
-          && runtime_options.count_library_accesses))
-    weight = library_access_weight ();
+  unsigned long weight = plugin_call_weight ();
   if (weight == 0)
     return real (a, b, size);
   return compare_weighted (real, weight, a, b, size, false);
@@ -942,11 +951,9 @@ __memprof_strlen (const char *text, length_fn program_strlen)
   if (UNLIKELY (real == NULL))
     return strlen_counted (text, __builtin_return_address (0));
   size_t length = real (text);
-  if (LIKELY (
-          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
-              != 0
-          && runtime_options.count_library_accesses))
-    count_range_times (text, length + 1, library_access_weight ());
+  unsigned long weight = plugin_call_weight ();
+  if (weight != 0)
+    count_range_times (text, length + 1, weight);
   return length;
 }
 
@@ -990,17 +997,6 @@ INTERCEPT (NO_ATTRIBUTES, int, strncmp,
    above: the bytes to the first difference or NUL, included, at most
    LIMIT, found before the C library's function is called (its result is
    the program's) and counted after.  */
-static inline __attribute__ ((always_inline)) unsigned long
-plugin_call_weight (void)
-{
-  if (LIKELY (
-          atomic_load_explicit (&instrumented_code_count, memory_order_relaxed)
-              != 0
-          && runtime_options.count_library_accesses))
-    return library_access_weight ();
-  return 0;
-}
-
 extern __typeof__ (strcmp) interposed_strcmp
     __attribute__ ((copy (strcmp), alias ("strcmp"), visibility ("hidden")));
 extern __typeof__ (strncmp) interposed_strncmp
