@@ -16,8 +16,8 @@ main (void)
       printf ("%s\n", dlerror ());
       return 1;
     }
-  int (*compare) (const char *, const char *, size_t)
-      = (int (*) (const char *, const char *, size_t)) dlsym (library, "library_compare");
+  int (*compare) (const char *, const char *, size_t) = (int (*) (
+      const char *, const char *, size_t)) dlsym (library, "library_compare");
   size_t (*length) (const char *)
       = (size_t (*) (const char *)) dlsym (library, "library_length");
   int (*calls) (void) = (int (*) (void)) dlsym (library, "library_calls");
