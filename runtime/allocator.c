@@ -161,10 +161,22 @@ allocator_fork_release (void)
     spin_unlock (&live_shards[shard].lock);
 }
 
+/* The old block of a resize in place (resize_recorded) while its free is
+   told to the peak: no longer in the live set (its header may be gone),
+   still live for a walk this free makes (a peak copy or a timeline
+   sample), as the old block of a copy is still in the set then.  */
+static __thread const struct live_block *resized_block
+    __attribute__ ((tls_model ("initial-exec")));
+
 bool
 allocator_for_each_live (live_block_visitor visit, void *cookie,
                          unsigned long lock_attempts)
 {
+  const struct live_block *resized = resized_block;
+  if (resized != NULL)
+    visit (resized->user, resized->size, resized->context,
+           resized->alloc_timestamp, resized->alloc_cpu, resized->weight,
+           cookie);
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
       if (!spin_lock_within (&live_shards[shard].lock, lock_attempts))
@@ -898,11 +910,14 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
       record_allocation (fresh_header, fresh, caller_return, weight);
     }
   /* record_free's peak and fold of the old block, after the new one's
-     allocation as in the other ways.  */
+     allocation as in the other ways; a walk of the live blocks that the
+     peak makes at this free still finds the old block (resized_block).  */
   if (old.context != NULL)
     {
       struct clock_stamp stamp = clock_stamp ();
+      resized_block = &old;
       peak_note_free (old.context, old.size, old.weight, stamp.tsc);
+      resized_block = NULL;
       if (fold)
         {
           in_runtime++;
