@@ -161,10 +161,22 @@ allocator_fork_release (void)
     spin_unlock (&live_shards[shard].lock);
 }
 
+/* The old block of a resize in place (resize_recorded) while its free is
+   told to the peak: no longer in the live set (its header may be gone),
+   still live for a walk this free makes (a peak copy or a timeline
+   sample), as the old block of a copy is still in the set then.  */
+static __thread const struct live_block *resized_block
+    __attribute__ ((tls_model ("initial-exec")));
+
 bool
 allocator_for_each_live (live_block_visitor visit, void *cookie,
                          unsigned long lock_attempts)
 {
+  const struct live_block *resized = resized_block;
+  if (resized != NULL)
+    visit (resized->user, resized->size, resized->context,
+           resized->alloc_timestamp, resized->alloc_cpu, resized->weight,
+           cookie);
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
       if (!spin_lock_within (&live_shards[shard].lock, lock_attempts))
@@ -786,6 +798,148 @@ usable_size (void *pointer)
   return header->size;
 }
 
+/* realloc of the recorded block POINTER (HEADER before it, a block of
+   malloc's alignment) to SIZE bytes, with nobody watching the malloc
+   family: in the block's own chunk, resized by glibc's realloc, which
+   grows it in place where it can (a chunk at the top of the heap, a
+   mapped chunk by mremap) or copies it.  A fresh block, a copy and a free
+   of the old one instead (reallocate's other ways) touch new pages on
+   every growth of a block too large for glibc's bins (cjson_parse's print
+   buffer, doubled up to half a megabyte, so sampled more often than not
+   at sample_interval=524288: 7 times the plain build's page faults).
+
+   The profile is the one the other ways give: the same sampling decision
+   for the new block, which is recorded (at the first granule boundary
+   after HEADER_SPACE in the resized chunk, its bytes moved there if
+   glibc left them elsewhere) before the old one is freed, both at one
+   clock reading.  Nothing changes until glibc's realloc has succeeded:
+   when it fails, the old block stays recorded as it was (in the live
+   set, its counters intact, not folded).  So the old block's counters
+   are read before the call without being cleared, and folded after it;
+   its shard of the live set is held locked across the call, its links
+   read before it, so that it leaves the set only on success, without a
+   read of its header after glibc may have given the old chunk to another
+   thread (nothing here reads or writes the old range after the call).
+   A moved chunk's old counters are not cleared (they may already be
+   another block's): every recorded allocation clears its own granules
+   (record_allocation, heaps.c, slab.c; the histogram's too), and a
+   block sampling leaves out is never read.  Only stats=1's sum of the
+   whole shadow would see them: reallocate does not come here then, nor
+   with the histogram (its fold reads the counters into a buffer of its
+   own), nor for a block of a larger alignment (its bytes may lie beyond
+   the new chunk's size).  */
+static void *
+resize_recorded (void *pointer, struct block_header *header, size_t size,
+                 uintptr_t caller_return)
+{
+  uintptr_t user = (uintptr_t) pointer;
+  size_t offset = (size_t) header->base_offset * BASE_OFFSET_UNIT;
+  void *base = (void *) (user - offset);
+  size_t kept = header->size < size ? header->size : size;
+  uint32_t weight = 0;
+  bool recorded = !malloc_left_out_quickly (size, caller_return)
+                  && sampling_keeps (size, caller_return, &weight);
+  size_t total
+      = recorded ? chunk_bytes_for (size, MEMPROF_GRANULE_SIZE) : offset + size;
+  if (UNLIKELY ((recorded && total == 0) || total < size))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  struct live_block old = { user,
+                            header->size,
+                            header->context,
+                            header->alloc_timestamp,
+                            header->alloc_cpu,
+                            header->weight };
+  uint32_t check = header->check;
+  /* What record_free reads: the counters, not cleared.  */
+  bool fold = old.context != NULL && LIKELY (runtime_state == RUNTIME_RUNNING)
+              && !in_runtime;
+  uint64_t accesses = 0, touched_counters = 0;
+  if (fold)
+    accesses = shadow_collect (user, granules_for (old.size), false,
+                               &touched_counters, NULL, 0);
+  unsigned shard = shard_of (user);
+  struct block_header *prev = NULL, *next = NULL;
+  if (old.context != NULL)
+    {
+      /* Held until the block has left the set: its links stay what is
+         read here (no insertion or removal in this shard meanwhile).  */
+      spin_lock_hot (&live_shards[shard].lock);
+      prev = header->prev;
+      next = header->next;
+    }
+  /* A header no longer: the old range may be handed out by glibc as it
+     is, or the chunk kept for a block sampling leaves out.  */
+  header->check = 0;
+  uintptr_t fresh_base = (uintptr_t) __libc_realloc (base, total);
+  if (UNLIKELY (fresh_base == 0))
+    {
+      /* glibc left the block as it was: so is its record.  */
+      header->check = check;
+      if (old.context != NULL)
+        spin_unlock (&live_shards[shard].lock);
+      return NULL;
+    }
+  if (old.context != NULL)
+    {
+      /* live_remove with the links read before the call.  */
+      if (prev != NULL)
+        prev->next = next;
+      else
+        live_shards[shard].head = next;
+      if (next != NULL)
+        next->prev = prev;
+      spin_unlock (&live_shards[shard].lock);
+    }
+  /* Where glibc left the bytes: at OFFSET in the chunk, moved or not.  */
+  uintptr_t bytes = fresh_base + offset;
+  uintptr_t fresh
+      = recorded ? ROUND_UP (fresh_base + HEADER_SPACE, MEMPROF_GRANULE_SIZE)
+                 : fresh_base;
+  if (fresh != bytes)
+    memmove ((void *) fresh, (void *) bytes, kept);
+  if (recorded)
+    {
+      struct block_header *fresh_header = header_of (fresh);
+      fresh_header->base_offset
+          = (uint32_t) ((fresh - fresh_base) / BASE_OFFSET_UNIT);
+      fresh_header->size = size;
+      fresh_header->check = header_check (fresh);
+      record_allocation (fresh_header, fresh, caller_return, weight);
+    }
+  /* record_free's peak and fold of the old block, after the new one's
+     allocation as in the other ways; a walk of the live blocks that the
+     peak makes at this free still finds the old block (resized_block).  */
+  if (old.context != NULL)
+    {
+      struct clock_stamp stamp = clock_stamp ();
+      resized_block = &old;
+      peak_note_free (old.context, old.size, old.weight, stamp.tsc);
+      resized_block = NULL;
+      if (fold)
+        {
+          in_runtime++;
+          depot_fold_inline (&old, accesses, touched_counters, stamp.ms,
+                             stamp.cpu);
+          in_runtime--;
+        }
+    }
+  return (void *) fresh;
+}
+
+/* May reallocate resize the recorded block HEADER to SIZE bytes in its
+   own chunk (resize_recorded)?  */
+static inline bool
+resizes_in_place (const struct block_header *header, size_t size)
+{
+  return no_observers () && !slab_takes (size, PLAIN_ALIGNMENT)
+         && !runtime_histogram && !stats_enabled
+         && (size_t) header->base_offset * BASE_OFFSET_UNIT
+                <= HEADER_SPACE + MEMPROF_GRANULE_SIZE - PLAIN_ALIGNMENT;
+}
+
 static void *
 reallocate (void *pointer, size_t size, uintptr_t caller_return)
 {
@@ -814,6 +968,12 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
     {
       old_size = header->size;
       clock_hold_begin (old_size < size ? old_size : size);
+      if (resizes_in_place (header, size))
+        {
+          fresh = resize_recorded (pointer, header, size, caller_return);
+          clock_hold_end ();
+          return fresh;
+        }
       fresh = allocate (size, PLAIN_ALIGNMENT, caller_return);
     }
   else

@@ -450,6 +450,43 @@ def check_threads(cc):
                   "bytes", shown.stdout + shown.stderr)
 
 
+def check_realloc(cc):
+    """realloc_peak.c: a recorded block grown by realloc in its own chunk,
+    with a second thread (peak.c walks the live blocks): the peak holds
+    the old block and the new one, exactly."""
+    env = dict(os.environ, PKG_CONFIG_PATH=TOP)
+    plugin = run(["pkg-config", "--variable=plugin", "memprof"],
+                 env=env).stdout.strip()
+    flags = run(["pkg-config", "--cflags", "--libs", "memprof"],
+                env=env).stdout.split()
+    binary = os.path.join(WORK, "realloc_peak")
+    built = run([cc, "-g", "-O1", "-fno-optimize-sibling-calls",
+                 f"-fplugin={plugin}", os.path.join(HERE, "realloc_peak.c"),
+                 "-o", binary] + flags)
+    if not results.check(built.returncode == 0, "realloc_peak.c builds",
+                         built.stderr[-2000:]):
+        return
+    path, ran = profile(binary, "realloc",
+                        ":peak_tolerance=0:dump_interval_s=3600")
+    results.check(ran.stdout == "done\n", "realloc_peak runs", ran.stderr)
+    shown = show(binary, path)
+    if shown is None or shown["peak"] is None:
+        results.check(False, "realloc: the profile has a peak")
+        return
+    peak = shown["peak"]
+    results.check((peak["bytes"], peak["blocks"], peak["error_bytes"])
+                  == (5 * MIB, 2, 0),
+                  "realloc in its own chunk: the peak is the old and the new "
+                  "block, exactly",
+                  f"{peak['bytes']} in {peak['blocks']}, error "
+                  f"{peak['error_bytes']}")
+    got = {site: (r["peak_bytes"], r["peak_blocks"])
+           for site, r in by_site(shown).items() if r["peak_bytes"]}
+    results.check(got == {"make_block": (2 * MIB, 1), "grow_block": (3 * MIB, 1)},
+                  "realloc in its own chunk: each block live at the peak",
+                  str(got))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cc", default="gcc")
@@ -470,6 +507,7 @@ def main():
         check_commands(binary, exact)
         check_report(binary, exact, options.keep)
     check_threads(options.cc)
+    check_realloc(options.cc)
     if not options.keep:
         shutil.rmtree(WORK, ignore_errors=True)
     return results.finish()

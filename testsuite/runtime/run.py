@@ -1191,6 +1191,74 @@ def test_always_on(work):
                                 expected, calls, "alloc_small")
 
 
+def test_realloc_in_place(work):
+    """realloc_in_place.c: a sampled block (sample_interval above 1)
+    resized by realloc in its own chunk: shrunk where it is (glibc keeps a
+    mapped chunk in place), then grown; every block's context, size and
+    accesses counted exactly, and the contents kept.  Built with the
+    access counters, and as the always-on mode builds (direct allocation
+    calls, no counters)."""
+    expected = {"make_block": (1, 2 << 20, 1000),
+                "shrink_block": (1, 1 << 20, 1000 + 2 * 2000),
+                "grow_block": (1, 3 << 20, 2000 + 3000)}
+    builds = [("counters", plugin_flags()),
+              ("always-on", [*plugin_flags(), "-fno-omit-frame-pointer",
+                             "-fplugin-arg-memprof-instrument=0",
+                             "-fplugin-arg-memprof-direct-allocations"])]
+    for label, flags in builds:
+        directory, binary = prepare(work, f"realloc-in-place-{label}", "realloc_in_place.c",
+                                    extra=flags)
+        if binary is None:
+            continue
+        result = execute(binary, directory, "profile_file=resized.prof:sample_interval=4096")
+        results.check(result.returncode == 0
+                      and result.stdout == "shrunk in place\ngrown ok\n",
+                      f"realloc of sampled blocks ({label}): the shrunk block keeps its "
+                      "address, contents kept", result.stdout + result.stderr[-300:])
+        found = sites_by_function(os.path.join(directory, "resized.prof"), binary)
+        if found is None:
+            continue
+        for function, (count, size, accesses) in expected.items():
+            got = found.get(function, {})
+            results.check(got.get("AllocCount") == count and got.get("TotalSize") == size
+                          and (label != "counters" or got.get("TotalAccessCount") == accesses),
+                          f"realloc of sampled blocks ({label}): {function}'s block, "
+                          f"{size} bytes" + (f", {accesses} accesses" if label == "counters"
+                                             else "") + ", counted exactly", str(got))
+
+
+def test_realloc_refused(work):
+    """realloc_refused.c: a sampled block whose realloc glibc refuses (an
+    address-space limit set after start-up) stays recorded as it was:
+    once in the profile, with all its accesses, freed later; nothing at
+    the refused realloc's site.  Built with the access counters, and as
+    the always-on mode builds."""
+    builds = [("counters", plugin_flags()),
+              ("always-on", [*plugin_flags(), "-fno-omit-frame-pointer",
+                             "-fplugin-arg-memprof-instrument=0",
+                             "-fplugin-arg-memprof-direct-allocations"])]
+    for label, flags in builds:
+        directory, binary = prepare(work, f"realloc-refused-{label}", "realloc_refused.c",
+                                    extra=flags)
+        if binary is None:
+            continue
+        result = execute(binary, directory, "profile_file=refused.prof:sample_interval=4096")
+        results.check(result.returncode == 0 and result.stdout == "refused ok\n",
+                      f"refused realloc of a sampled block ({label}): NULL, the block kept",
+                      result.stdout + result.stderr[-300:])
+        found = sites_by_function(os.path.join(directory, "refused.prof"), binary)
+        if found is None:
+            continue
+        got = found.get("make_block", {})
+        results.check(got.get("AllocCount") == 1 and got.get("TotalSize") == 2 << 20
+                      and (label != "counters" or got.get("TotalAccessCount") == 6000),
+                      f"refused realloc of a sampled block ({label}): the block once, "
+                      "2 MiB" + (", 6000 accesses" if label == "counters" else ""), str(got))
+        results.check("grow_block" not in found,
+                      f"refused realloc of a sampled block ({label}): nothing at its site",
+                      str(found.get("grow_block")))
+
+
 def test_always_on_new(work):
     """The always-on mode's operator new and delete: the program sees the
     same results, the sampled news still estimate the real count, and
@@ -2009,6 +2077,8 @@ def main():
     test_slab_threads(work)
     test_side_file_sampling(work)
     test_always_on(work)
+    test_realloc_in_place(work)
+    test_realloc_refused(work)
     test_always_on_new(work)
     test_census_many_sites(work)
     test_sampled_tables_overflow(work)
