@@ -40,14 +40,19 @@ main (void)
   free (malloc (24));
   struct itimerval every = { { 0, 50 }, { 0, 50 } };
   setitimer (ITIMER_REAL, &every, NULL);
-  enum { LIVE = 64, ROUNDS = 400000 };
+  enum
+  {
+    LIVE = 64,
+    ROUNDS = 400000
+  };
   static void *live[LIVE];
   unsigned long sum = 0;
   for (unsigned long i = 0; i < ROUNDS; i++)
     {
       unsigned slot = (i * 7) % LIVE;
       free (live[slot]);
-      live[slot] = loop_block (64 + (i * 13) % 2000 + (i % 4096 == 0 ? 100000 : 0));
+      live[slot]
+          = loop_block (64 + (i * 13) % 2000 + (i % 4096 == 0 ? 100000 : 0));
       ((char *) live[slot])[0] = (char) i;
       sum += ((unsigned char *) live[slot])[0];
     }
