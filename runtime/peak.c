@@ -61,8 +61,7 @@
    finds those locks held when it interrupted an allocation or free, so
    it gives up after a bounded wait, as a dump from a signal does: a
    sample so given up is not kept, a copy so given up is dropped (its
-   contexts half written) and made again when the heap is next back near
-   the peak; stats=1 counts them (peak_walks_given_up).  The walks of the
+   contexts half written) and stays wanted: the next free makes it; stats=1 counts them (peak_walks_given_up).  The walks of the
    contexts take no lock but ours and block nothing (two system calls
    would cost more than the walk of a few contexts).
 
@@ -117,6 +116,10 @@ static spinlock_t snapshot_lock = SPINLOCK_INIT;
 static uint64_t snapshot_blocks, snapshot_tsc, copy_generation;
 
 static spinlock_t timeline_lock = SPINLOCK_INIT;
+static struct memprof_extra_sample timeline[TIMELINE_SLOTS];
+static size_t timeline_count;
+static uint64_t timeline_interval, sample_generation; /* ticks */
+static struct memprof_extra_sample dump_timeline[TIMELINE_SLOTS + 1];
 
 /* This thread holds snapshot_lock or timeline_lock (or both, across a
    fork): a signal handler's event on it must not wait for them.  */
@@ -134,10 +137,6 @@ static __thread bool peak_collecting
 #define HANDLER_SPIN_ATTEMPTS (1UL << 14)
 
 _Atomic uint64_t peak_walks_given_up;
-static struct memprof_extra_sample timeline[TIMELINE_SLOTS];
-static size_t timeline_count;
-static uint64_t timeline_interval, sample_generation; /* ticks */
-static struct memprof_extra_sample dump_timeline[TIMELINE_SLOTS + 1];
 
 /* COUNTER + DELTA, stored and returned: a plain load and store while the
    process has a single thread (no other can race), else an atomic add.
@@ -324,28 +323,31 @@ walk_live_blocks (live_block_visitor visit, void *cookie)
 /* Copy every context's live bytes and blocks as its share of the peak;
    the sums in *BYTES and *BLOCKS.  Under snapshot_lock.  A walk from a
    signal handler that gave up leaves no copy (0 bytes, 0 blocks; the
-   contexts' half written one has a generation of its own), so that the
-   next free back near the peak makes it.  */
-static void
+   contexts' half written one has a generation of its own) and returns
+   false.  */
+static bool
 copy_live_counts (uint64_t *bytes, uint64_t *blocks)
 {
   struct copy copy = { 0, 0 };
+  bool walked = true;
   copy_generation++;
   if (walk_contexts ())
     for_each_live_context (copy_context, &copy);
-  else if (!walk_live_blocks (copy_block, &copy))
+  else if (!(walked = walk_live_blocks (copy_block, &copy)))
     {
       copy_generation++;
       copy.bytes = copy.blocks = 0;
     }
   *bytes = copy.bytes;
   *blocks = copy.blocks;
+  return walked;
 }
 
 /* Copy the contexts' live counts when the heap is (within the tolerance)
    at a peak the last copy is too far below; FORCED: whatever the time
-   budget.  */
-static void
+   budget.  False when a walk from a signal handler gave up: the copy is
+   still wanted.  */
+static bool
 copy_if_at_new_peak (uint64_t tsc, bool forced)
 {
   int64_t peak
@@ -361,17 +363,18 @@ copy_if_at_new_peak (uint64_t tsc, bool forced)
           && tsc < atomic_load_explicit (&cold.next_copy_tsc,
                                          memory_order_relaxed)
           && peak <= copied + COPY_FORCE_FACTOR * slack))
-    return;
+    return true;
   /* Marked before the lock is taken, cleared after it is given back: a
      handler in between must not wait either.  */
   peak_busy = true;
   spin_lock (&snapshot_lock);
   int64_t live = atomic_load (&peak_hot.live_bytes);
+  bool walked = true;
   if (peak > atomic_load (&cold.snapshot_bytes) + slack && live + slack >= peak)
     {
       uint64_t bytes, blocks;
       uint64_t started = __builtin_ia32_rdtsc ();
-      copy_live_counts (&bytes, &blocks);
+      walked = copy_live_counts (&bytes, &blocks);
       atomic_store (&cold.snapshot_bytes, (int64_t) bytes);
       snapshot_blocks = blocks;
       snapshot_tsc = tsc;
@@ -381,6 +384,7 @@ copy_if_at_new_peak (uint64_t tsc, bool forced)
     }
   spin_unlock (&snapshot_lock);
   peak_busy = false;
+  return walked;
 }
 
 /* ---- The inline paths' marks (peak.h), while counting ---- */
@@ -661,11 +665,10 @@ peak_free_slow (struct depot_context *context, uint64_t size, uint32_t weight,
   bool reentered = peak_busy;
   if (counting_per_context ())
     {
-      if (!reentered && tsc >= atomic_load (&cold.copy_check_tsc))
-        {
-          copy_if_at_new_peak (tsc, true);
-          rearm_after_copy_check (atomic_load (&peak_hot.live_bytes));
-        }
+      /* A copy given up stays armed: the next free makes it.  */
+      if (!reentered && tsc >= atomic_load (&cold.copy_check_tsc)
+          && copy_if_at_new_peak (tsc, true))
+        rearm_after_copy_check (atomic_load (&peak_hot.live_bytes));
       if (!reentered)
         sample_if_due (tsc);
       peak_add_alone (&context->peak.live_bytes, -bytes);
