@@ -712,6 +712,9 @@ void peak_collect (struct memprof_extra_peak *peak,
 size_t peak_context_capacity (void);
 /* fork: no walk may be half done in the child (taken after the profile's
    and the trace's locks, before the allocator's).  */
+/* Walks of the live blocks for the peak's copy or a timeline sample
+   that a signal handler gave up (peak.c): stats=1.  */
+extern _Atomic uint64_t peak_walks_given_up;
 void peak_fork_prepare (void);
 void peak_fork_release (void);
 

@@ -49,12 +49,31 @@
    allocates less often than the interval).  A sample waits at least
    COST_SHARE times as long as the last one took.
 
+   A signal handler that allocates or frees re-enters these paths on the
+   thread it interrupted, which may be inside them.  The thread marks
+   itself (peak_busy) while it holds snapshot_lock or timeline_lock, and
+   an event that finds the mark leaves the copy and the sample to the
+   interrupted frame or a later event: it updates the counts only, so
+   nothing goes unrecorded.  A walk of the live blocks holds the
+   allocator's locks, which a handler's own allocation or free may take:
+   it runs with the thread's signals blocked.  A walk of the blocks from
+   a signal handler (a signal blocked when it starts: the one handled)
+   finds those locks held when it interrupted an allocation or free, so
+   it gives up after a bounded wait, as a dump from a signal does: a
+   sample so given up is not kept, a copy so given up is dropped (its
+   contexts half written) and stays wanted: the next free makes it; stats=1 counts them (peak_walks_given_up).  The walks of the
+   contexts take no lock but ours and block nothing (two system calls
+   would cost more than the walk of a few contexts).
+
    Times are time stamp counter ticks inside, microseconds since the
    start in the side file (converted with two clock readings: at the
    start and at the dump).  */
 
+#define _GNU_SOURCE /* sigisemptyset */
 #include "internal.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/single_threaded.h>
 #include <time.h>
@@ -101,6 +120,23 @@ static struct memprof_extra_sample timeline[TIMELINE_SLOTS];
 static size_t timeline_count;
 static uint64_t timeline_interval, sample_generation; /* ticks */
 static struct memprof_extra_sample dump_timeline[TIMELINE_SLOTS + 1];
+
+/* This thread holds snapshot_lock or timeline_lock (or both, across a
+   fork): a signal handler's event on it must not wait for them.  */
+static __thread bool peak_busy __attribute__ ((tls_model ("initial-exec")));
+/* This thread is in peak_collect, never called from a signal handler:
+   its walks wait for the allocator's locks, whatever its signal mask
+   (the dump thread blocks every signal).  */
+static __thread bool peak_collecting
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* Tries at a lock held, by a walk from a signal handler, before it gives
+   up: about a millisecond, far longer than another thread holds one, and
+   short enough for a handler that may run often (a dump from a signal
+   waits longer: profile.c's SIGNAL_SPIN_ATTEMPTS).  */
+#define HANDLER_SPIN_ATTEMPTS (1UL << 14)
+
+_Atomic uint64_t peak_walks_given_up;
 
 /* COUNTER + DELTA, stored and returned: a plain load and store while the
    process has a single thread (no other can race), else an atomic add.
@@ -263,25 +299,55 @@ copy_context (struct depot_context *context, uint64_t bytes, uint64_t blocks,
   copy->blocks += blocks;
 }
 
+/* allocator_for_each_live (VISIT, COOKIE) with this thread's signals
+   blocked: the walk holds the allocator's locks, which a handler's
+   allocation or free on this thread would wait for.  With a signal
+   blocked before (in a handler, most likely), the thread may have been
+   interrupted holding one of them: the walk gives up after
+   HANDLER_SPIN_ATTEMPTS at a lock held.  Whether it went through.  */
+static bool
+walk_live_blocks (live_block_visitor visit, void *cookie)
+{
+  sigset_t all, saved;
+  sigfillset (&all);
+  pthread_sigmask (SIG_BLOCK, &all, &saved);
+  unsigned long attempts
+      = peak_collecting || sigisemptyset (&saved) ? 0 : HANDLER_SPIN_ATTEMPTS;
+  bool walked = allocator_for_each_live (visit, cookie, attempts);
+  pthread_sigmask (SIG_SETMASK, &saved, NULL);
+  if (!walked)
+    atomic_fetch_add_explicit (&peak_walks_given_up, 1, memory_order_relaxed);
+  return walked;
+}
+
 /* Copy every context's live bytes and blocks as its share of the peak;
-   the sums in *BYTES and *BLOCKS.  Under snapshot_lock.  */
-static void
+   the sums in *BYTES and *BLOCKS.  Under snapshot_lock.  A walk from a
+   signal handler that gave up leaves no copy (0 bytes, 0 blocks; the
+   contexts' half written one has a generation of its own) and returns
+   false.  */
+static bool
 copy_live_counts (uint64_t *bytes, uint64_t *blocks)
 {
   struct copy copy = { 0, 0 };
+  bool walked = true;
   copy_generation++;
   if (walk_contexts ())
     for_each_live_context (copy_context, &copy);
-  else
-    allocator_for_each_live (copy_block, &copy, 0);
+  else if (!(walked = walk_live_blocks (copy_block, &copy)))
+    {
+      copy_generation++;
+      copy.bytes = copy.blocks = 0;
+    }
   *bytes = copy.bytes;
   *blocks = copy.blocks;
+  return walked;
 }
 
 /* Copy the contexts' live counts when the heap is (within the tolerance)
    at a peak the last copy is too far below; FORCED: whatever the time
-   budget.  */
-static void
+   budget.  False when a walk from a signal handler gave up: the copy is
+   still wanted.  */
+static bool
 copy_if_at_new_peak (uint64_t tsc, bool forced)
 {
   int64_t peak
@@ -297,14 +363,18 @@ copy_if_at_new_peak (uint64_t tsc, bool forced)
           && tsc < atomic_load_explicit (&cold.next_copy_tsc,
                                          memory_order_relaxed)
           && peak <= copied + COPY_FORCE_FACTOR * slack))
-    return;
+    return true;
+  /* Marked before the lock is taken, cleared after it is given back: a
+     handler in between must not wait either.  */
+  peak_busy = true;
   spin_lock (&snapshot_lock);
   int64_t live = atomic_load (&peak_hot.live_bytes);
+  bool walked = true;
   if (peak > atomic_load (&cold.snapshot_bytes) + slack && live + slack >= peak)
     {
       uint64_t bytes, blocks;
       uint64_t started = __builtin_ia32_rdtsc ();
-      copy_live_counts (&bytes, &blocks);
+      walked = copy_live_counts (&bytes, &blocks);
       atomic_store (&cold.snapshot_bytes, (int64_t) bytes);
       snapshot_blocks = blocks;
       snapshot_tsc = tsc;
@@ -313,6 +383,8 @@ copy_if_at_new_peak (uint64_t tsc, bool forced)
       calibrate (1000000);
     }
   spin_unlock (&snapshot_lock);
+  peak_busy = false;
+  return walked;
 }
 
 /* ---- The inline paths' marks (peak.h), while counting ---- */
@@ -445,7 +517,8 @@ sample_context (struct depot_context *context, uint64_t bytes, uint64_t blocks,
   place_in_top (sample, context->id, bytes);
 }
 
-static void
+/* Whether it was taken (a walk from a signal handler may give up).  */
+static bool
 take_sample (struct memprof_extra_sample *sample, uint64_t tsc)
 {
   memset (sample, 0, sizeof *sample);
@@ -453,10 +526,10 @@ take_sample (struct memprof_extra_sample *sample, uint64_t tsc)
   if (!walk_contexts ())
     {
       sample_generation++;
-      allocator_for_each_live (sample_block, sample, 0);
-      return;
+      return walk_live_blocks (sample_block, sample);
     }
   for_each_live_context (sample_context, sample);
+  return true;
 }
 
 /* Halve the samples (each pair keeps its larger one, so the peaks stay)
@@ -492,6 +565,7 @@ sample_if_due (uint64_t tsc)
       || atomic_flag_test_and_set_explicit (&timeline_lock.flag,
                                             memory_order_acquire))
     return;
+  peak_busy = true;
   if (tsc >= atomic_load (&cold.timeline_next_tsc))
     {
       if (timeline_count == 0)
@@ -504,7 +578,8 @@ sample_if_due (uint64_t tsc)
         compact_timeline ();
       /* The walk's own cost (TSC may have been read a while before).  */
       uint64_t started = __builtin_ia32_rdtsc ();
-      take_sample (&timeline[timeline_count++], before ? before : tsc);
+      if (take_sample (&timeline[timeline_count], before ? before : tsc))
+        timeline_count++;
       uint64_t cost = __builtin_ia32_rdtsc () - started,
                wait = timeline_interval;
       if (wait < cost * COST_SHARE)
@@ -513,6 +588,7 @@ sample_if_due (uint64_t tsc)
       set_deadlines ();
     }
   spin_unlock (&timeline_lock);
+  peak_busy = false;
 }
 
 /* ---- From the allocator ---- */
@@ -540,7 +616,9 @@ peak_allocation_slow (struct depot_context *context, uint64_t size,
   if (!atomic_load_explicit (&peak_hot.enabled, memory_order_relaxed))
     return;
   int64_t bytes = (int64_t) (size * weight);
-  sample_if_due (tsc);
+  /* Re-entered by a signal handler (as in peak_free_slow): no sample.  */
+  if (!peak_busy)
+    sample_if_due (tsc);
   if (counting_per_context ())
     {
       if (UNLIKELY (!atomic_load_explicit (&context->peak.listed,
@@ -582,22 +660,28 @@ peak_free_slow (struct depot_context *context, uint64_t size, uint32_t weight,
   if (!atomic_load_explicit (&peak_hot.enabled, memory_order_relaxed))
     return;
   int64_t bytes = (int64_t) (size * weight);
+  /* A signal handler's free on a thread inside the copy or the sample:
+     the counts only (the copy stays armed for the next free).  */
+  bool reentered = peak_busy;
   if (counting_per_context ())
     {
-      if (tsc >= atomic_load (&cold.copy_check_tsc))
-        {
-          copy_if_at_new_peak (tsc, true);
-          rearm_after_copy_check (atomic_load (&peak_hot.live_bytes));
-        }
-      sample_if_due (tsc);
+      /* A copy given up stays armed: the next free makes it.  */
+      if (!reentered && tsc >= atomic_load (&cold.copy_check_tsc)
+          && copy_if_at_new_peak (tsc, true))
+        rearm_after_copy_check (atomic_load (&peak_hot.live_bytes));
+      if (!reentered)
+        sample_if_due (tsc);
       peak_add_alone (&context->peak.live_bytes, -bytes);
       peak_add_alone (&context->peak.live_blocks, -(int64_t) weight);
       peak_add_alone (&peak_hot.live_records, -1);
       peak_add_alone (&peak_hot.live_bytes, -bytes);
       return;
     }
-  copy_if_at_new_peak (tsc, false);
-  sample_if_due (tsc);
+  if (!reentered)
+    {
+      copy_if_at_new_peak (tsc, false);
+      sample_if_due (tsc);
+    }
   add_to (&peak_hot.live_bytes, -bytes);
 }
 
@@ -606,6 +690,7 @@ peak_free_slow (struct depot_context *context, uint64_t size, uint32_t weight,
 void
 peak_fork_prepare (void)
 {
+  peak_busy = true;
   spin_lock (&timeline_lock);
   spin_lock (&snapshot_lock);
 }
@@ -615,6 +700,7 @@ peak_fork_release (void)
 {
   spin_unlock (&snapshot_lock);
   spin_unlock (&timeline_lock);
+  peak_busy = false;
 }
 
 /* ---- For the profile writer ---- */
@@ -653,6 +739,7 @@ peak_collect (struct memprof_extra_peak *peak,
   *samples = dump_timeline;
   if (!atomic_load (&peak_hot.enabled))
     return;
+  peak_collecting = true;
   /* A program at its peak when the dump comes has not freed since.  */
   copy_if_at_new_peak (tsc, true);
   calibrate (0);
@@ -660,14 +747,18 @@ peak_collect (struct memprof_extra_peak *peak,
   /* A copy, with the dump's own sample last (not kept: the next dump
      takes another), times in microseconds.  Dumps are one at a time
      (profile.c's lock).  */
+  peak_busy = true;
   spin_lock (&timeline_lock);
   memcpy (dump_timeline, timeline, timeline_count * sizeof *timeline);
   take_sample (&dump_timeline[timeline_count], tsc);
   peak->sample_count = timeline_count + 1;
   spin_unlock (&timeline_lock);
+  peak_busy = false;
+  peak_collecting = false;
   for (size_t i = 0; i < peak->sample_count; i++)
     dump_timeline[i].time_us = us_of (dump_timeline[i].time_us);
 
+  peak_busy = true;
   spin_lock (&snapshot_lock);
   peak->peak_bytes = (uint64_t) atomic_load (&peak_hot.peak_bytes);
   peak->peak_time_us = us_of (atomic_load (&peak_hot.peak_tsc));
@@ -683,6 +774,7 @@ peak_collect (struct memprof_extra_peak *peak,
        context != NULL; context = context->peak.next_listed)
     collect_context (context, &collect);
   spin_unlock (&snapshot_lock);
+  peak_busy = false;
   peak->now_us = us_of (tsc);
   peak->context_count = collect.used;
   peak->sample_top = MEMPROF_EXTRA_SAMPLE_TOP;

@@ -198,6 +198,12 @@ stats_report (uint64_t heap_accesses, uint64_t live_heap_counters)
     log_printf ("stats: %lu allocations made before thread-local storage "
                 "was set up (in IFUNC resolvers) are not in the profile",
                 (unsigned long) too_early);
+  uint64_t given_up = peak_walks_given_up;
+  if (given_up != 0)
+    log_printf ("stats: %lu walks of the live blocks for the heap's peak "
+                "were given up in signal handlers (a timeline sample not "
+                "kept, or the peak's breakdown copied again later)",
+                (unsigned long) given_up);
   stack = counted_stack;
   globals = counted_globals;
   elsewhere = counted_elsewhere;

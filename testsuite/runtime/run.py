@@ -1322,6 +1322,51 @@ def test_verdict_signal(work):
                   "(8 accesses) while the loop's callers alternate", result.stdout)
 
 
+def test_signal_alloc(work):
+    """signal_alloc.c: a signal handler that allocates and frees, arriving
+    while its thread is inside the runtime's allocation and free paths
+    (the peak's copy and timeline walks among them), neither hangs nor
+    changes the program's output, with peak=1 and peak=0, the shared and
+    the static runtime and the plugin's counters; the main loop's blocks
+    are counted exactly."""
+    directory = os.path.join(work, "signal-alloc")
+    os.makedirs(directory)
+    baseline = build_without_runtime("signal_alloc.c", directory)
+    builds = [("shared", build("signal_alloc.c", directory))]
+    static_directory = os.path.join(directory, "static")
+    plugin_directory = os.path.join(directory, "plugin")
+    os.makedirs(static_directory)
+    os.makedirs(plugin_directory)
+    builds.append(("static", build("signal_alloc.c", static_directory, static=True)))
+    builds.append(("plugin", build("signal_alloc.c", plugin_directory, extra=plugin_flags())))
+    if baseline is None or any(binary is None for _, binary in builds):
+        return
+    expected = subprocess.run([baseline], capture_output=True, text=True, timeout=60)
+    if not results.check(expected.returncode == 0 and "handled yes" in expected.stdout,
+                         "signal alloc: runs without the runtime", expected.stdout + expected.stderr):
+        return
+    rounds = 400000
+    loop_bytes = sum(64 + (i * 13) % 2000 + (100000 if i % 4096 == 0 else 0)
+                     for i in range(rounds))
+    for label, binary in builds:
+        for peak in (1, 0):
+            profile = f"p.{label}.{peak}"
+            result = run_bounded(binary, directory, f"peak={peak}:profile_file={profile}", 60)
+            if not results.check(result.returncode == expected.returncode
+                                 and result.stdout == expected.stdout,
+                                 f"signal alloc ({label}, peak={peak}): the handler's "
+                                 "allocations neither hang the program nor change its output",
+                                 result.stdout + result.stderr):
+                continue
+            found = sites_by_function(os.path.join(directory, profile), binary)
+            if found is not None:
+                loop = found.get("loop_block", {})
+                results.check(loop.get("AllocCount") == rounds
+                              and loop.get("TotalSize") == loop_bytes,
+                              f"signal alloc ({label}, peak={peak}): the main loop's "
+                              f"{rounds} blocks and {loop_bytes} bytes exactly", str(loop))
+
+
 def build_id_of(path):
     """The GNU build ID of the ELF file PATH, in hex, or ''."""
     notes = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
@@ -2085,6 +2130,7 @@ def main():
     test_library_recheck(work)
     test_verdict_signal(work)
     test_own_memcmp_local_alias(work)
+    test_signal_alloc(work)
     test_dlclose_reuse(work)
     test_dlclose_threads(work)
     test_fork_code_ranges(work)
