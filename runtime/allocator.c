@@ -863,18 +863,18 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
                                &touched_counters, NULL, 0);
   unsigned shard = shard_of (user);
   struct block_header *prev = NULL, *next = NULL;
-  sigset_t saved_mask;
+  /* The thread's signals are blocked until the end: a handler that
+     allocates or frees on this thread (glibc's realloc of a mapped chunk,
+     mremap, holds no lock of glibc's) would wait forever for the shard
+     held across the call, or for the live set or a context this thread
+     holds in the peak's walk or the fold below.  */
+  sigset_t saved_mask, all;
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &saved_mask);
   if (old.context != NULL)
     {
       /* Held until the block has left the set: its links stay what is
-         read here (no insertion or removal in this shard meanwhile).
-         Signals are blocked while it is held: a handler that allocates,
-         frees or makes the peak walk the live set on this thread
-         (glibc's realloc of a mapped chunk, mremap, holds no lock of
-         glibc's) would wait for this thread forever.  */
-      sigset_t all;
-      sigfillset (&all);
-      pthread_sigmask (SIG_SETMASK, &all, &saved_mask);
+         read here (no insertion or removal in this shard meanwhile).  */
       spin_lock_hot (&live_shards[shard].lock);
       prev = header->prev;
       next = header->next;
@@ -888,12 +888,10 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
       /* glibc left the block as it was: so is its record.  */
       header->check = check;
       if (old.context != NULL)
-        {
-          int saved_errno = errno;
-          spin_unlock (&live_shards[shard].lock);
-          pthread_sigmask (SIG_SETMASK, &saved_mask, NULL);
-          errno = saved_errno;
-        }
+        spin_unlock (&live_shards[shard].lock);
+      int saved_errno = errno;
+      pthread_sigmask (SIG_SETMASK, &saved_mask, NULL);
+      errno = saved_errno;
       return NULL;
     }
   if (old.context != NULL)
@@ -906,7 +904,6 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
       if (next != NULL)
         next->prev = prev;
       spin_unlock (&live_shards[shard].lock);
-      pthread_sigmask (SIG_SETMASK, &saved_mask, NULL);
     }
   /* Where glibc left the bytes: at OFFSET in the chunk, moved or not.  */
   uintptr_t bytes = fresh_base + offset;
@@ -941,6 +938,7 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
           in_runtime--;
         }
     }
+  pthread_sigmask (SIG_SETMASK, &saved_mask, NULL);
   return (void *) fresh;
 }
 
