@@ -18,9 +18,9 @@ static void
 handler (int signal_number)
 {
   (void) signal_number;
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < 2; i++)
     {
-      volatile char *block = malloc (MIB);
+      volatile char *block = malloc (64 * 1024);
       if (block != NULL)
         block[0] = 1;
       free ((void *) block);
@@ -42,7 +42,7 @@ main (void)
   action.sa_handler = handler;
   action.sa_flags = SA_RESTART;
   sigaction (SIGALRM, &action, NULL);
-  struct itimerval every = { { 0, 300 }, { 0, 300 } };
+  struct itimerval every = { { 0, 500 }, { 0, 500 } };
   setitimer (ITIMER_REAL, &every, NULL);
   char *block = malloc (2 * MIB);
   for (long i = 0; i < 5000 && block != NULL; i++)
