@@ -42,6 +42,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -862,6 +863,14 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
                                &touched_counters, NULL, 0);
   unsigned shard = shard_of (user);
   struct block_header *prev = NULL, *next = NULL;
+  /* The thread's signals are blocked until the end: a handler that
+     allocates or frees on this thread (glibc's realloc of a mapped chunk,
+     mremap, holds no lock of glibc's) would wait forever for the shard
+     held across the call, or for the live set or a context this thread
+     holds in the peak's walk or the fold below.  */
+  sigset_t saved_mask, all;
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &saved_mask);
   if (old.context != NULL)
     {
       /* Held until the block has left the set: its links stay what is
@@ -880,6 +889,9 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
       header->check = check;
       if (old.context != NULL)
         spin_unlock (&live_shards[shard].lock);
+      int saved_errno = errno;
+      pthread_sigmask (SIG_SETMASK, &saved_mask, NULL);
+      errno = saved_errno;
       return NULL;
     }
   if (old.context != NULL)
@@ -926,6 +938,7 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
           in_runtime--;
         }
     }
+  pthread_sigmask (SIG_SETMASK, &saved_mask, NULL);
   return (void *) fresh;
 }
 

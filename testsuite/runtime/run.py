@@ -1259,6 +1259,21 @@ def test_realloc_refused(work):
                       str(found.get("grow_block")))
 
 
+def test_realloc_signal(work):
+    """realloc_signal.c: a sampled block resized by realloc (mremap) while
+    a signal handler on the same thread allocates and frees sampled
+    blocks: the program finishes (the handler never waits for a lock the
+    interrupted realloc holds)."""
+    directory, binary = prepare(work, "realloc-signal", "realloc_signal.c",
+                                extra=plugin_flags())
+    if binary is None:
+        return
+    result = run_bounded(binary, directory, "profile_file=signal.prof:sample_interval=4096", 120)
+    results.check(result.returncode == 0 and result.stdout == "ok\n",
+                  "realloc of a sampled block interrupted by a handler that allocates: "
+                  "no deadlock", result.stdout + result.stderr[-300:])
+
+
 def test_always_on_new(work):
     """The always-on mode's operator new and delete: the program sees the
     same results, the sampled news still estimate the real count, and
@@ -2124,6 +2139,7 @@ def main():
     test_always_on(work)
     test_realloc_in_place(work)
     test_realloc_refused(work)
+    test_realloc_signal(work)
     test_always_on_new(work)
     test_census_many_sites(work)
     test_sampled_tables_overflow(work)
