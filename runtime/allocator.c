@@ -942,12 +942,20 @@ resize_recorded (void *pointer, struct block_header *header, size_t size,
   return (void *) fresh;
 }
 
+/* The least size, old or new, a block is resized in its own chunk at:
+   the resize blocks the thread's signals (two system calls), which a
+   smaller block's copy costs less than, and glibc grows in place (the
+   heap's top, mremap) the large blocks whose copies touch fresh pages.  */
+#define RESIZE_IN_PLACE_MIN_BYTES (64 * 1024)
+
 /* May reallocate resize the recorded block HEADER to SIZE bytes in its
    own chunk (resize_recorded)?  */
 static inline bool
 resizes_in_place (const struct block_header *header, size_t size)
 {
-  return no_observers () && !slab_takes (size, PLAIN_ALIGNMENT)
+  return (size >= RESIZE_IN_PLACE_MIN_BYTES
+          || header->size >= RESIZE_IN_PLACE_MIN_BYTES)
+         && no_observers () && !slab_takes (size, PLAIN_ALIGNMENT)
          && !runtime_histogram && !stats_enabled
          && (size_t) header->base_offset * BASE_OFFSET_UNIT
                 <= HEADER_SPACE + MEMPROF_GRANULE_SIZE - PLAIN_ALIGNMENT;
