@@ -120,47 +120,6 @@ clock_reading_tsc (void)
              : __rdtsc ();
 }
 
-/* The anchor as one consistent copy; false when it was being renewed.  */
-struct anchor
-{
-  uint64_t tsc, ns, rate, ticks_life;
-};
-
-static inline bool
-anchor_read (struct anchor *anchor)
-{
-  uint32_t sequence
-      = atomic_load_explicit (&clock_anchor.sequence, memory_order_acquire);
-  anchor->tsc = atomic_load_explicit (&clock_anchor.tsc, memory_order_relaxed);
-  anchor->ns = atomic_load_explicit (&clock_anchor.ns, memory_order_relaxed);
-  anchor->rate
-      = atomic_load_explicit (&clock_anchor.rate, memory_order_relaxed);
-  anchor->ticks_life
-      = atomic_load_explicit (&clock_anchor.ticks_life, memory_order_relaxed);
-  atomic_thread_fence (memory_order_acquire);
-  return !(sequence & 1)
-         && atomic_load_explicit (&clock_anchor.sequence, memory_order_relaxed)
-                == sequence;
-}
-
-/* Whether the consistent ANCHOR converts TSC.  */
-static inline bool
-anchor_covers (const struct anchor *anchor, uint64_t tsc)
-{
-  return anchor->rate != 0 && tsc >= anchor->tsc
-         && tsc - anchor->tsc < anchor->ticks_life;
-}
-
-/* CLOCK_MONOTONIC at TSC, which ANCHOR covers.  */
-static inline int64_t
-anchor_convert (const struct anchor *anchor, uint64_t tsc)
-{
-  return (int64_t) (anchor->ns
-                    + (uint64_t) (((unsigned __int128) (tsc - anchor->tsc)
-                                   * anchor->rate)
-                                  >> 32));
-}
-
 /* clock_exact_ns when the TSC is usable and the anchor current: an
    rdtsc and a multiplication, inlined into clock_stamp.  False when the
    slow path must read (the first reading, no usable TSC, the anchor too
@@ -175,7 +134,7 @@ exact_ns_from_anchor (int64_t *ns)
   clock_last_tsc = tsc;
   if (UNLIKELY (!anchor_read (&anchor) || !anchor_covers (&anchor, tsc)))
     return false;
-  *ns = anchor_convert (&anchor, tsc);
+  *ns = (int64_t) anchor_convert (&anchor, tsc);
   return true;
 }
 
@@ -203,7 +162,7 @@ clock_exact_ns (void)
   clock_last_tsc = tsc;
   bool consistent = anchor_read (&anchor);
   if (consistent && anchor_covers (&anchor, tsc))
-    return anchor_convert (&anchor, tsc);
+    return (int64_t) anchor_convert (&anchor, tsc);
   /* An anchor pairs a TSC value with the clock_gettime read between two
      TSC reads close together: a thread descheduled in between would
      pair the TSC with a later time and shift every reading after it.  */

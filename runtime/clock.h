@@ -33,11 +33,50 @@ extern __thread bool clock_hold_open
    too old or being renewed.  */
 struct clock_stamp clock_stamp_slow (void);
 
-/* runtime_now_ms, clock_reading_tsc and runtime_current_cpu of one
-   moment.  One unsigned comparison says the anchor covers the reading:
-   a TSC before the anchor wraps to a difference above ticks_life, and
+/* The anchor as one consistent copy; false when it was being renewed.  */
+struct anchor
+{
+  uint64_t tsc, ns, rate, ticks_life;
+};
+
+static inline __attribute__ ((always_inline)) bool
+anchor_read (struct anchor *anchor)
+{
+  uint32_t sequence
+      = atomic_load_explicit (&clock_anchor.sequence, memory_order_acquire);
+  anchor->tsc = atomic_load_explicit (&clock_anchor.tsc, memory_order_relaxed);
+  anchor->ns = atomic_load_explicit (&clock_anchor.ns, memory_order_relaxed);
+  anchor->rate
+      = atomic_load_explicit (&clock_anchor.rate, memory_order_relaxed);
+  anchor->ticks_life
+      = atomic_load_explicit (&clock_anchor.ticks_life, memory_order_relaxed);
+  atomic_thread_fence (memory_order_acquire);
+  return !(sequence & 1)
+         && atomic_load_explicit (&clock_anchor.sequence, memory_order_relaxed)
+                == sequence;
+}
+
+/* Whether the consistent ANCHOR converts TSC: one unsigned comparison.  A
+   TSC before the anchor wraps to a difference above ticks_life, and
    ticks_life is 0 while the TSC is unknown, unusable or not measured.  */
-static inline struct clock_stamp
+static inline __attribute__ ((always_inline)) bool
+anchor_covers (const struct anchor *anchor, uint64_t tsc)
+{
+  return tsc - anchor->tsc < anchor->ticks_life;
+}
+
+/* CLOCK_MONOTONIC at TSC, which ANCHOR covers (never negative).  */
+static inline __attribute__ ((always_inline)) uint64_t
+anchor_convert (const struct anchor *anchor, uint64_t tsc)
+{
+  return anchor->ns
+         + (uint64_t) (((unsigned __int128) (tsc - anchor->tsc) * anchor->rate)
+                       >> 32);
+}
+
+/* runtime_now_ms, clock_reading_tsc and runtime_current_cpu of one
+   moment.  */
+static inline __attribute__ ((always_inline)) struct clock_stamp
 clock_stamp (void)
 {
   struct clock_stamp stamp;
@@ -45,29 +84,13 @@ clock_stamp (void)
   if (UNLIKELY (clock_hold_open || runtime_options.clock_ticker))
     return clock_stamp_slow ();
   uint64_t tsc = __rdtsc ();
-  uint32_t sequence
-      = atomic_load_explicit (&clock_anchor.sequence, memory_order_acquire);
-  uint64_t anchor_tsc
-      = atomic_load_explicit (&clock_anchor.tsc, memory_order_relaxed);
-  uint64_t anchor_ns
-      = atomic_load_explicit (&clock_anchor.ns, memory_order_relaxed);
-  uint64_t rate
-      = atomic_load_explicit (&clock_anchor.rate, memory_order_relaxed);
-  uint64_t ticks_life
-      = atomic_load_explicit (&clock_anchor.ticks_life, memory_order_relaxed);
-  atomic_thread_fence (memory_order_acquire);
-  if (UNLIKELY (
-          (sequence & 1)
-          || atomic_load_explicit (&clock_anchor.sequence, memory_order_relaxed)
-                 != sequence
-          || tsc - anchor_tsc >= ticks_life))
+  struct anchor anchor;
+  if (UNLIKELY (!anchor_read (&anchor) || !anchor_covers (&anchor, tsc)))
     return clock_stamp_slow ();
   clock_last_tsc = tsc;
   /* CLOCK_MONOTONIC is never negative: an unsigned division by 10^6 is
      a multiplication and a shift.  */
-  uint64_t ns
-      = anchor_ns
-        + (uint64_t) (((unsigned __int128) (tsc - anchor_tsc) * rate) >> 32);
+  uint64_t ns = anchor_convert (&anchor, tsc);
   stamp.ms = (uint32_t) (ns / 1000000 - (uint64_t) clock_start_ms);
   stamp.tsc = tsc;
   stamp.cpu = runtime_current_cpu ();
