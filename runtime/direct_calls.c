@@ -57,6 +57,11 @@
 static unsigned char
 flags_now (unsigned char value)
 {
+  /* With the small heap, no site decides alone: glibc's calls would take
+     its blocks (free) and would not give them (malloc); every call goes
+     to the interposed functions.  */
+  if (value & UNSAMPLED_SMALL_HEAP)
+    return 0;
   return value | (__memprof_slab_base == SLAB_UNRESERVED ? FREE_NO_SLOTS : 0);
 }
 
