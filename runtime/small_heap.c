@@ -31,8 +31,9 @@
    after that (later destructors) go straight back to the pool.
 
    Memory back to the kernel: when a class's pool holds more than
-   SMALL_HEAP_SCAVENGE_MIN bytes and twice what it held after the last
-   time, the pool's blocks are counted per chunk; the chunks whose every
+   SMALL_HEAP_SCAVENGE_MIN bytes more than it kept after the last time
+   (and half again as much), the pool's blocks are counted
+   per chunk; the chunks whose every
    block is in the pool are given back (madvise MADV_DONTNEED) and kept
    as clean chunks, carved again before fresh ones.  A chunk with a block
    in use or in a thread's list is kept whole.
@@ -406,8 +407,10 @@ scavenge (unsigned class)
       pools[class].batches = kept_batches;
     }
   pools[class].blocks += kept;
+  /* Half again what is kept (at least SMALL_HEAP_SCAVENGE_MIN more):
+     each block the pool gains is walked a few times at most.  */
   uint64_t floor = SMALL_HEAP_SCAVENGE_MIN / size;
-  pools[class].scavenge_above = 2 * kept > floor ? 2 * kept : floor;
+  pools[class].scavenge_above = kept + (kept / 2 > floor ? kept / 2 : floor);
   spin_unlock (&pools[class].lock);
   if (free_in != NULL)
     runtime_unmap (free_in, chunks * sizeof (uint16_t));
