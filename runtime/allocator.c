@@ -1311,14 +1311,12 @@ small_heap_reallocate (void *pointer, size_t size, uintptr_t site)
 {
   size_t old_size = small_heap_size_of (pointer);
   if (!malloc_left_out_quickly (size, site))
-    return traced_reallocate (MEMPROF_TRACE_REALLOC, pointer, size, size,
-                              site);
+    return traced_reallocate (MEMPROF_TRACE_REALLOC, pointer, size, size, site);
   if (size <= old_size)
     return pointer;
   void *fresh = NULL;
   if (size <= SMALL_HEAP_MAX
-      && (atomic_load_explicit (&__memprof_unsampled_path,
-                                memory_order_relaxed)
+      && (atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
           & UNSAMPLED_SMALL_HEAP))
     fresh = small_heap_allocate (small_heap_class_for (size));
   if (fresh == NULL)

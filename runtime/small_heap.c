@@ -24,9 +24,10 @@
    Threads: each thread keeps a list per class (small_heap_list) of at
    most SMALL_HEAP_LIST_MAX blocks.  A free pushes onto the freeing
    thread's list whichever thread allocated the block; a list grown past
-   the bound gives SMALL_HEAP_BATCH blocks back to the class's pool (a
-   stack of batches under a lock), and an empty list takes a batch from
-   the pool, or carves a fresh one.  A thread that exits gives its lists
+   the bound goes back to the class's pool (a stack of batches under a
+   lock, each batch's count in its first block) but for the block just
+   freed, and an empty list takes a whole batch from the pool, or carves
+   up to SMALL_HEAP_BATCH fresh blocks: neither walks a list.  A thread that exits gives its lists
    and the rest of its chunks back (a pthread key's destructor); frees
    after that (later destructors) go straight back to the pool.
 
@@ -68,8 +69,7 @@ static __thread uintptr_t carve_end[SMALL_HEAP_CLASSES]
 /* The thread's destructor is registered; it ran (the thread exits).  */
 static __thread bool thread_registered
     __attribute__ ((tls_model ("initial-exec")));
-static __thread bool thread_closed
-    __attribute__ ((tls_model ("initial-exec")));
+static __thread bool thread_closed __attribute__ ((tls_model ("initial-exec")));
 
 static pthread_key_t thread_key;
 static bool thread_key_made;
@@ -78,7 +78,7 @@ static _Atomic bool reserve_failed;
 
 /* A class's pool: batches of free blocks, each a list linked by the
    blocks' first words, the batches by their first blocks' second words
-   (every block has 16 bytes or more).  */
+   (every block has 16 bytes or more; batch_set).  */
 static struct
 {
   spinlock_t lock;
@@ -87,9 +87,32 @@ static struct
   uint64_t scavenge_above; /* blocks: the pool's size that scavenges */
   uintptr_t carved;        /* chunks handed out of the class's range */
   uint64_t clean;          /* chunks given back and not carved again */
-  uint64_t returned;       /* chunks given back, ever */
   uint64_t *clean_bits;    /* SMALL_HEAP_CHUNKS bits, or NULL */
 } pools[SMALL_HEAP_CLASSES] __attribute__ ((aligned (64)));
+
+/* A batch's first block's second word: the next batch, and the batch's
+   blocks in the top 16 bits (user addresses have 47 bits), so that a
+   refill takes a batch without walking it.  */
+#define BATCH_COUNT_SHIFT 48
+static inline void
+batch_set (void *batch, void *next, uint32_t count)
+{
+  ((uintptr_t *) batch)[1]
+      = (uintptr_t) next | ((uintptr_t) count << BATCH_COUNT_SHIFT);
+}
+
+static inline void *
+batch_next (const void *batch)
+{
+  return (void *) (((const uintptr_t *) batch)[1]
+                   & (((uintptr_t) 1 << BATCH_COUNT_SHIFT) - 1));
+}
+
+static inline uint32_t
+batch_count (const void *batch)
+{
+  return (uint32_t) (((const uintptr_t *) batch)[1] >> BATCH_COUNT_SHIFT);
+}
 
 static inline size_t
 class_bytes (unsigned class)
@@ -130,8 +153,9 @@ small_heap_reserve (void)
           for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
             pools[class].scavenge_above
                 = SMALL_HEAP_SCAVENGE_MIN / class_bytes (class);
-          atomic_store_explicit ((_Atomic uintptr_t *) &__memprof_small_heap_base,
-                                 (uintptr_t) range, memory_order_release);
+          atomic_store_explicit (
+              (_Atomic uintptr_t *) &__memprof_small_heap_base,
+              (uintptr_t) range, memory_order_release);
         }
     }
   spin_unlock (&reserve_lock);
@@ -147,10 +171,12 @@ take_chunk (unsigned class)
     for (size_t word = 0; word < SMALL_HEAP_CHUNKS / 64; word++)
       if (pools[class].clean_bits[word] != 0)
         {
-          unsigned bit = (unsigned) __builtin_ctzll (pools[class].clean_bits[word]);
+          unsigned bit
+              = (unsigned) __builtin_ctzll (pools[class].clean_bits[word]);
           pools[class].clean_bits[word] &= ~(1ULL << bit);
           pools[class].clean--;
-          return class_base (class) + ((word * 64 + bit) << SMALL_HEAP_CHUNK_SHIFT);
+          return class_base (class)
+                 + ((word * 64 + bit) << SMALL_HEAP_CHUNK_SHIFT);
         }
   if (pools[class].carved >= SMALL_HEAP_CHUNKS)
     return 0;
@@ -174,7 +200,7 @@ static void
 pool_push (unsigned class, void *first, uint32_t count)
 {
   spin_lock_hot (&pools[class].lock);
-  ((void **) first)[1] = pools[class].batches;
+  batch_set (first, pools[class].batches, count);
   pools[class].batches = first;
   pools[class].blocks += count;
   bool full = pools[class].blocks > pools[class].scavenge_above;
@@ -202,22 +228,21 @@ small_heap_refill (unsigned class)
   if (carve_next[class] >= carve_end[class])
     {
       void *batch = NULL;
+      uint32_t count = 0;
       uintptr_t chunk = 0;
       spin_lock_hot (&pools[class].lock);
       if (pools[class].batches != NULL)
         {
           batch = pools[class].batches;
-          pools[class].batches = ((void **) batch)[1];
+          pools[class].batches = batch_next (batch);
+          count = batch_count (batch);
+          pools[class].blocks -= count;
         }
       else
         chunk = take_chunk (class);
+      spin_unlock (&pools[class].lock);
       if (batch != NULL)
         {
-          uint32_t count = 0;
-          for (void *block = batch; block != NULL; block = *(void **) block)
-            count++;
-          pools[class].blocks -= count;
-          spin_unlock (&pools[class].lock);
           void *rest = *(void **) batch;
           if (UNLIKELY (thread_closed))
             {
@@ -231,7 +256,6 @@ small_heap_refill (unsigned class)
           small_heap_count[class] = count - 1;
           return batch;
         }
-      spin_unlock (&pools[class].lock);
       if (chunk == 0)
         return NULL;
       carve_next[class] = chunk;
@@ -256,32 +280,25 @@ small_heap_refill (unsigned class)
 void
 small_heap_drain (unsigned class)
 {
-  void **link = &small_heap_list[class];
-  uint32_t keep, count;
+  void *head = small_heap_list[class];
+  uint32_t count = small_heap_count[class];
   if (UNLIKELY (thread_closed))
     {
-      /* After the thread's destructor: everything goes back, and the
-         count stays at the bound, so that the next free drains too.  */
-      keep = 0;
-      count = 0;
-      for (void *block = *link; block != NULL; block = *(void **) block)
-        count++;
+      /* After the thread's destructor every free drains: the block just
+         freed is the list; the count stays at the bound.  */
+      small_heap_list[class] = NULL;
       small_heap_count[class] = SMALL_HEAP_LIST_MAX;
+      pool_push (class, head, 1);
+      return;
     }
-  else
-    {
-      /* The most recently freed blocks, still in the cache, stay; the
-         SMALL_HEAP_BATCH oldest go.  */
-      keep = small_heap_count[class] - SMALL_HEAP_BATCH;
-      count = SMALL_HEAP_BATCH;
-      small_heap_count[class] = keep;
-    }
-  for (uint32_t i = 0; i < keep; i++)
-    link = (void **) *link;
-  void *batch = *link;
-  *link = NULL;
-  if (batch != NULL)
-    pool_push (class, batch, count);
+  /* All but the block just freed, without a walk: a thread freeing
+     another's blocks (a consumer) hands them on in one batch, and one
+     that allocates again refills from the pool only after as many
+     allocations.  */
+  void *batch = *(void **) head;
+  *(void **) head = NULL;
+  small_heap_count[class] = 1;
+  pool_push (class, batch, count - 1);
 }
 
 /* The thread exits: its lists and the rest of its chunks go back to the
@@ -295,7 +312,8 @@ give_back_thread (void *unused)
   for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
     {
       size_t size = class_bytes (class);
-      uint32_t rest = (uint32_t) ((carve_end[class] - carve_next[class]) / size);
+      uint32_t rest
+          = (uint32_t) ((carve_end[class] - carve_next[class]) / size);
       if (rest > 0)
         {
           link_blocks (carve_next[class], size, rest, small_heap_list[class]);
@@ -304,7 +322,8 @@ give_back_thread (void *unused)
           carve_next[class] = carve_end[class];
         }
       if (small_heap_count[class] > 0)
-        small_heap_drain (class);
+        pool_push (class, small_heap_list[class], small_heap_count[class]);
+      small_heap_list[class] = NULL;
       small_heap_count[class] = SMALL_HEAP_LIST_MAX;
     }
 }
@@ -341,7 +360,7 @@ scavenge (unsigned class)
   void *kept_batches = NULL;
   if (free_in != NULL && clean_bits != NULL)
     {
-      for (void *batch = batches; batch != NULL; batch = ((void **) batch)[1])
+      for (void *batch = batches; batch != NULL; batch = batch_next (batch))
         for (void *block = batch; block != NULL; block = *(void **) block)
           free_in[((uintptr_t) block - base) >> SMALL_HEAP_CHUNK_SHIFT]++;
       /* The blocks of the chunks kept, rebuilt into batches.  */
@@ -350,7 +369,7 @@ scavenge (unsigned class)
       void *next_batch;
       for (void *batch = batches; batch != NULL; batch = next_batch)
         {
-          next_batch = ((void **) batch)[1];
+          next_batch = batch_next (batch);
           void *next;
           for (void *block = batch; block != NULL; block = next)
             {
@@ -362,7 +381,7 @@ scavenge (unsigned class)
               list = block;
               if (++in_list == SMALL_HEAP_BATCH)
                 {
-                  ((void **) list)[1] = kept_batches;
+                  batch_set (list, kept_batches, in_list);
                   kept_batches = list;
                   list = NULL;
                   kept += in_list;
@@ -372,7 +391,7 @@ scavenge (unsigned class)
         }
       if (list != NULL)
         {
-          ((void **) list)[1] = kept_batches;
+          batch_set (list, kept_batches, in_list);
           kept_batches = list;
           kept += in_list;
         }
@@ -396,14 +415,13 @@ scavenge (unsigned class)
       if (free_in[chunk] == per_chunk)
         clean_bits[chunk / 64] |= 1ULL << (chunk % 64);
   pools[class].clean += given;
-  pools[class].returned += given;
   /* Splice the kept batches under the ones pushed meanwhile.  */
   if (kept_batches != NULL)
     {
       void *last = kept_batches;
-      while (((void **) last)[1] != NULL)
-        last = ((void **) last)[1];
-      ((void **) last)[1] = pools[class].batches;
+      while (batch_next (last) != NULL)
+        last = batch_next (last);
+      batch_set (last, pools[class].batches, batch_count (last));
       pools[class].batches = kept_batches;
     }
   pools[class].blocks += kept;
@@ -414,20 +432,6 @@ scavenge (unsigned class)
   spin_unlock (&pools[class].lock);
   if (free_in != NULL)
     runtime_unmap (free_in, chunks * sizeof (uint16_t));
-}
-
-void
-small_heap_usage (struct small_heap_usage *usage)
-{
-  usage->carved_bytes = usage->pooled_blocks = usage->returned_bytes = 0;
-  for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
-    {
-      spin_lock (&pools[class].lock);
-      usage->carved_bytes += pools[class].carved * SMALL_HEAP_CHUNK;
-      usage->pooled_blocks += pools[class].blocks;
-      usage->returned_bytes += pools[class].returned * SMALL_HEAP_CHUNK;
-      spin_unlock (&pools[class].lock);
-    }
 }
 
 void

@@ -23,7 +23,8 @@
    SMALL_HEAP_BYTES (the top of the address space is the kernel's).  */
 #define SMALL_HEAP_UNRESERVED ((uintptr_t) 0 - SMALL_HEAP_BYTES)
 /* A thread's list of a class holds at most this many blocks; beyond it,
-   SMALL_HEAP_BATCH of them go back to the class's pool.  */
+   all but the block just freed go back to the class's pool in one
+   batch.  A refill carves this many fresh blocks at most.  */
 #define SMALL_HEAP_LIST_MAX 512
 #define SMALL_HEAP_BATCH 256
 
@@ -74,8 +75,8 @@ small_heap_size_of (const void *pointer)
 /* A block of CLASS from the thread's list when there is none, or NULL
    when the class's range is used up (glibc's block then).  */
 void *small_heap_refill (unsigned class);
-/* The thread's list of CLASS is over SMALL_HEAP_LIST_MAX: part of it
-   goes back to the class's pool.  */
+/* The thread's list of CLASS is over SMALL_HEAP_LIST_MAX: it goes back
+   to the class's pool but for its first block.  */
 void small_heap_drain (unsigned class);
 
 /* A block of CLASS (the thread's list, or its refill), NULL when the
@@ -86,8 +87,13 @@ small_heap_allocate (unsigned class)
   void *block = small_heap_list[class];
   if (__builtin_expect (block != NULL, 1))
     {
-      small_heap_list[class] = *(void **) block;
+      void *next = *(void **) block;
+      small_heap_list[class] = next;
       small_heap_count[class]--;
+      /* The next pop reads NEXT's link: a block another thread freed
+         (producer and consumer) is on that thread's cache, a miss that
+         the program's work until then hides.  */
+      __builtin_prefetch (next);
       return block;
     }
   return small_heap_refill (class);
@@ -109,14 +115,5 @@ small_heap_free (void *pointer)
 bool small_heap_reserve (void);
 void small_heap_fork_prepare (void);
 void small_heap_fork_release (void);
-
-/* What the small heap holds now (tests, stats).  */
-struct small_heap_usage
-{
-  uint64_t carved_bytes;     /* handed out of the range, ever */
-  uint64_t pooled_blocks;    /* in the classes' pools */
-  uint64_t returned_bytes;   /* given back to the kernel, in all */
-};
-void small_heap_usage (struct small_heap_usage *usage);
 
 #endif

@@ -318,8 +318,8 @@ forked (void)
       _exit (7);
     }
   int status = 0;
-  check (child > 0 && waitpid (child, &status, 0) == child
-             && WIFEXITED (status) && WEXITSTATUS (status) == 7,
+  check (child > 0 && waitpid (child, &status, 0) == child && WIFEXITED (status)
+             && WEXITSTATUS (status) == 7,
          "the child's exit", 0);
   for (long i = 0; i < 1000; i++)
     {
