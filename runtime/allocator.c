@@ -1454,6 +1454,17 @@ malloc_usable_size (void *pointer)
   return usable_size (pointer);
 }
 
+/* The entries under hidden names (internal.h): direct_calls.c jumps to
+   them without the PLT when they are the ones the program calls.  */
+extern __typeof__ (malloc) allocator_malloc
+    __attribute__ ((alias ("malloc"), copy (malloc)));
+extern __typeof__ (calloc) allocator_calloc
+    __attribute__ ((alias ("calloc"), copy (calloc)));
+extern __typeof__ (realloc) allocator_realloc
+    __attribute__ ((alias ("realloc"), copy (realloc)));
+extern __typeof__ (free) allocator_free
+    __attribute__ ((alias ("free"), copy (free)));
+
 /* ---- For new_delete.c ---- */
 
 /* operator new's always-on path: glibc's block for an allocation of SIZE

@@ -603,6 +603,12 @@ extern _Atomic unsigned char __memprof_unsampled_path;
    that they no longer let decide alone take the runtime's path again
    (direct_calls.c).  */
 void direct_calls_observers_changed (unsigned char value);
+/* allocator.c's malloc, calloc, realloc and free under hidden names, for
+   direct_calls.c's jumps without the PLT.  */
+void *allocator_malloc (size_t size);
+void *allocator_calloc (size_t count, size_t size);
+void *allocator_realloc (void *pointer, size_t size);
+void allocator_free (void *pointer);
 
 /* ---- Blocks of the program's own heaps (heaps.c) ---- */
 
