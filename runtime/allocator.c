@@ -1334,6 +1334,10 @@ realloc (void *pointer, size_t size)
 {
   if (small_heap_owns (pointer) && size != 0 && LIKELY (no_observers ()))
     return small_heap_reallocate (pointer, size, CALLER);
+  /* realloc (NULL, size) is malloc's (Lua allocates every object so).  */
+  void *block;
+  if (pointer == NULL && LIKELY (small_left_out_quickly (size, CALLER, &block)))
+    return block;
   /* glibc's block (or none) to glibc's block: the always-on path.  */
   if (size != 0 && (pointer == NULL || surely_plain (pointer))
       && LIKELY (malloc_left_out_quickly (size, CALLER)))
