@@ -39,6 +39,7 @@
 #include "depot_fold.h"
 #include "trace.h"
 #include "events.h"
+#include "small_heap.h"
 
 #include <errno.h>
 #include <math.h>
@@ -151,11 +152,13 @@ allocator_fork_prepare (void)
     spin_lock (&live_shards[shard].lock);
   heaps_fork_prepare ();
   slab_fork_prepare ();
+  small_heap_fork_prepare ();
 }
 
 void
 allocator_fork_release (void)
 {
+  small_heap_fork_release ();
   slab_fork_release ();
   heaps_fork_release ();
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
@@ -597,6 +600,8 @@ allocate_plain (size_t size)
 _Atomic unsigned char __memprof_unsampled_path
     __attribute__ ((aligned (MEMPROF_GRANULE_SIZE)));
 static spinlock_t unsampled_path_lock;
+/* The flags have opened without the small heap: it is never used.  */
+static bool small_heap_refused;
 
 void
 allocator_observers_changed (void)
@@ -610,6 +615,14 @@ allocator_observers_changed (void)
       && atomic_load (&runtime_state) == RUNTIME_RUNNING
       && (runtime_options.profile || trace_with_stacks))
     value |= UNSAMPLED_SAMPLING;
+  /* Reserved the first time the flags open, never later: a direct
+     allocation call's site marked before would hand the small heap's
+     blocks to glibc's free (direct_calls.c marks none with this bit).  */
+  if (value == UNSAMPLED_OPEN && runtime_options.small_heap
+      && !small_heap_refused && small_heap_reserve ())
+    value |= UNSAMPLED_SMALL_HEAP;
+  else if (value == UNSAMPLED_OPEN)
+    small_heap_refused = true;
   atomic_store (&__memprof_unsampled_path, value);
   direct_calls_observers_changed (value);
   spin_unlock (&unsampled_path_lock);
@@ -674,14 +687,45 @@ countdown_ends (uint64_t bytes)
 static inline bool
 malloc_left_out_quickly (size_t size, uintptr_t site)
 {
-  if (atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
-          != UNSAMPLED_OPEN
+  if ((atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+       | UNSAMPLED_SMALL_HEAP)
+          != (UNSAMPLED_OPEN | UNSAMPLED_SMALL_HEAP)
       || !site_seen (site))
     return false;
   /* bytes_until_sample is never negative here; a SIZE above it (or one
      above INT64_MAX) ends the countdown: malloc_at's.  */
   uint64_t bytes = size ? size : 1;
   return !countdown_ends (bytes);
+}
+
+/* The always-on mode's path with the small heap (small_heap.c): true,
+   with the block in *RESULT, when the allocation of SIZE at SITE is one
+   that sampling leaves out, decided as malloc_left_out_quickly decides;
+   the block is the small heap's when SIZE is small enough (glibc's when
+   its range is used up), glibc's otherwise.  False when the flags are
+   not UNSAMPLED_OPEN with the small heap, or sampling has to decide: the
+   caller's own path then.  */
+static inline __attribute__ ((always_inline)) bool
+small_left_out_quickly (size_t size, uintptr_t site, void **result)
+{
+  if (atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+          != (UNSAMPLED_OPEN | UNSAMPLED_SMALL_HEAP)
+      || !site_seen (site))
+    return false;
+  uint64_t bytes = size ? size : 1;
+  if (countdown_ends (bytes))
+    return false;
+  if (LIKELY (bytes <= SMALL_HEAP_MAX))
+    {
+      void *block = small_heap_allocate (small_heap_class_for (bytes));
+      if (LIKELY (block != NULL))
+        {
+          *result = block;
+          return true;
+        }
+    }
+  *result = __libc_malloc (size);
+  return true;
 }
 
 /* allocate_with_header, or glibc's block when ALIGNMENT is malloc's and
@@ -725,6 +769,7 @@ checked_header (void *pointer)
   struct block_header *header;
 
   if ((user & (MEMPROF_GRANULE_SIZE - 1)) != 0 || slab_owns (pointer)
+      || small_heap_owns (pointer)
       || !(((const uint64_t *) user)[-1] & HEADER_TAG))
     return NULL;
   header = header_of (user);
@@ -743,7 +788,7 @@ checked_header (void *pointer)
 static inline bool
 surely_plain (const void *pointer)
 {
-  return !slab_owns (pointer)
+  return !slab_owns (pointer) && !small_heap_owns (pointer)
          && !(((const uint64_t *) pointer)[-1] & HEADER_TAG);
 }
 
@@ -764,6 +809,11 @@ deallocate (void *pointer)
   if (slab_owns (pointer))
     {
       slab_free ((uintptr_t) pointer);
+      return;
+    }
+  if (small_heap_owns (pointer))
+    {
+      small_heap_free (pointer);
       return;
     }
   header = checked_header (pointer);
@@ -792,6 +842,8 @@ usable_size (void *pointer)
     return 0;
   if (slab_owns (pointer))
     return slab_block ((uintptr_t) pointer, &slot_size, NULL) ? slot_size : 0;
+  if (small_heap_owns (pointer))
+    return small_heap_size_of (pointer);
   header = checked_header (pointer);
   if (header == NULL)
     /* glibc's (sampling left it out, or from before interposition).  */
@@ -979,7 +1031,7 @@ reallocate (void *pointer, size_t size, uintptr_t caller_return)
   header = checked_header (pointer);
   /* One clock reading for the new block's allocation and the old one's
      free (clock_hold_begin; ended below).  */
-  if (slab_owns (pointer))
+  if (slab_owns (pointer) || small_heap_owns (pointer))
     {
       old_size = usable_size (pointer);
       clock_hold_begin (old_size < size ? old_size : size);
@@ -1070,6 +1122,9 @@ malloc_at (size_t size, uintptr_t site)
 FRAMELESS MEMPROF_EXPORT void *
 malloc (size_t size)
 {
+  void *block;
+  if (LIKELY (small_left_out_quickly (size, CALLER, &block)))
+    return block;
   if (LIKELY (malloc_left_out_quickly (size, CALLER)))
     return __libc_malloc (size);
   return malloc_at (size, CALLER);
@@ -1088,6 +1143,12 @@ free_is_plain (void *pointer)
 MEMPROF_EXPORT void
 free (void *pointer)
 {
+  /* The small heap's block first: a range test and a push.  */
+  if (small_heap_owns (pointer) && LIKELY (no_observers ()))
+    {
+      small_heap_free (pointer);
+      return;
+    }
   if (free_is_plain (pointer))
     {
       if (pointer != NULL)
@@ -1210,6 +1271,14 @@ calloc (size_t count, size_t size)
 {
   size_t bytes;
   bool overflow = __builtin_mul_overflow (count, size, &bytes);
+  void *block;
+  if (LIKELY (!overflow) && bytes <= SMALL_HEAP_MAX
+      && LIKELY (small_left_out_quickly (bytes, CALLER, &block)))
+    {
+      if (block != NULL)
+        memset (block, 0, bytes);
+      return block;
+    }
   if (LIKELY (!overflow && malloc_left_out_quickly (bytes, CALLER)))
     return __libc_calloc (count, size);
   return calloc_at (count, size, bytes, overflow, CALLER);
@@ -1231,9 +1300,44 @@ traced_reallocate (unsigned op, void *pointer, size_t size,
   return result;
 }
 
+/* realloc of the small heap's block POINTER to SIZE bytes (not 0), with
+   nobody watching: in place when the block's class holds SIZE and
+   sampling leaves the allocation out, as glibc's realloc would be
+   asked; into a block of the small heap or glibc's when it leaves it
+   out and the class does not hold it; else traced_reallocate's, where
+   sampling decides.  */
+static __attribute__ ((noinline)) void *
+small_heap_reallocate (void *pointer, size_t size, uintptr_t site)
+{
+  size_t old_size = small_heap_size_of (pointer);
+  if (!malloc_left_out_quickly (size, site))
+    return traced_reallocate (MEMPROF_TRACE_REALLOC, pointer, size, size, site);
+  if (size <= old_size)
+    return pointer;
+  void *fresh = NULL;
+  if (size <= SMALL_HEAP_MAX
+      && (atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+          & UNSAMPLED_SMALL_HEAP))
+    fresh = small_heap_allocate (small_heap_class_for (size));
+  if (fresh == NULL)
+    fresh = __libc_malloc (size);
+  if (fresh != NULL)
+    {
+      memcpy (fresh, pointer, old_size);
+      small_heap_free (pointer);
+    }
+  return fresh;
+}
+
 FRAMELESS MEMPROF_EXPORT void *
 realloc (void *pointer, size_t size)
 {
+  if (small_heap_owns (pointer) && size != 0 && LIKELY (no_observers ()))
+    return small_heap_reallocate (pointer, size, CALLER);
+  /* realloc (NULL, size) is malloc's (Lua allocates every object so).  */
+  void *block;
+  if (pointer == NULL && LIKELY (small_left_out_quickly (size, CALLER, &block)))
+    return block;
   /* glibc's block (or none) to glibc's block: the always-on path.  */
   if (size != 0 && (pointer == NULL || surely_plain (pointer))
       && LIKELY (malloc_left_out_quickly (size, CALLER)))
@@ -1354,6 +1458,17 @@ malloc_usable_size (void *pointer)
   return usable_size (pointer);
 }
 
+/* The entries under hidden names (internal.h): direct_calls.c jumps to
+   them without the PLT when they are the ones the program calls.  */
+extern __typeof__ (malloc) allocator_malloc
+    __attribute__ ((alias ("malloc"), copy (malloc)));
+extern __typeof__ (calloc) allocator_calloc
+    __attribute__ ((alias ("calloc"), copy (calloc)));
+extern __typeof__ (realloc) allocator_realloc
+    __attribute__ ((alias ("realloc"), copy (realloc)));
+extern __typeof__ (free) allocator_free
+    __attribute__ ((alias ("free"), copy (free)));
+
 /* ---- For new_delete.c ---- */
 
 /* operator new's always-on path: glibc's block for an allocation of SIZE
@@ -1363,6 +1478,9 @@ malloc_usable_size (void *pointer)
 void *
 allocator_new_quickly (size_t size, uintptr_t site)
 {
+  void *block;
+  if (LIKELY (small_left_out_quickly (size, site, &block)))
+    return block;
   if (LIKELY (malloc_left_out_quickly (size, site)))
     return __libc_malloc (size);
   return NULL;
@@ -1383,6 +1501,11 @@ allocator_allocate (size_t size, size_t alignment, uintptr_t caller_return)
 void
 allocator_deallocate (void *pointer)
 {
+  if (small_heap_owns (pointer) && LIKELY (no_observers ()))
+    {
+      small_heap_free (pointer);
+      return;
+    }
   if (free_is_plain (pointer))
     {
       if (pointer != NULL)

@@ -57,6 +57,11 @@
 static unsigned char
 flags_now (unsigned char value)
 {
+  /* With the small heap, no site decides alone: glibc's calls would take
+     its blocks (free) and would not give them (malloc); every call goes
+     to the interposed functions.  */
+  if (value & UNSAMPLED_SMALL_HEAP)
+    return 0;
   return value | (__memprof_slab_base == SLAB_UNRESERVED ? FREE_NO_SLOTS : 0);
 }
 
@@ -71,24 +76,55 @@ static struct
   unsigned char needs[SITE_BYTES_MAX]; /* the flags each byte needs */
 } site_bytes;
 
+/* is_own's first answer for FUNCTION (dladdr), stored in *KNOWN.  */
+static __attribute__ ((noinline, cold)) bool
+learn_own (void *function, _Atomic signed char *known)
+{
+  Dl_info resolved, own;
+  signed char answer = dladdr (function, &resolved)
+                               && dladdr ((void *) learn_own, &own)
+                               && resolved.dli_fbase == own.dli_fbase
+                           ? 1
+                           : -1;
+  atomic_store_explicit (known, answer, memory_order_relaxed);
+  return answer > 0;
+}
+
 /* Is FUNCTION, as the dynamic linker resolved it, in the runtime's
    module (not the program's replacement)?  Asked once a function: *KNOWN
    is 0 until then, then 1 (the runtime's) or -1.  */
-static bool
+static inline bool
 is_own (void *function, _Atomic signed char *known)
 {
   signed char answer = atomic_load_explicit (known, memory_order_relaxed);
-  if (answer == 0)
-    {
-      Dl_info resolved, own;
-      answer = dladdr (function, &resolved) && dladdr ((void *) is_own, &own)
-                       && resolved.dli_fbase == own.dli_fbase
-                   ? 1
-                   : -1;
-      atomic_store_explicit (known, answer, memory_order_relaxed);
-    }
+  if (UNLIKELY (answer == 0))
+    return learn_own (function, known);
   return answer > 0;
 }
+
+/* With the small heap no site is marked (flags_now): an entry whose
+   function is known to be the runtime's own jumps straight to it (the
+   hidden name, no PLT jump), without mark_site's checks; only loads,
+   so that the entry saves no register.  The marked_ functions learn
+   OWN (learn_own) the first time.  */
+static inline bool
+small_heap_way (const _Atomic signed char *own)
+{
+  return (atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+          & UNSAMPLED_SMALL_HEAP)
+         && atomic_load_explicit (own, memory_order_relaxed) > 0;
+}
+
+/* Learn OWN for FUNCTION, with the small heap, the first time.  */
+static inline void
+learn_small_heap_way (void *function, _Atomic signed char *own)
+{
+  if ((atomic_load_explicit (&__memprof_unsampled_path, memory_order_relaxed)
+       & UNSAMPLED_SMALL_HEAP)
+      && atomic_load_explicit (own, memory_order_relaxed) == 0)
+    learn_own (function, own);
+}
+
 #define MARK_SITE(site_known, needs, function)                                 \
   do                                                                           \
     {                                                                          \
@@ -151,32 +187,76 @@ void operator_delete_sized (void *, size_t) __asm__("_ZdlPvm");
    the compiled code's call site.  */
 #define TAIL_CALLS_ONLY __attribute__ ((optimize ("omit-frame-pointer")))
 
+/* The entries' ways without the small heap, out of line: the entries
+   then save no register on the small heap's way.  Tail calls as well.  */
+static __attribute__ ((noinline)) TAIL_CALLS_ONLY void *
+marked_malloc (size_t size, unsigned char *site_known, _Atomic signed char *own)
+{
+  learn_small_heap_way ((void *) malloc, own);
+  MARK_SITE (site_known, UNSAMPLED_OPEN, malloc);
+  return malloc (size);
+}
+
+static __attribute__ ((noinline)) TAIL_CALLS_ONLY void *
+marked_calloc (size_t count, size_t size, unsigned char *site_known,
+               _Atomic signed char *own)
+{
+  learn_small_heap_way ((void *) calloc, own);
+  MARK_SITE (site_known, UNSAMPLED_OPEN, calloc);
+  return calloc (count, size);
+}
+
+static __attribute__ ((noinline)) TAIL_CALLS_ONLY void *
+marked_realloc (void *pointer, size_t size, unsigned char *site_known,
+                _Atomic signed char *own)
+{
+  learn_small_heap_way ((void *) realloc, own);
+  MARK_SITE (site_known, UNSAMPLED_OPEN, realloc);
+  return realloc (pointer, size);
+}
+
+static __attribute__ ((noinline)) TAIL_CALLS_ONLY void
+marked_free (void *pointer, unsigned char *site_known, _Atomic signed char *own)
+{
+  learn_small_heap_way ((void *) free, own);
+  MARK_SITE (site_known, FREE_NEEDS, free);
+  free (pointer);
+}
+
 TAIL_CALLS_ONLY MEMPROF_EXPORT void *
 __memprof_direct_malloc (size_t size, unsigned char *site_known)
 {
-  MARK_SITE (site_known, UNSAMPLED_OPEN, malloc);
-  return malloc (size);
+  static _Atomic signed char own;
+  if (LIKELY (small_heap_way (&own)))
+    return allocator_malloc (size);
+  return marked_malloc (size, site_known, &own);
 }
 
 TAIL_CALLS_ONLY MEMPROF_EXPORT void *
 __memprof_direct_calloc (size_t count, size_t size, unsigned char *site_known)
 {
-  MARK_SITE (site_known, UNSAMPLED_OPEN, calloc);
-  return calloc (count, size);
+  static _Atomic signed char own;
+  if (LIKELY (small_heap_way (&own)))
+    return allocator_calloc (count, size);
+  return marked_calloc (count, size, site_known, &own);
 }
 
 TAIL_CALLS_ONLY MEMPROF_EXPORT void *
 __memprof_direct_realloc (void *pointer, size_t size, unsigned char *site_known)
 {
-  MARK_SITE (site_known, UNSAMPLED_OPEN, realloc);
-  return realloc (pointer, size);
+  static _Atomic signed char own;
+  if (LIKELY (small_heap_way (&own)))
+    return allocator_realloc (pointer, size);
+  return marked_realloc (pointer, size, site_known, &own);
 }
 
 TAIL_CALLS_ONLY MEMPROF_EXPORT void
 __memprof_direct_free (void *pointer, unsigned char *site_known)
 {
-  MARK_SITE (site_known, FREE_NEEDS, free);
-  free (pointer);
+  static _Atomic signed char own;
+  if (LIKELY (small_heap_way (&own)))
+    return allocator_free (pointer);
+  marked_free (pointer, site_known, &own);
 }
 
 TAIL_CALLS_ONLY MEMPROF_EXPORT void

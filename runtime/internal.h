@@ -595,11 +595,20 @@ void allocator_observers_changed (void);
 #define UNSAMPLED_UNWATCHED 1U
 #define UNSAMPLED_SAMPLING 2U
 #define UNSAMPLED_OPEN (UNSAMPLED_UNWATCHED | UNSAMPLED_SAMPLING)
+/* With UNSAMPLED_OPEN: the blocks sampling leaves out, up to
+   SMALL_HEAP_MAX bytes, come from the small heap (small_heap.c).  */
+#define UNSAMPLED_SMALL_HEAP 4U
 extern _Atomic unsigned char __memprof_unsampled_path;
 /* The flags became VALUE: the call sites of direct allocation calls
    that they no longer let decide alone take the runtime's path again
    (direct_calls.c).  */
 void direct_calls_observers_changed (unsigned char value);
+/* allocator.c's malloc, calloc, realloc and free under hidden names, for
+   direct_calls.c's jumps without the PLT.  */
+void *allocator_malloc (size_t size);
+void *allocator_calloc (size_t count, size_t size);
+void *allocator_realloc (void *pointer, size_t size);
+void allocator_free (void *pointer);
 
 /* ---- Blocks of the program's own heaps (heaps.c) ---- */
 

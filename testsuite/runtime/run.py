@@ -1191,6 +1191,33 @@ def test_always_on(work):
                                 expected, calls, "alloc_small")
 
 
+def test_small_heap(work):
+    """small_heap.c: the always-on mode's allocator of its own
+    (small_heap=1) on every entry point of the malloc family, realloc
+    between its blocks and glibc's, blocks freed by another thread,
+    threads exiting, fork, memory given back to the kernel; the same
+    output and exit status as without the runtime, linked and preloaded,
+    and with small_heap=0 (glibc's blocks)."""
+    directory, baseline, runs = build_both_ways(work, "small-heap", "small_heap.c")
+    if runs is None:
+        return
+    expected = subprocess.run([baseline, "0"], capture_output=True, text=True)
+    results.check(expected.returncode == 0 and expected.stdout == "small heap: ok\n",
+                  "small_heap.c runs without the runtime", expected.stdout)
+    for label, binary, env in runs:
+        for options, small in (("sample_interval=4096", "1"),
+                               ("sample_interval=524288", "1"),
+                               ("sample_interval=4096:small_heap=0", "0")):
+            result = subprocess.run(
+                [binary, small], cwd=directory, capture_output=True, text=True,
+                env=dict(os.environ, **env,
+                         MEMPROF_OPTIONS=f"profile_file=small-heap.prof:{options}"))
+            results.check(result.returncode == 0 and result.stdout == expected.stdout,
+                          f"small heap {label}, {options}: every entry point and cross case, "
+                          "the same output and exit status as without the runtime",
+                          f"{result.returncode} {result.stdout[:300]} {result.stderr[-300:]}")
+
+
 def test_realloc_in_place(work):
     """realloc_in_place.c: a sampled block (sample_interval above 1)
     resized by realloc in its own chunk: shrunk where it is (glibc keeps a
@@ -2137,6 +2164,7 @@ def main():
     test_slab_threads(work)
     test_side_file_sampling(work)
     test_always_on(work)
+    test_small_heap(work)
     test_realloc_in_place(work)
     test_realloc_refused(work)
     test_realloc_signal(work)
