@@ -1105,8 +1105,7 @@ runtime_free_deferred (void)
 }
 
 /* realloc inside a section: glibc's realloc of glibc's block, or a
-   fresh glibc block, the bytes copied, the old block's
-   free deferred.  */
+   fresh glibc block, the bytes copied, the old block's free deferred.  */
 static __attribute__ ((noinline)) void *
 reentered_reallocate (void *pointer, size_t size)
 {
