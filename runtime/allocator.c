@@ -55,6 +55,7 @@ extern void *__libc_malloc (size_t) __attribute__ ((noplt));
 extern void *__libc_realloc (void *, size_t) __attribute__ ((noplt));
 extern void *__libc_calloc (size_t, size_t) __attribute__ ((noplt));
 extern void __libc_free (void *) __attribute__ ((noplt));
+extern void *__libc_memalign (size_t, size_t);
 
 #define HEADER_SPACE 48
 #define HEADER_MAGIC 0x6d656d70726f6621ULL /* "memprof!" */
@@ -1076,6 +1077,109 @@ is_power_of_two (size_t value)
   return value != 0 && (value & (value - 1)) == 0;
 }
 
+/* ---- Entries while the thread is inside the runtime ---- */
+
+/* See internal.h.  The runtime's locks are taken by the thread that runs
+   a section, and while the process has one thread by a plain store
+   (spin_lock_hot): a handler on that thread that waited for one would
+   wait forever, and one that changed the thread's cache of slots (a
+   pop, a push) between the interrupted section's load and store would
+   hand a slot out twice.  So a handler's call that finds the thread in a
+   section touches nothing of the runtime's: its blocks are glibc's (what
+   the program would have without the runtime), freed by glibc from any
+   context (free_is_plain, or deallocate's block that is not ours), and
+   its frees of the runtime's blocks wait here.  */
+__thread bool runtime_entered __attribute__ ((tls_model ("initial-exec")));
+__thread void *runtime_deferred_frees
+    __attribute__ ((tls_model ("initial-exec")));
+_Atomic uint64_t runtime_allocations_reentered;
+_Atomic uint64_t runtime_frees_deferred;
+
+/* An allocation of SIZE bytes aligned to ALIGNMENT made inside a
+   section: glibc's block.  The runtime's own allocations (in_runtime:
+   libunwind's, stdio's while a profile is written) come here too, and
+   were never recorded; only a handler's are counted.  */
+static __attribute__ ((noinline)) void *
+reentered_allocate (size_t size, size_t alignment)
+{
+  if (!in_runtime)
+    atomic_fetch_add_explicit (&runtime_allocations_reentered, 1,
+                               memory_order_relaxed);
+  if (alignment <= PLAIN_ALIGNMENT)
+    return __libc_malloc (size);
+  return __libc_memalign (alignment, size);
+}
+
+void
+runtime_defer_free (void *pointer)
+{
+  /* A handler of another signal may push meanwhile: the exchange is one
+     instruction, whole for the thread's handlers.  */
+  void *head = __atomic_load_n (&runtime_deferred_frees, __ATOMIC_RELAXED);
+  do
+    *(void **) pointer = head;
+  while (!__atomic_compare_exchange_n (&runtime_deferred_frees, &head, pointer,
+                                       true, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED));
+  atomic_fetch_add_explicit (&runtime_frees_deferred, 1, memory_order_relaxed);
+}
+
+/* A free made inside a section: glibc's block goes back at once, any
+   other waits for the section's end.  Even with hooks or a trace: the
+   handler's allocations were glibc's blocks, which it would keep taking
+   from glibc's cache while their frees waited, until glibc's arena (and
+   its lock, which the interrupted frame may hold) served one.  Every
+   block has room for the link: a slot has 64 bytes, a header's chunk at
+   least 8 after the user pointer.  */
+static __attribute__ ((noinline)) void
+reentered_free (void *pointer)
+{
+  if (pointer == NULL)
+    return;
+  if (surely_plain (pointer))
+    __libc_free (pointer);
+  else
+    runtime_defer_free (pointer);
+}
+
+void
+runtime_free_deferred (void)
+{
+  /* Taken whole: a handler's push meanwhile starts a new list.  */
+  void *block
+      = __atomic_exchange_n (&runtime_deferred_frees, NULL, __ATOMIC_RELAXED);
+  while (block != NULL)
+    {
+      void *next = *(void **) block;
+      free (block);
+      block = next;
+    }
+}
+
+/* realloc inside a section: glibc's realloc of glibc's block, or a
+   fresh glibc block, the bytes copied, the old block's free deferred.  */
+static __attribute__ ((noinline)) void *
+reentered_reallocate (void *pointer, size_t size)
+{
+  if (pointer == NULL)
+    return reentered_allocate (size, PLAIN_ALIGNMENT);
+  if (size == 0)
+    {
+      reentered_free (pointer);
+      return NULL;
+    }
+  if (surely_plain (pointer))
+    return __libc_realloc (pointer, size);
+  size_t old_size = usable_size (pointer);
+  void *fresh = reentered_allocate (size, PLAIN_ALIGNMENT);
+  if (fresh != NULL)
+    {
+      memcpy (fresh, pointer, old_size < size ? old_size : size);
+      runtime_defer_free (pointer);
+    }
+  return fresh;
+}
+
 /* ---- The interposed entry points ---- */
 
 #define CALLER ((uintptr_t) __builtin_return_address (0))
@@ -1107,10 +1211,13 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 static __attribute__ ((noinline)) void *
 malloc_at (size_t size, uintptr_t site)
 {
+  if (!entry_begin ())
+    return reentered_allocate (size, PLAIN_ALIGNMENT);
   STACK_ENTRY_BEGIN ();
   void *result = allocate (size, PLAIN_ALIGNMENT, site);
   STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
+  entry_end ();
   return result;
 }
 
@@ -1155,16 +1262,22 @@ free (void *pointer)
         __libc_free (pointer);
       return;
     }
+  if (!entry_begin ())
+    {
+      reentered_free (pointer);
+      return;
+    }
   /* A slot's block with nobody watching: deallocate would only ask
      again what free_is_plain asked (observers, the slots' range) and
      the trace's and the hooks' flags, which no_observers covers.  */
   if (LIKELY (no_observers ()) && slab_owns (pointer))
+    slab_free ((uintptr_t) pointer);
+  else
     {
-      slab_free ((uintptr_t) pointer);
-      return;
+      trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
+      deallocate (pointer);
     }
-  trace_deallocation (MEMPROF_TRACE_FREE, 0, pointer, 0, 0);
-  deallocate (pointer);
+  entry_end ();
 }
 
 /* C23's sized frees.  A size or alignment other than the block's is
@@ -1234,9 +1347,17 @@ calloc_at (size_t count, size_t size, size_t bytes, bool overflow,
            uintptr_t site)
 {
   void *pointer;
+  if (!entry_begin ())
+    {
+      if (!in_runtime)
+        atomic_fetch_add_explicit (&runtime_allocations_reentered, 1,
+                                   memory_order_relaxed);
+      return __libc_calloc (count, size);
+    }
   if (overflow)
     {
       TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, NULL);
+      entry_end ();
       errno = ENOMEM;
       return NULL;
     }
@@ -1261,6 +1382,7 @@ calloc_at (size_t count, size_t size, size_t bytes, bool overflow,
         memset (pointer, 0, bytes);
     }
   TRACE_ALLOCATION (MEMPROF_TRACE_CALLOC, 0, size, count, pointer);
+  entry_end ();
   return pointer;
 }
 
@@ -1290,6 +1412,8 @@ static void *
 traced_reallocate (unsigned op, void *pointer, size_t size,
                    uint64_t traced_size, uintptr_t caller_return)
 {
+  if (!entry_begin ())
+    return reentered_reallocate (pointer, size);
   uint64_t before = trace_is_recording () ? trace_next_sequence () : 0;
   STACK_ENTRY_BEGIN ();
   void *result = reallocate (pointer, size, caller_return);
@@ -1297,6 +1421,7 @@ traced_reallocate (unsigned op, void *pointer, size_t size,
   if (before != 0 && trace_is_recording ())
     allocator_trace_allocation (op, 0, traced_size, before, result,
                                 (uintptr_t) pointer);
+  entry_end ();
   return result;
 }
 
@@ -1376,10 +1501,13 @@ memalign (size_t alignment, size_t size)
         rounded <<= 1;
       alignment = rounded;
     }
+  if (!entry_begin ())
+    return reentered_allocate (size, alignment);
   STACK_ENTRY_BEGIN ();
   void *result = allocate (size, alignment, CALLER);
   STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_MEMALIGN, 0, size, alignment, result);
+  entry_end ();
   return result;
 }
 
@@ -1392,10 +1520,13 @@ aligned_alloc (size_t alignment, size_t size)
       errno = EINVAL;
       return NULL;
     }
+  if (!entry_begin ())
+    return reentered_allocate (size, alignment);
   STACK_ENTRY_BEGIN ();
   void *result = allocate (size, alignment, CALLER);
   STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_ALIGNED_ALLOC, 0, size, alignment, result);
+  entry_end ();
   return result;
 }
 
@@ -1410,10 +1541,17 @@ posix_memalign (void **result, size_t alignment, size_t size)
       TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment, NULL);
       return EINVAL;
     }
-  STACK_ENTRY_BEGIN ();
-  pointer = allocate (size, alignment, CALLER);
-  STACK_ENTRY_END ();
-  TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment, pointer);
+  if (entry_begin ())
+    {
+      STACK_ENTRY_BEGIN ();
+      pointer = allocate (size, alignment, CALLER);
+      STACK_ENTRY_END ();
+      TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment,
+                        pointer);
+      entry_end ();
+    }
+  else
+    pointer = reentered_allocate (size, alignment);
   if (pointer == NULL)
     {
       errno = saved_errno;
@@ -1427,10 +1565,13 @@ MEMPROF_EXPORT void *
 valloc (size_t size)
 {
   size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  if (!entry_begin ())
+    return reentered_allocate (size, page);
   STACK_ENTRY_BEGIN ();
   void *result = allocate (size, page, CALLER);
   STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_VALLOC, 0, size, page, result);
+  entry_end ();
   return result;
 }
 
@@ -1445,10 +1586,13 @@ pvalloc (size_t size)
       errno = ENOMEM;
       return NULL;
     }
+  if (!entry_begin ())
+    return reentered_allocate (rounded, page);
   STACK_ENTRY_BEGIN ();
   void *result = allocate (rounded, page, CALLER);
   STACK_ENTRY_END ();
   TRACE_ALLOCATION (MEMPROF_TRACE_PVALLOC, 0, size, page, result);
+  entry_end ();
   return result;
 }
 
@@ -1488,12 +1632,29 @@ allocator_new_quickly (size_t size, uintptr_t site)
 
 void *allocator_allocate (size_t size, size_t alignment,
                           uintptr_t caller_return);
+void *allocator_allocate_reentered (size_t size, size_t alignment);
 void allocator_deallocate (void *pointer);
+void allocator_deallocate_entered (void *pointer);
+void allocator_free_reentered (void *pointer);
 
+/* allocate inside a section the caller entered (entry_begin).  */
 void *
 allocator_allocate (size_t size, size_t alignment, uintptr_t caller_return)
 {
   return allocate (size, alignment, caller_return);
+}
+
+/* An allocation the caller could not enter a section for.  */
+void *
+allocator_allocate_reentered (size_t size, size_t alignment)
+{
+  return reentered_allocate (size, alignment);
+}
+
+void
+allocator_free_reentered (void *pointer)
+{
+  reentered_free (pointer);
 }
 
 /* operator delete's, with free's fast path: deallocate saves six
@@ -1506,6 +1667,25 @@ allocator_deallocate (void *pointer)
       small_heap_free (pointer);
       return;
     }
+  if (free_is_plain (pointer))
+    {
+      if (pointer != NULL)
+        __libc_free (pointer);
+      return;
+    }
+  if (!entry_begin ())
+    {
+      reentered_free (pointer);
+      return;
+    }
+  deallocate (pointer);
+  entry_end ();
+}
+
+/* The same inside a section the caller entered.  */
+void
+allocator_deallocate_entered (void *pointer)
+{
   if (free_is_plain (pointer))
     {
       if (pointer != NULL)

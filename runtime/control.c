@@ -137,9 +137,13 @@ start_dump_thread (void)
   in_runtime--;
 }
 
+/* From the prepare handler to the release in parent and child, the
+   thread holds every lock of the runtime's: a section (internal.h).  */
 static void
 fork_prepare (void)
 {
+  runtime_entered = true;
+  atomic_signal_fence (memory_order_seq_cst);
   if (interceptors_fork_prepare)
     interceptors_fork_prepare ();
   modules_fork_prepare ();
@@ -159,6 +163,7 @@ fork_parent (void)
   modules_fork_release ();
   if (interceptors_fork_release)
     interceptors_fork_release ();
+  entry_end ();
 }
 
 bool runtime_loader_lost;
@@ -195,6 +200,7 @@ fork_child (void)
       wake_fd = -1;
     }
   start_dump_thread ();
+  entry_end ();
 }
 
 void

@@ -230,13 +230,20 @@ __memprof_heap_alloc (unsigned heap, const void *block, size_t size)
                 heap_names.names[heap - 1], block, size);
       return;
     }
+  /* A signal handler's call inside one of the runtime's sections
+     (internal.h) takes none of its locks: the block is not recorded.  */
+  if (!entry_begin ())
+    return;
   if (take_live (heap, pointer, &previous))
     heap_block_freed (&previous);
   STACK_ENTRY_BEGIN ();
   record.context = allocator_capture_context (size, caller, &record.weight);
   STACK_ENTRY_END ();
   if (record.context == NULL)
-    return;
+    {
+      entry_end ();
+      return;
+    }
   record.user = pointer & ~(uintptr_t) (MEMPROF_GRANULE_SIZE - 1);
   record.size = size;
   record.alloc_timestamp = runtime_now_ms ();
@@ -255,6 +262,7 @@ __memprof_heap_alloc (unsigned heap, const void *block, size_t size)
       live_shards[shard].used++;
     }
   spin_unlock (&live_shards[shard].lock);
+  entry_end ();
 }
 
 MEMPROF_EXPORT void
@@ -262,15 +270,19 @@ __memprof_heap_free (unsigned heap, const void *block)
 {
   struct live_block taken;
 
-  if (block != NULL && is_registered (heap)
-      && take_live (heap, (uintptr_t) block, &taken))
+  /* Inside a section (a signal handler's call), the block stays
+     recorded as live.  */
+  if (block == NULL || !is_registered (heap) || !entry_begin ())
+    return;
+  if (take_live (heap, (uintptr_t) block, &taken))
     heap_block_freed (&taken);
+  entry_end ();
 }
 
 MEMPROF_EXPORT void
 __memprof_heap_free_all (unsigned heap)
 {
-  if (!is_registered (heap))
+  if (!is_registered (heap) || !entry_begin ())
     return;
   for (unsigned shard = 0; shard < LIVE_SHARDS; shard++)
     {
@@ -297,6 +309,7 @@ __memprof_heap_free_all (unsigned heap)
         }
       spin_unlock (&live_shards[shard].lock);
     }
+  entry_end ();
 }
 
 bool

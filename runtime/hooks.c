@@ -71,18 +71,42 @@ hooks_start (void)
     fill (0, __sanitizer_malloc_hook, __sanitizer_free_hook);
 }
 
+/* A hook runs outside the section of the entry point that calls it (no
+   lock of the runtime's is held then): its allocations are profiled as
+   the program's, and a handler that interrupts it is served as
+   anywhere else in the program.  */
+static inline bool
+leave_section (void)
+{
+  bool entered = runtime_entered;
+  atomic_signal_fence (memory_order_seq_cst);
+  runtime_entered = false;
+  atomic_signal_fence (memory_order_seq_cst);
+  return entered;
+}
+
+static inline void
+back_to_section (bool entered)
+{
+  atomic_signal_fence (memory_order_seq_cst);
+  runtime_entered = entered;
+  atomic_signal_fence (memory_order_seq_cst);
+}
+
 void
 hooks_run_malloc (const void *pointer, size_t size)
 {
   if (in_hook || in_runtime)
     return;
   in_hook++;
+  bool entered = leave_section ();
   for (int i = 0; i <= HOOKS_MAX; i++)
     {
       malloc_hook_fn hook = atomic_load (&hooks[i].on_malloc);
       if (hook != NULL)
         hook (pointer, size);
     }
+  back_to_section (entered);
   in_hook--;
 }
 
@@ -92,11 +116,13 @@ hooks_run_free (const void *pointer)
   if (in_hook || in_runtime)
     return;
   in_hook++;
+  bool entered = leave_section ();
   for (int i = 0; i <= HOOKS_MAX; i++)
     {
       free_hook_fn hook = atomic_load (&hooks[i].on_free);
       if (hook != NULL)
         hook (pointer);
     }
+  back_to_section (entered);
   in_hook--;
 }

@@ -258,6 +258,57 @@ spin_lock_hot (spinlock_t *lock)
     spin_lock (lock);
 }
 
+/* ---- Entries while the thread is inside the runtime (allocator.c) ---- */
+
+/* Set while this thread runs one of the runtime's sections that take its
+   locks: the malloc family's paths that go beyond glibc's own call (from
+   the entry point to its return, the trace and the events included), a
+   profile's dump, fork's handlers.  A signal handler that interrupts
+   such a section and calls the malloc family finds it set: its
+   allocations are glibc's blocks, unrecorded
+   (runtime_allocations_reentered), and its frees of blocks that need
+   the runtime wait on runtime_deferred_frees, a list through the blocks'
+   first words, until the section ends (entry_end) or the thread's next
+   entry does.  The hooks run with it clear (they may allocate, and are
+   profiled); so does an operator new's new-handler.  */
+extern __thread bool runtime_entered
+    __attribute__ ((tls_model ("initial-exec")));
+extern __thread void *runtime_deferred_frees
+    __attribute__ ((tls_model ("initial-exec")));
+/* Allocations made inside a section by a handler that interrupted it
+   (stats=1), and the frees deferred so.  */
+extern _Atomic uint64_t runtime_allocations_reentered;
+extern _Atomic uint64_t runtime_frees_deferred;
+/* Free the blocks of runtime_deferred_frees (runtime_entered clear).  */
+void runtime_free_deferred (void);
+/* Free POINTER (not NULL, not glibc's alone) when the section the thread
+   is in ends.  */
+void runtime_defer_free (void *pointer);
+
+/* Enter a section: false when the thread is in one already (a handler
+   interrupted it, or the runtime's own call), which the caller then
+   serves without the runtime's locks.  */
+static inline bool
+entry_begin (void)
+{
+  if (UNLIKELY (runtime_entered))
+    return false;
+  runtime_entered = true;
+  atomic_signal_fence (memory_order_seq_cst);
+  return true;
+}
+
+/* Leave it, and free what a handler's frees left meanwhile.  */
+static inline void
+entry_end (void)
+{
+  atomic_signal_fence (memory_order_seq_cst);
+  runtime_entered = false;
+  atomic_signal_fence (memory_order_seq_cst);
+  if (UNLIKELY (runtime_deferred_frees != NULL))
+    runtime_free_deferred ();
+}
+
 /* ---- Private memory (runtime.c) ---- */
 
 /* SIZE bytes of zeroed private memory, reserved without commitment, or NULL. */

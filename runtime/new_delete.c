@@ -45,6 +45,9 @@
 void *allocator_allocate (size_t size, size_t alignment,
                           uintptr_t caller_return);
 void allocator_deallocate (void *pointer);
+void *allocator_allocate_reentered (size_t size, size_t alignment);
+void allocator_deallocate_entered (void *pointer);
+void allocator_free_reentered (void *pointer);
 void *allocator_new_quickly (size_t size, uintptr_t site);
 void *call_catching (void *(*function) (void *), void *argument);
 
@@ -118,10 +121,25 @@ throw_bad_alloc (const char *why, size_t size)
   abort ();
 }
 
+/* A new made inside one of the runtime's sections (a signal handler
+   interrupted it): glibc's block, as malloc's (allocator.c).  */
+static void *
+new_reentered (size_t size, size_t alignment)
+{
+  void *pointer = allocator_allocate_reentered (size, alignment);
+  if (UNLIKELY (pointer == NULL))
+    throw_bad_alloc ("failed", size);
+  return pointer;
+}
+
+/* The section (entry_begin) is left before the new-handler runs (it may
+   free, allocate, or throw) and before anything is thrown.  */
 static void *
 new_or_throw (size_t size, size_t alignment, uintptr_t caller_return,
               unsigned op, unsigned flags)
 {
+  if (!entry_begin ())
+    return new_reentered (size, alignment);
   STACK_ENTRY_BEGIN ();
   for (;;)
     {
@@ -133,6 +151,7 @@ new_or_throw (size_t size, size_t alignment, uintptr_t caller_return,
           STACK_ENTRY_END ();
           TRACE_ALLOCATION (op, flags, size,
                             TRACED_ALIGNMENT (flags, alignment), pointer);
+          entry_end ();
           return pointer;
         }
       handler = current_new_handler ();
@@ -141,9 +160,12 @@ new_or_throw (size_t size, size_t alignment, uintptr_t caller_return,
           STACK_ENTRY_END ();
           TRACE_ALLOCATION (op, flags, size,
                             TRACED_ALIGNMENT (flags, alignment), NULL);
+          entry_end ();
           throw_bad_alloc ("failed", size);
         }
+      entry_end ();
       handler ();
+      entry_begin ();
     }
 }
 
@@ -167,8 +189,10 @@ retry_after_new_handlers (void *argument)
       if (handler == NULL)
         return NULL;
       handler ();
+      entry_begin ();
       pointer = allocator_allocate (retry->size, retry->alignment,
                                     retry->caller_return);
+      entry_end ();
       if (pointer != NULL)
         return pointer;
     }
@@ -180,16 +204,21 @@ static void *
 new_or_null (size_t size, size_t alignment, uintptr_t caller_return,
              unsigned op, unsigned flags)
 {
+  if (!entry_begin ())
+    return allocator_allocate_reentered (size, alignment);
   STACK_ENTRY_BEGIN ();
   void *pointer = allocator_allocate (size, alignment, caller_return);
   if (UNLIKELY (pointer == NULL) && current_new_handler () != NULL)
     {
       struct retry retry = { size, alignment, caller_return };
+      entry_end ();
       pointer = call_catching (retry_after_new_handlers, &retry);
+      entry_begin ();
     }
   STACK_ENTRY_END ();
   TRACE_ALLOCATION (op, flags, size, TRACED_ALIGNMENT (flags, alignment),
                     pointer);
+  entry_end ();
   return pointer;
 }
 
@@ -219,8 +248,14 @@ static void
 traced_delete (void *pointer, unsigned op, unsigned flags, size_t size,
                size_t alignment)
 {
+  if (!entry_begin ())
+    {
+      allocator_free_reentered (pointer);
+      return;
+    }
   trace_deallocation (op, flags, pointer, size, alignment);
-  allocator_deallocate (pointer);
+  allocator_deallocate_entered (pointer);
+  entry_end ();
 }
 
 #define CALLER ((uintptr_t) __builtin_return_address (0))

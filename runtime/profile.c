@@ -687,14 +687,26 @@ dump (enum memprof_extra_reason reason, bool in_signal)
   return result;
 }
 
+/* A dump is one of the runtime's sections (internal.h): it holds the
+   dump's lock and a context's at a time, which the thread's signal
+   handlers' allocations must not wait for.  A dump made by a handler
+   that interrupted a section is inside that one.  */
 int
 profile_dump (enum memprof_extra_reason reason)
 {
-  return dump (reason, false);
+  bool entered = entry_begin ();
+  int result = dump (reason, false);
+  if (entered)
+    entry_end ();
+  return result;
 }
 
 int
 profile_dump_in_signal (void)
 {
-  return dump (MEMPROF_EXTRA_ON_SIGNAL, true);
+  bool entered = entry_begin ();
+  int result = dump (MEMPROF_EXTRA_ON_SIGNAL, true);
+  if (entered)
+    entry_end ();
+  return result;
 }

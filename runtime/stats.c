@@ -198,6 +198,14 @@ stats_report (uint64_t heap_accesses, uint64_t live_heap_counters)
     log_printf ("stats: %lu allocations made before thread-local storage "
                 "was set up (in IFUNC resolvers) are not in the profile",
                 (unsigned long) too_early);
+  uint64_t reentered = runtime_allocations_reentered;
+  uint64_t deferred = runtime_frees_deferred;
+  if (reentered != 0 || deferred != 0)
+    log_printf ("stats: %lu allocations made by signal handlers inside the "
+                "runtime's locked paths are glibc's blocks, not in the "
+                "profile; %lu frees of the runtime's blocks made there "
+                "waited for the end of the path",
+                (unsigned long) reentered, (unsigned long) deferred);
   uint64_t given_up = peak_walks_given_up;
   if (given_up != 0)
     log_printf ("stats: %lu walks of the live blocks for the heap's peak "
