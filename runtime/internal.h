@@ -362,10 +362,9 @@ int stack_capture_full (uintptr_t *whole, uintptr_t *functions,
    recursion folded, cut to MAX, into PCS.  Returns the count.  */
 int stack_finish (uintptr_t *pcs, int max, uintptr_t *whole,
                   uintptr_t *functions, int count);
-/* The context of the allocation made by the caller returning to
-   CALLER_RETURN, its stack cut to MAX frames: stack_capture and
-   depot_intern, through the thread's context cache (context_cache.c).  */
-struct depot_context *context_capture (int max, uintptr_t caller_return);
+/* context_capture (below) when the folded walk did not give the context,
+   or with verbosity or verify_contexts (context_cache.c).  */
+struct depot_context *context_capture_other (int max, uintptr_t caller_return);
 /* With verify_contexts=1 or verbosity=1: what the context cache did.  */
 void context_cache_report (void);
 /* With verbosity=1: how unwinder=fast captured the stacks so far.  */
@@ -435,6 +434,29 @@ struct depot_context *stack_capture_folded (int max, uintptr_t caller_return);
 extern __thread int stack_last_depth
     __attribute__ ((tls_model ("initial-exec")));
 #define STACK_CHAIN_FRAMES_MIN 24
+
+/* The context of the allocation made by the caller returning to
+   CALLER_RETURN, its stack cut to MAX frames: stack_capture and
+   depot_intern, through the thread's context cache (context_cache.c).
+   The common way, the folded walk of a short stack, inline in the
+   allocation paths: as a function of its own it was one more frame (its
+   saved registers, its checks) on every allocation's way to the walk,
+   about 14 instructions an allocation on binary_trees.  */
+static inline struct depot_context *
+context_capture (int max, uintptr_t caller_return)
+{
+  /* Stacks deeper than the folded walk keeps go the thread's last
+     chain's way (context_capture_other).  */
+  if (LIKELY (runtime_options.fold_recursion && runtime_options.verbosity == 0
+              && !runtime_options.verify_contexts
+              && stack_last_depth < STACK_CAPTURE_MAX))
+    {
+      struct depot_context *context = stack_capture_folded (max, caller_return);
+      if (LIKELY (context != NULL))
+        return context;
+    }
+  return context_capture_other (max, caller_return);
+}
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */
