@@ -88,6 +88,11 @@ struct fold_node
 /* A depot context's address and the MAX it was cut to in one word: the
    address in the low CONTEXT_MAX_SHIFT bits (user space), MAX above.  */
 #define CONTEXT_MAX_SHIFT 48
+/* fold_memo_node_context reads the word inline (internal.h).  */
+_Static_assert(offsetof (struct fold_node, context) == FOLD_NODE_CONTEXT_OFFSET,
+               "the context word where internal.h reads it");
+_Static_assert(CONTEXT_MAX_SHIFT == FOLD_CONTEXT_MAX_SHIFT,
+               "the context word packed as internal.h unpacks it");
 
 /* The word for CONTEXT cut to MAX; 0 when they do not fit (the context
    is then made again at each use).  */
@@ -463,9 +468,9 @@ fold_memo_extend (const struct fold_node *node,
 }
 
 struct depot_context *
-fold_memo_node_context (const struct fold_node *node, int max)
+fold_memo_node_context_made (const struct fold_node *node, int max)
 {
-  return node_context (node, max);
+  return node_context_made (node, max);
 }
 
 struct depot_context *

@@ -417,10 +417,30 @@ const struct fold_node *fold_memo_extend (const struct fold_node *node,
                                           const uintptr_t *return_addresses,
                                           const uintptr_t *functions, int count,
                                           const struct fold_node **nodes);
+/* fold_memo_node_context when NODE has no context for MAX yet.  */
+struct depot_context *fold_memo_node_context_made (const struct fold_node *node,
+                                                   int max);
+/* Where a node (fold_memo.c) keeps its list's context cut to a MAX, as
+   one word: the context's address in the low FOLD_CONTEXT_MAX_SHIFT bits,
+   MAX above; 0: none yet.  fold_memo.c asserts both.  */
+#define FOLD_NODE_CONTEXT_OFFSET 24
+#define FOLD_CONTEXT_MAX_SHIFT 48
 /* NODE's list cut to MAX frames (its leaf side), interned: the context
-   stack_finish and depot_intern give for every stack folded to it.  */
-struct depot_context *fold_memo_node_context (const struct fold_node *node,
-                                              int max);
+   stack_finish and depot_intern give for every stack folded to it.  The
+   hot case, one load, inline in the folded walk (a call of its own cost
+   about 7 instructions an allocation).  */
+static inline struct depot_context *
+fold_memo_node_context (const struct fold_node *node, int max)
+{
+  uintptr_t word = atomic_load_explicit (
+      (const _Atomic uintptr_t *) ((const char *) node
+                                   + FOLD_NODE_CONTEXT_OFFSET),
+      memory_order_acquire);
+  if (LIKELY (word != 0 && word >> FOLD_CONTEXT_MAX_SHIFT == (uintptr_t) max))
+    return (struct depot_context *) (word
+                                     & ((1UL << FOLD_CONTEXT_MAX_SHIFT) - 1));
+  return fold_memo_node_context_made (node, max);
+}
 /* With fold_recursion and unwinder=fast: the context of the allocation
    made by the caller returning to CALLER_RETURN, cut to MAX, walked and
    folded in one pass from the thread's last folded walk (stack.c, "The
