@@ -188,7 +188,7 @@ context_capture_counted (int max, uintptr_t caller_return)
 {
   /* With fold_recursion, a short stack is walked and folded in one pass
      from the thread's last walk (stack.c, "The last folded walk").  */
-  if (runtime_options.fold_recursion)
+  if (runtime_options.fold_recursion && stack_last_depth < STACK_CAPTURE_MAX)
     {
       uint64_t misses = fold_memo_thread_misses ();
       struct depot_context *context = stack_capture_folded (max, caller_return);

@@ -1464,8 +1464,9 @@ struct depot_context *
 stack_capture_folded (int max, uintptr_t caller_return)
 {
   const char *unwinder = runtime_options.unwinder;
+  /* Callers send stacks of WALKED_MAX frames or more the other way
+     (stack_last_depth: context_capture, context_capture_counted).  */
   if (!(unwinder[0] == 'f' && unwinder[1] == 'a')
-      || stack_last_depth >= WALKED_MAX
       /* The next fast capture is checked against a full unwind: the
          other way, which counts it.  */
       || (fast_captures + 1) % VERIFY_INTERVAL == 0)
