@@ -685,8 +685,8 @@ slab_free (uintptr_t pointer)
       return;
     }
   size_t size = size_in_use & ~SLOT_IN_USE;
-  unsigned class
-      = size == 0 ? 0 : (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
+  unsigned class = size == 0 ? 0
+                             : (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
   freeing = true;
   atomic_signal_fence (memory_order_seq_cst);
   block.context = atomic_load_explicit (&meta->context, memory_order_relaxed);

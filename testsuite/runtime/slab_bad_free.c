@@ -57,7 +57,8 @@ main (void)
       if (large[i] == NULL)
         return 1;
       memset (large[i], (int) (i % 251) + 1, 300);
-      inside += (uintptr_t) large[i] >= lowest && (uintptr_t) large[i] <= highest;
+      inside
+          += (uintptr_t) large[i] >= lowest && (uintptr_t) large[i] <= highest;
     }
   /* The wrong frees, on every other block.  */
   for (size_t i = 0; i < LARGE_BLOCKS; i += 2)
