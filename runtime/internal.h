@@ -412,7 +412,8 @@ struct fold_node;
 /* The list the fold keeps after NODE and the frames RETURN_ADDRESSES[COUNT
    - 1] down to [0] (leaf first, rootwards to leafwards), of FUNCTIONS[i]
    (0: not looked up yet); the list after each in NODES[i]; NULL when the
-   memo is full.  */
+   memo is full.  The folded walk uses fold_memo_extend_inline
+   (fold_memo.h).  */
 const struct fold_node *fold_memo_extend (const struct fold_node *node,
                                           const uintptr_t *return_addresses,
                                           const uintptr_t *functions, int count,
