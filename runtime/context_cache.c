@@ -188,7 +188,7 @@ context_capture_counted (int max, uintptr_t caller_return)
 {
   /* With fold_recursion, a short stack is walked and folded in one pass
      from the thread's last walk (stack.c, "The last folded walk").  */
-  if (runtime_options.fold_recursion)
+  if (runtime_options.fold_recursion && stack_last_depth < STACK_CAPTURE_MAX)
     {
       uint64_t misses = fold_memo_thread_misses ();
       struct depot_context *context = stack_capture_folded (max, caller_return);
@@ -208,22 +208,13 @@ context_capture_counted (int max, uintptr_t caller_return)
 }
 
 struct depot_context *
-context_capture (int max, uintptr_t caller_return)
+context_capture_other (int max, uintptr_t caller_return)
 {
+  /* context_capture's folded walk gave nothing (or the stack was too
+     deep for it): the raw stack's way.  */
   if (LIKELY (runtime_options.fold_recursion && runtime_options.verbosity == 0
               && !runtime_options.verify_contexts))
-    {
-      /* Stacks deeper than the folded walk keeps go the thread's last
-         chain's way.  */
-      if (LIKELY (stack_last_depth < STACK_CAPTURE_MAX))
-        {
-          struct depot_context *context
-              = stack_capture_folded (max, caller_return);
-          if (LIKELY (context != NULL))
-            return context;
-        }
-      return context_of_raw_stack (max, caller_return);
-    }
+    return context_of_raw_stack (max, caller_return);
   return context_capture_counted (max, caller_return);
 }
 

@@ -28,6 +28,7 @@
    give for a full unwind.  */
 
 #include "internal.h"
+#include "fold_memo.h"
 #include "rawformat.h"
 
 /* Slots of the edge table (a power of two), filled to three quarters. */
@@ -43,51 +44,14 @@
 /* Root frames of the thread's last stack kept for the next one.  */
 #define LAST_STACK_FRAMES STACK_CAPTURE_MAX
 
-/* Fold steps kept in a node (a power of two; more go to the table): a
-   list has about as many as there are calls in the code of its last
-   frame's function, an allocation or a recursive call each (binary
-   trees: 17, as GCC inlines the recursion into itself).  */
-#define NODE_STEPS 32
-/* Slots a step is looked for in, from its home slot: a step that finds
-   them taken goes to the table, so a full node's miss costs this many
-   probes, not NODE_STEPS.  */
-#define NODE_PROBES 4
-
-struct fold_node;
-
-/* A step from a node by the frame PC; TO NULL: none.  */
-struct fold_edge
-{
-  uintptr_t pc;
-  const struct fold_node *_Atomic to;
-};
-
-/* One list of kept frames, root first, and the first steps from it: in
-   the node, a step reads memory already near what the last ones read
-   (the nodes lie together, in the order they were made), where the table
-   spreads its slots over megabytes.  */
-struct fold_node
-{
-  const struct fold_node *parent; /* NULL: the list of one frame */
-  uintptr_t pc;                   /* its last frame (leaf side) */
-  uintptr_t function;             /* of PC; 0 for MEMPROF_RAW_FOLD_PC */
-  /* The list's context cut to MAX frames, as context_word_of packs
-     them in one word (read in one load, from the line of PC); 0: none
-     yet.  */
-  _Atomic uintptr_t context;
-  /* Where the steps go that find every slot they probe here taken: a
-     block of NODE_STEPS more (a node of the array, used only for its
-     steps), and so on; NULL: none yet.  A list with many steps (the
-     C library's start-up frame with main's, when GCC inlines a recursive
-     builder into main: over a hundred) keeps them there, near each
-     other, not in the table.  */
-  const struct fold_node *_Atomic more;
-  struct fold_edge steps[NODE_STEPS];
-};
-
 /* A depot context's address and the MAX it was cut to in one word: the
    address in the low CONTEXT_MAX_SHIFT bits (user space), MAX above.  */
 #define CONTEXT_MAX_SHIFT 48
+/* fold_memo_node_context reads the word inline (internal.h).  */
+_Static_assert(offsetof (struct fold_node, context) == FOLD_NODE_CONTEXT_OFFSET,
+               "the context word where internal.h reads it");
+_Static_assert(CONTEXT_MAX_SHIFT == FOLD_CONTEXT_MAX_SHIFT,
+               "the context word packed as internal.h unpacks it");
 
 /* The word for CONTEXT cut to MAX; 0 when they do not fit (the context
    is then made again at each use).  */
@@ -264,33 +228,6 @@ is_fold_marker (const struct fold_node *node)
   return node->function == 0 && node->pc == MEMPROF_RAW_FOLD_PC;
 }
 
-/* Where a node's steps by PC start (linear probing within the node).  */
-static inline unsigned
-step_home (uintptr_t pc)
-{
-  return (unsigned) (((uint64_t) pc * 0x9e3779b97f4a7c15ULL) >> 59)
-         % NODE_STEPS;
-}
-
-/* The step from FROM by PC in FROM's own slots: true with *TO the step
-   or NULL (an empty slot: no such step anywhere, as slots only fill),
-   false when every slot probed holds another step (it may be in FROM's
-   next blocks or in the table).  */
-static inline bool
-step_probe (const struct fold_node *from, uintptr_t pc,
-            const struct fold_node **to)
-{
-  for (unsigned i = step_home (pc), n = 0; n < NODE_PROBES;
-       i = (i + 1) % NODE_STEPS, n++)
-    {
-      const struct fold_edge *edge = &from->steps[i];
-      *to = atomic_load_explicit (&edge->to, memory_order_acquire);
-      if (*to == NULL || edge->pc == pc)
-        return true;
-    }
-  return false;
-}
-
 static inline const struct fold_node *
 step_find (struct fold_slot *table, const struct fold_node *from, uintptr_t pc)
 {
@@ -420,26 +357,46 @@ node_context (const struct fold_node *node, int max)
   return node_context_made (node, max);
 }
 
-/* The step from FROM by PC when it is in FROM's own slots; NULL when
-   not (FROM NULL, a step not made yet, or one in the table).  */
-static inline const struct fold_node *
-step_in_node (const struct fold_node *from, uintptr_t pc)
+/* The thread's last steps that were not in their node's own slots
+   (direct-mapped by the step's node and return address): such a step is
+   found after every probe of the full node and of each block before its
+   own, or in the table.  In binary_trees, where GCC inlines the builder
+   into main, the C library's start-up frame is stepped from by over a
+   hundred return addresses of main, four blocks of them: 12 % of the
+   allocations took that step, at about 166 instructions each (20 an
+   allocation).  Nodes and steps are never changed once published nor
+   freed, so a step kept here stays true.  */
+#define STEP_CACHE_ENTRIES 512 /* a power of two */
+struct step_cache_entry
 {
-  const struct fold_node *to;
-  return from != NULL && step_probe (from, pc, &to) ? to : NULL;
-}
+  const struct fold_node *from;
+  uintptr_t pc;
+  const struct fold_node *to; /* NULL: an empty entry */
+};
+static __thread struct step_cache_entry step_cache[STEP_CACHE_ENTRIES]
+    __attribute__ ((tls_model ("initial-exec")));
 
-/* fold_step where step_in_node found nothing: the table, or a new
-   step.  Out of fold_memo_extend's loop, whose hit then saves no
-   registers of its own.  */
-static __attribute__ ((noinline)) const struct fold_node *
-fold_step_out_of_line (const struct fold_node *from, uintptr_t pc,
-                       uintptr_t function)
+/* See fold_memo.h.  */
+const struct fold_node *
+fold_memo_step_slow (const struct fold_node *from, uintptr_t pc,
+                     uintptr_t function)
 {
+  uint64_t hash = ((uint64_t) (uintptr_t) from ^ pc) * 0x9e3779b97f4a7c15ULL;
+  struct step_cache_entry *entry
+      = &step_cache[hash >> (64 - __builtin_ctz (STEP_CACHE_ENTRIES))];
+  if (entry->from == from && entry->pc == pc && entry->to != NULL)
+    return entry->to;
   struct fold_slot *table = table_get ();
   if (UNLIKELY (table == NULL))
     return NULL;
-  return fold_step (table, from, pc, function);
+  const struct fold_node *to = fold_step (table, from, pc, function);
+  if (to != NULL)
+    {
+      entry->from = from;
+      entry->pc = pc;
+      entry->to = to;
+    }
+  return to;
 }
 
 const struct fold_node *
@@ -447,25 +404,14 @@ fold_memo_extend (const struct fold_node *node,
                   const uintptr_t *return_addresses, const uintptr_t *functions,
                   int count, const struct fold_node **nodes)
 {
-  for (int i = count - 1; i >= 0; i--)
-    {
-      uintptr_t pc = return_addresses[i] - 1;
-      const struct fold_node *to = step_in_node (node, pc);
-      if (UNLIKELY (to == NULL))
-        {
-          to = fold_step_out_of_line (node, pc, functions[i]);
-          if (UNLIKELY (to == NULL))
-            return NULL;
-        }
-      nodes[i] = node = to;
-    }
-  return node;
+  return fold_memo_extend_inline (node, return_addresses, functions, count,
+                                  nodes);
 }
 
 struct depot_context *
-fold_memo_node_context (const struct fold_node *node, int max)
+fold_memo_node_context_made (const struct fold_node *node, int max)
 {
-  return node_context (node, max);
+  return node_context_made (node, max);
 }
 
 struct depot_context *

@@ -413,10 +413,9 @@ int stack_capture_full (uintptr_t *whole, uintptr_t *functions,
    recursion folded, cut to MAX, into PCS.  Returns the count.  */
 int stack_finish (uintptr_t *pcs, int max, uintptr_t *whole,
                   uintptr_t *functions, int count);
-/* The context of the allocation made by the caller returning to
-   CALLER_RETURN, its stack cut to MAX frames: stack_capture and
-   depot_intern, through the thread's context cache (context_cache.c).  */
-struct depot_context *context_capture (int max, uintptr_t caller_return);
+/* context_capture (below) when the folded walk did not give the context,
+   or with verbosity or verify_contexts (context_cache.c).  */
+struct depot_context *context_capture_other (int max, uintptr_t caller_return);
 /* With verify_contexts=1 or verbosity=1: what the context cache did.  */
 void context_cache_report (void);
 /* With verbosity=1: how unwinder=fast captured the stacks so far.  */
@@ -464,20 +463,42 @@ struct fold_node;
 /* The list the fold keeps after NODE and the frames RETURN_ADDRESSES[COUNT
    - 1] down to [0] (leaf first, rootwards to leafwards), of FUNCTIONS[i]
    (0: not looked up yet); the list after each in NODES[i]; NULL when the
-   memo is full.  */
+   memo is full.  The folded walk uses fold_memo_extend_inline
+   (fold_memo.h).  */
 const struct fold_node *fold_memo_extend (const struct fold_node *node,
                                           const uintptr_t *return_addresses,
                                           const uintptr_t *functions, int count,
                                           const struct fold_node **nodes);
+/* fold_memo_node_context when NODE has no context for MAX yet.  */
+struct depot_context *fold_memo_node_context_made (const struct fold_node *node,
+                                                   int max);
+/* Where a node (fold_memo.c) keeps its list's context cut to a MAX, as
+   one word: the context's address in the low FOLD_CONTEXT_MAX_SHIFT bits,
+   MAX above; 0: none yet.  fold_memo.c asserts both.  */
+#define FOLD_NODE_CONTEXT_OFFSET 24
+#define FOLD_CONTEXT_MAX_SHIFT 48
 /* NODE's list cut to MAX frames (its leaf side), interned: the context
-   stack_finish and depot_intern give for every stack folded to it.  */
-struct depot_context *fold_memo_node_context (const struct fold_node *node,
-                                              int max);
+   stack_finish and depot_intern give for every stack folded to it.  The
+   hot case, one load, inline in the folded walk (a call of its own cost
+   3 instructions an allocation on binary_trees).  */
+static inline struct depot_context *
+fold_memo_node_context (const struct fold_node *node, int max)
+{
+  uintptr_t word = atomic_load_explicit (
+      (const _Atomic uintptr_t *) ((const char *) node
+                                   + FOLD_NODE_CONTEXT_OFFSET),
+      memory_order_acquire);
+  if (LIKELY (word != 0 && word >> FOLD_CONTEXT_MAX_SHIFT == (uintptr_t) max))
+    return (struct depot_context *) (word
+                                     & ((1UL << FOLD_CONTEXT_MAX_SHIFT) - 1));
+  return fold_memo_node_context_made (node, max);
+}
 /* With fold_recursion and unwinder=fast: the context of the allocation
    made by the caller returning to CALLER_RETURN, cut to MAX, walked and
    folded in one pass from the thread's last folded walk (stack.c, "The
    last folded walk"); NULL when that way cannot give it (the caller then
-   captures and folds as before).  */
+   captures and folds as before).  Called only while stack_last_depth is
+   below STACK_CAPTURE_MAX.  */
 struct depot_context *stack_capture_folded (int max, uintptr_t caller_return);
 /* The depth of the thread's last stack (stack.c): from
    STACK_CHAIN_FRAMES_MIN frames on, the next raw capture is by the
@@ -486,6 +507,29 @@ struct depot_context *stack_capture_folded (int max, uintptr_t caller_return);
 extern __thread int stack_last_depth
     __attribute__ ((tls_model ("initial-exec")));
 #define STACK_CHAIN_FRAMES_MIN 24
+
+/* The context of the allocation made by the caller returning to
+   CALLER_RETURN, its stack cut to MAX frames: stack_capture and
+   depot_intern, through the thread's context cache (context_cache.c).
+   The common way, the folded walk of a short stack, inline in the
+   allocation paths: as a function of its own it was one more frame (its
+   saved registers, its checks) on every allocation's way to the walk,
+   about 14 instructions an allocation on binary_trees.  */
+static inline struct depot_context *
+context_capture (int max, uintptr_t caller_return)
+{
+  /* Stacks deeper than the folded walk keeps go the thread's last
+     chain's way (context_capture_other).  */
+  if (LIKELY (runtime_options.fold_recursion && runtime_options.verbosity == 0
+              && !runtime_options.verify_contexts
+              && stack_last_depth < STACK_CAPTURE_MAX))
+    {
+      struct depot_context *context = stack_capture_folded (max, caller_return);
+      if (LIKELY (context != NULL))
+        return context;
+    }
+  return context_capture_other (max, caller_return);
+}
 
 /* Bytes of user memory one shadow counter covers: 64, or 8 in histogram
    mode.  */

@@ -664,26 +664,36 @@ report_bad_pointer (const char *what, uintptr_t pointer)
 void
 slab_free (uintptr_t pointer)
 {
-  unsigned class = class_of (pointer);
-  struct slab_meta *meta;
+  struct slab_meta *meta = meta_of (pointer);
   struct live_block block;
   uint32_t count;
 
   /* A free of a slot in use races only with a wrong program (freeing it
-     twice at once): the in-use bit needs no lock.  */
-  if (class == SLAB_CLASSES
-      || !((meta = meta_of (pointer))->size_in_use & SLOT_IN_USE))
+     twice at once): the in-use bit needs no lock.  The bit alone tells a
+     slot's start from any other granule of the range: only a slot's first
+     granule's entry is ever written, and its size_in_use is 0 again
+     before its span leaves its class (the span's slots are all free) and
+     after its pages are given back; an address inside a granule would
+     read its granule's entry.  So no look at the span's class and no
+     division by the slot's size (class_of): the class follows from the
+     size, as slab_allocate chose it.  */
+  uint16_t size_in_use = meta->size_in_use;
+  if (UNLIKELY ((pointer & (MEMPROF_GRANULE_SIZE - 1)) != 0
+                || !(size_in_use & SLOT_IN_USE)))
     {
       report_bad_pointer ("free", pointer);
       return;
     }
+  size_t size = size_in_use & ~SLOT_IN_USE;
+  unsigned class = size == 0 ? 0
+                             : (unsigned) ((size - 1) >> MEMPROF_GRANULE_SHIFT);
   freeing = true;
   atomic_signal_fence (memory_order_seq_cst);
   block.context = atomic_load_explicit (&meta->context, memory_order_relaxed);
   if (block.context != NULL)
     {
       block.user = pointer;
-      block.size = meta->size_in_use & ~SLOT_IN_USE;
+      block.size = size;
       block.alloc_timestamp = meta->alloc_timestamp;
       block.alloc_cpu = meta->alloc_cpu;
       block.weight = 1;

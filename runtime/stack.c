@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "fold_memo.h"
 
 /* This thread's stack, found once per thread ({1, 1} when unknown).  */
 static __thread uintptr_t stack_low,
@@ -1424,7 +1425,8 @@ folded_walk (int max, uintptr_t caller_return, bool deep, bool *full)
   if (base + count > WALKED_MAX)
     return NULL;
   if (count > 0)
-    node = fold_memo_extend (node, return_addresses, functions, count, nodes);
+    node = fold_memo_extend_inline (node, return_addresses, functions, count,
+                                    nodes);
   if (node == NULL)
     return NULL;
 
@@ -1464,8 +1466,9 @@ struct depot_context *
 stack_capture_folded (int max, uintptr_t caller_return)
 {
   const char *unwinder = runtime_options.unwinder;
+  /* Callers send stacks of WALKED_MAX frames or more the other way
+     (stack_last_depth: context_capture, context_capture_counted).  */
   if (!(unwinder[0] == 'f' && unwinder[1] == 'a')
-      || stack_last_depth >= WALKED_MAX
       /* The next fast capture is checked against a full unwind: the
          other way, which counts it.  */
       || (fast_captures + 1) % VERIFY_INTERVAL == 0)

@@ -655,6 +655,22 @@ def test_slab_pages_given_back(work):
                   "slab reuse: the same output with small_slots=0", plain.stdout + plain.stderr)
 
 
+def test_slab_bad_free(work):
+    """slab_bad_free.c: frees of a granule inside a slot's block (once
+    another class's slot start), of an address inside a granule, and a
+    second free of a block are ignored and reported once: no block
+    handed out afterwards overlaps a live one."""
+    directory, binary = prepare(work, "slab-bad-free", "slab_bad_free.c")
+    if binary is None:
+        return
+    result = execute(binary, directory, "write_profile=0")
+    results.check(result.returncode == 0
+                  and result.stdout == "inside yes, damaged 0, twice 0\n"
+                  and result.stderr.count("not a block in use") == 1,
+                  "slab bad frees: ignored, reported once, no slot handed out twice",
+                  result.stdout + result.stderr)
+
+
 def test_slab_threads(work):
     """slab_threads.c: small blocks of every class made by producer threads
     and freed by consumers (slots moving between the threads' caches),
@@ -2245,6 +2261,7 @@ def main():
     test_small_neighbors(work)
     test_slab_blocks(work)
     test_low_heap_without_slots(work)
+    test_slab_bad_free(work)
     test_slab_pages_given_back(work)
     test_slab_threads(work)
     test_side_file_sampling(work)
