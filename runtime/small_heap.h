@@ -99,15 +99,22 @@ small_heap_allocate (unsigned class)
   return small_heap_refill (class);
 }
 
+/* A block went onto the thread's empty list: the thread's lists must be
+   given back when it exits (a thread that only frees never refills).  */
+void small_heap_register_thread (void);
+
 /* Free the small heap's block POINTER.  */
 static inline __attribute__ ((always_inline)) void
 small_heap_free (void *pointer)
 {
   unsigned class = small_heap_class_of (pointer);
-  *(void **) pointer = small_heap_list[class];
+  void *head = small_heap_list[class];
+  *(void **) pointer = head;
   small_heap_list[class] = pointer;
   if (__builtin_expect (++small_heap_count[class] > SMALL_HEAP_LIST_MAX, 0))
     small_heap_drain (class);
+  else if (__builtin_expect (head == NULL, 0))
+    small_heap_register_thread ();
 }
 
 /* Reserve the range (once; false when it cannot be: every block is then

@@ -294,6 +294,44 @@ threads (void)
     free (again[i]);
 }
 
+/* Threads that only free (the blocks the main thread made) and exit:
+   what they freed is given back at their exit, so that the resident set
+   stays bounded however many come and go.  */
+#define FREED_CLASSES 16
+#define FREED_EACH 400
+static void *to_free[FREED_CLASSES * FREED_EACH];
+
+static void *
+only_frees (void *unused)
+{
+  (void) unused;
+  for (long i = 0; i < FREED_CLASSES * FREED_EACH; i++)
+    free (to_free[i]);
+  return NULL;
+}
+
+static void
+freeing_threads (void)
+{
+  long settled = 0;
+  for (int round = 0; round < 300; round++)
+    {
+      for (long i = 0; i < FREED_CLASSES * FREED_EACH; i++)
+        {
+          size_t size = 16 * (size_t) (i % FREED_CLASSES + 1);
+          to_free[i] = allocate (size);
+          memset (to_free[i], round, size);
+        }
+      pthread_t thread;
+      pthread_create (&thread, NULL, only_frees, NULL);
+      pthread_join (thread, NULL);
+      if (round == 10)
+        settled = resident_mib ();
+    }
+  check (resident_mib () - settled < 32, "blocks freed by exited threads reused",
+         resident_mib () - settled);
+}
+
 static void
 forked (void)
 {
@@ -375,6 +413,7 @@ main (int argc, char **argv)
          in_range);
   entry_points ();
   threads ();
+  freeing_threads ();
   forked ();
   given_back (small_heap);
   printf ("small heap: ok\n");
