@@ -49,7 +49,9 @@
 #include "internal.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define SMALL_HEAP_CHUNK_SHIFT 16
 #define SMALL_HEAP_CHUNK ((uintptr_t) 1 << SMALL_HEAP_CHUNK_SHIFT)
@@ -285,6 +287,26 @@ small_heap_refill (unsigned class)
       small_heap_count[class] += count - 1;
     }
   return (void *) first;
+}
+
+void
+small_heap_free_marked (void *pointer)
+{
+  unsigned class = small_heap_class_of (pointer);
+  void *block = small_heap_list[class];
+  for (uint32_t i = 0; block != NULL && i < small_heap_count[class]; i++)
+    {
+      if (block == pointer)
+        {
+          static const char message[]
+              = "free(): double free detected in memprof's small heap\n";
+          ssize_t written = write (2, message, sizeof message - 1);
+          (void) written;
+          abort ();
+        }
+      block = *(void **) block;
+    }
+  small_heap_push (pointer);
 }
 
 void

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,6 +333,31 @@ freeing_threads (void)
          resident_mib () - settled);
 }
 
+/* A double free, in a child: glibc's tcache aborts the program; the
+   small heap must too, rather than hand the block out twice.  */
+static void
+double_free (void)
+{
+  fflush (stdout);
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      void *blocks[10];
+      for (int i = 0; i < 10; i++)
+        blocks[i] = allocate (32);
+      free (blocks[9]);
+      free (blocks[8]);
+      free (blocks[9]);
+      /* Not reached: the same block three times over otherwise.  */
+      void *first = allocate (32), *second = allocate (32);
+      _exit (first == second ? 3 : 4);
+    }
+  int status = 0;
+  check (child > 0 && waitpid (child, &status, 0) == child
+             && WIFSIGNALED (status) && WTERMSIG (status) == SIGABRT,
+         "a double free aborts", WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+}
+
 static void
 forked (void)
 {
@@ -415,6 +441,7 @@ main (int argc, char **argv)
   threads ();
   freeing_threads ();
   forked ();
+  double_free ();
   given_back (small_heap);
   printf ("small heap: ok\n");
   return 0;
