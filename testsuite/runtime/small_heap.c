@@ -4,8 +4,10 @@
    kinds (contents kept), calloc's zeros on a reused block, the aligned
    allocators, malloc_usable_size, blocks freed by another thread
    (contents intact, memory bounded), threads that exit holding blocks,
-   fork (the child allocates and frees the parent's blocks), and memory
-   given back to the kernel once the program frees a lot.
+   threads that only free and exit (what they freed is reused), fork
+   (the child allocates and frees the parent's blocks), a double free
+   (aborts, as with glibc's tcache), and memory given back to the kernel
+   once the program frees a lot.
 
    Argument: 1 when the blocks sampling leaves out must be the small
    heap's (a mapping of 64 GiB holds a 24-byte block), 0 when they must
