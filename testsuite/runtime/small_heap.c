@@ -331,8 +331,8 @@ freeing_threads (void)
       if (round == 10)
         settled = resident_mib ();
     }
-  check (resident_mib () - settled < 32, "blocks freed by exited threads reused",
-         resident_mib () - settled);
+  check (resident_mib () - settled < 32,
+         "blocks freed by exited threads reused", resident_mib () - settled);
 }
 
 /* A double free, in a child: glibc's tcache aborts the program; the
@@ -357,7 +357,8 @@ double_free (void)
   int status = 0;
   check (child > 0 && waitpid (child, &status, 0) == child
              && WIFSIGNALED (status) && WTERMSIG (status) == SIGABRT,
-         "a double free aborts", WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+         "a double free aborts",
+         WIFEXITED (status) ? WEXITSTATUS (status) : -1);
 }
 
 static void
