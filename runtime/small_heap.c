@@ -28,7 +28,8 @@
    lock, each batch's count in its first block) but for the block just
    freed, and an empty list takes a whole batch from the pool, or carves
    up to SMALL_HEAP_BATCH fresh blocks: neither walks a list.  A thread that exits gives its lists
-   and the rest of its chunks back (a pthread key's destructor); frees
+   and the rest of its chunks back (a pthread key's destructor, set at
+   its first refill or its first free onto an empty list); frees
    after that (later destructors) go straight back to the pool.
 
    Memory back to the kernel: when a class's pool holds more than
@@ -48,7 +49,9 @@
 #include "internal.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define SMALL_HEAP_CHUNK_SHIFT 16
 #define SMALL_HEAP_CHUNK ((uintptr_t) 1 << SMALL_HEAP_CHUNK_SHIFT)
@@ -209,11 +212,12 @@ pool_push (unsigned class, void *first, uint32_t count)
     scavenge (class);
 }
 
-void *
-small_heap_refill (unsigned class)
+/* The thread's destructor (give_back_thread) registered, once: on its
+   first refill, or its first free onto an empty list (a thread that only
+   frees blocks others made, whose lists would be lost at its exit).  */
+void
+small_heap_register_thread (void)
 {
-  if (UNLIKELY (__memprof_small_heap_base == SMALL_HEAP_UNRESERVED))
-    return NULL;
   if (UNLIKELY (!thread_registered) && thread_key_made && !thread_closed)
     {
       /* The value only has to be non-null for the destructor to run;
@@ -223,6 +227,14 @@ small_heap_refill (unsigned class)
       pthread_setspecific (thread_key, &thread_registered);
       in_runtime--;
     }
+}
+
+void *
+small_heap_refill (unsigned class)
+{
+  if (UNLIKELY (__memprof_small_heap_base == SMALL_HEAP_UNRESERVED))
+    return NULL;
+  small_heap_register_thread ();
   size_t size = class_bytes (class);
   /* The thread's chunk first: its blocks are the next addresses.  */
   if (carve_next[class] >= carve_end[class])
@@ -275,6 +287,26 @@ small_heap_refill (unsigned class)
       small_heap_count[class] += count - 1;
     }
   return (void *) first;
+}
+
+void
+small_heap_free_marked (void *pointer)
+{
+  unsigned class = small_heap_class_of (pointer);
+  void *block = small_heap_list[class];
+  for (uint32_t i = 0; block != NULL && i < small_heap_count[class]; i++)
+    {
+      if (block == pointer)
+        {
+          static const char message[]
+              = "free(): double free detected in memprof's small heap\n";
+          ssize_t written = write (2, message, sizeof message - 1);
+          (void) written;
+          abort ();
+        }
+      block = *(void **) block;
+    }
+  small_heap_push (pointer);
 }
 
 void

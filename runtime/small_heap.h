@@ -88,6 +88,8 @@ small_heap_allocate (unsigned class)
   if (__builtin_expect (block != NULL, 1))
     {
       void *next = *(void **) block;
+      /* Not a free block any more (small_heap_free's mark).  */
+      ((uintptr_t *) block)[1] = 0;
       small_heap_list[class] = next;
       small_heap_count[class]--;
       /* The next pop reads NEXT's link: a block another thread freed
@@ -99,15 +101,44 @@ small_heap_allocate (unsigned class)
   return small_heap_refill (class);
 }
 
+/* A block went onto the thread's empty list: the thread's lists must be
+   given back when it exits (a thread that only frees never refills).  */
+void small_heap_register_thread (void);
+
+/* Push the small heap's block POINTER onto the thread's list of its
+   class.  A free block's second word is its address inverted (every
+   block has 16 bytes or more; a batch's first block has its count there
+   instead; a pop clears it): a second free finds it so, as glibc's
+   tcache finds its key, rather than put the block on a list twice and
+   hand it out twice.  */
+static inline __attribute__ ((always_inline)) void
+small_heap_push (void *pointer)
+{
+  unsigned class = small_heap_class_of (pointer);
+  void *head = small_heap_list[class];
+  *(void **) pointer = head;
+  ((uintptr_t *) pointer)[1] = ~(uintptr_t) pointer;
+  small_heap_list[class] = pointer;
+  if (__builtin_expect (++small_heap_count[class] > SMALL_HEAP_LIST_MAX, 0))
+    small_heap_drain (class);
+  else if (__builtin_expect (head == NULL, 0))
+    small_heap_register_thread ();
+}
+
+/* The free of a block marked free (small_heap_push): abort, as glibc's
+   tcache does, when it is on the thread's list; else (the program's
+   data) push it.  Out of line and last, so that the fast path keeps no
+   register across a call.  */
+void small_heap_free_marked (void *pointer);
+
 /* Free the small heap's block POINTER.  */
 static inline __attribute__ ((always_inline)) void
 small_heap_free (void *pointer)
 {
-  unsigned class = small_heap_class_of (pointer);
-  *(void **) pointer = small_heap_list[class];
-  small_heap_list[class] = pointer;
-  if (__builtin_expect (++small_heap_count[class] > SMALL_HEAP_LIST_MAX, 0))
-    small_heap_drain (class);
+  if (__builtin_expect (((uintptr_t *) pointer)[1] == ~(uintptr_t) pointer, 0))
+    small_heap_free_marked (pointer);
+  else
+    small_heap_push (pointer);
 }
 
 /* Reserve the range (once; false when it cannot be: every block is then

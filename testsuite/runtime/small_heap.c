@@ -4,8 +4,10 @@
    kinds (contents kept), calloc's zeros on a reused block, the aligned
    allocators, malloc_usable_size, blocks freed by another thread
    (contents intact, memory bounded), threads that exit holding blocks,
-   fork (the child allocates and frees the parent's blocks), and memory
-   given back to the kernel once the program frees a lot.
+   threads that only free and exit (what they freed is reused), fork
+   (the child allocates and frees the parent's blocks), a double free
+   (aborts, as with glibc's tcache), and memory given back to the kernel
+   once the program frees a lot.
 
    Argument: 1 when the blocks sampling leaves out must be the small
    heap's (a mapping of 64 GiB holds a 24-byte block), 0 when they must
@@ -14,6 +16,7 @@
 #define _GNU_SOURCE
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +297,70 @@ threads (void)
     free (again[i]);
 }
 
+/* Threads that only free (the blocks the main thread made) and exit:
+   what they freed is given back at their exit, so that the resident set
+   stays bounded however many come and go.  */
+#define FREED_CLASSES 16
+#define FREED_EACH 400
+static void *to_free[FREED_CLASSES * FREED_EACH];
+
+static void *
+only_frees (void *unused)
+{
+  (void) unused;
+  for (long i = 0; i < FREED_CLASSES * FREED_EACH; i++)
+    free (to_free[i]);
+  return NULL;
+}
+
+static void
+freeing_threads (void)
+{
+  long settled = 0;
+  for (int round = 0; round < 300; round++)
+    {
+      for (long i = 0; i < FREED_CLASSES * FREED_EACH; i++)
+        {
+          size_t size = 16 * (size_t) (i % FREED_CLASSES + 1);
+          to_free[i] = allocate (size);
+          memset (to_free[i], round, size);
+        }
+      pthread_t thread;
+      pthread_create (&thread, NULL, only_frees, NULL);
+      pthread_join (thread, NULL);
+      if (round == 10)
+        settled = resident_mib ();
+    }
+  check (resident_mib () - settled < 32,
+         "blocks freed by exited threads reused", resident_mib () - settled);
+}
+
+/* A double free, in a child: glibc's tcache aborts the program; the
+   small heap must too, rather than hand the block out twice.  */
+static void
+double_free (void)
+{
+  fflush (stdout);
+  pid_t child = fork ();
+  if (child == 0)
+    {
+      void *blocks[10];
+      for (int i = 0; i < 10; i++)
+        blocks[i] = allocate (32);
+      free (blocks[9]);
+      free (blocks[8]);
+      free (blocks[9]);
+      /* Not reached: the same block three times over otherwise.  */
+      void *first = allocate (32), *second = allocate (32);
+      _exit (first == second ? 3 : 4);
+    }
+  int status = 0;
+  check (child > 0 && waitpid (child, &status, 0) == child
+             && WIFSIGNALED (status) && WTERMSIG (status) == SIGABRT,
+         "a double free aborts",
+         WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+}
+
 static void
 forked (void)
 {
@@ -375,7 +442,9 @@ main (int argc, char **argv)
          in_range);
   entry_points ();
   threads ();
+  freeing_threads ();
   forked ();
+  double_free ();
   given_back (small_heap);
   printf ("small heap: ok\n");
   return 0;
