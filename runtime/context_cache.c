@@ -3,7 +3,8 @@
    depot context, without folding the recursion and hashing the folded
    stack into the depot again.  The context is a function of the captured
    return addresses alone (folding and the cut to max_stack_depth depend
-   on nothing else, and depot records are never freed or moved), so a
+   on nothing else, and depot records are never freed or moved; the
+   cache is emptied when a module's code is forgotten, code_forgotten), so a
    cached context is the one depot_intern would give: the key is the
    whole captured stack, compared frame by frame, never a hash alone.
 
@@ -33,6 +34,11 @@ struct cached_context
 };
 
 static __thread struct cached_context context_cache[CONTEXT_CACHE_SETS][2]
+    __attribute__ ((tls_model ("initial-exec")));
+/* code_forgotten when the thread's cache was last emptied: a cached
+   context is a function of the return addresses only while no module
+   was unloaded without its span reserved (internal.h).  */
+static __thread uint32_t context_cache_forgotten
     __attribute__ ((tls_model ("initial-exec")));
 /* Per set, the way not used last: the next one a miss replaces.  */
 static __thread uint8_t context_cache_victim[CONTEXT_CACHE_SETS]
@@ -140,6 +146,13 @@ context_of_raw_stack (int max, uintptr_t caller_return)
     ;
   else if (count <= CONTEXT_CACHE_FRAMES)
     {
+      uint32_t forgotten
+          = atomic_load_explicit (&code_forgotten, memory_order_acquire);
+      if (UNLIKELY (forgotten != context_cache_forgotten))
+        {
+          memset (context_cache, 0, sizeof context_cache);
+          context_cache_forgotten = forgotten;
+        }
       uint64_t hash = hash_frames (whole, count);
       unsigned set = (unsigned) (hash >> 59), way;
       struct cached_context *entry = NULL;

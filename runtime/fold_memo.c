@@ -152,7 +152,8 @@ table_get (void)
     return NULL;
   spin_lock (&fold_lock);
   table = atomic_load_explicit (&fold_table, memory_order_relaxed);
-  if (table == NULL)
+  if (table == NULL
+      && !atomic_load_explicit (&fold_table_failed, memory_order_relaxed))
     {
       fold_memory = runtime_map (sizeof *fold_memory);
       if (fold_memory == NULL)
@@ -169,6 +170,18 @@ table_get (void)
     }
   spin_unlock (&fold_lock);
   return table;
+}
+
+/* See internal.h.  The memory stays (a thread may be reading it); every
+   way to a node starts at table_get, or at the folded walk's last walk,
+   which stack_forget_code drops (facts_epoch).  */
+void
+fold_memo_forget (void)
+{
+  spin_lock (&fold_lock);
+  atomic_store_explicit (&fold_table_failed, true, memory_order_relaxed);
+  atomic_store_explicit (&fold_table, NULL, memory_order_release);
+  spin_unlock (&fold_lock);
 }
 
 /* Add the edge FROM -PC, KIND-> TO, or give the destination another
@@ -381,14 +394,16 @@ const struct fold_node *
 fold_memo_step_slow (const struct fold_node *from, uintptr_t pc,
                      uintptr_t function)
 {
+  /* The table first: NULL also once the memo is forgotten
+     (fold_memo_forget), when the cache's steps may be wrong.  */
+  struct fold_slot *table = table_get ();
+  if (UNLIKELY (table == NULL))
+    return NULL;
   uint64_t hash = ((uint64_t) (uintptr_t) from ^ pc) * 0x9e3779b97f4a7c15ULL;
   struct step_cache_entry *entry
       = &step_cache[hash >> (64 - __builtin_ctz (STEP_CACHE_ENTRIES))];
   if (entry->from == from && entry->pc == pc && entry->to != NULL)
     return entry->to;
-  struct fold_slot *table = table_get ();
-  if (UNLIKELY (table == NULL))
-    return NULL;
   const struct fold_node *to = fold_step (table, from, pc, function);
   if (to != NULL)
     {

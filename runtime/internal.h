@@ -90,6 +90,16 @@ void interceptors_forget_module (uintptr_t bias, uint64_t name_hash,
    (modules.c): a hash of its name (dlpi_name).  */
 uint64_t module_name_hash (const char *name);
 void stack_forget_code (uintptr_t low, uintptr_t high);
+/* Bumped by stack_forget_code: another module may now be mapped where
+   forgotten code was, with the same return addresses in other functions,
+   so the fold of a stack by its return addresses (fold_recursion) may
+   differ from what was learnt before.  The threads' context caches are
+   dropped when it changes (context_cache.c).  */
+extern _Atomic uint32_t code_forgotten;
+/* stack_forget_code: the fold memo (fold_memo.c), whose steps are keyed
+   by return address and fold by the functions found there when they were
+   made, is not used again (stacks are folded and interned each time).  */
+void fold_memo_forget (void);
 /* fork: no writer of the interceptors' code ranges (weak, as above) nor
    of the kept segments is half way in the child: their locks are taken
    first and released last (the child's generation even, lock free).  */

@@ -247,9 +247,13 @@ stack_function_of (uintptr_t pc)
 /* See internal.h.  What was learnt about its return addresses (frame
    facts and rules) is cleared and the threads' memos of them dropped
    (facts_epoch); libunwind forgets its cached frame states there too.  */
+_Atomic uint32_t code_forgotten;
+
 void
 stack_forget_code (uintptr_t low, uintptr_t high)
 {
+  fold_memo_forget ();
+  atomic_fetch_add_explicit (&code_forgotten, 1, memory_order_release);
   pc_map_forget_range (&frame_facts, low, high);
   pc_map_forget_range (&frame_rules, low, high);
   unw_flush_cache (unw_local_addr_space, low, high);

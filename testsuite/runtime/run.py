@@ -1539,6 +1539,29 @@ def library_contexts(directory, binary, profile, libraries):
     return found
 
 
+def test_fold_reuse(work):
+    """fold_reuse.c: two libraries with the same code, one function in one
+    where the other has two (fold_reuse_lib.S), loaded at one address in
+    turns (reserve_unloaded_modules=0): with verify_contexts=1 no context
+    differs from a full unwind's (the fold memo's steps, learnt with the
+    first library's functions, are not used for the second's)."""
+    directory, binary = prepare(work, "fold-reuse", "fold_reuse.c", extra=["-ldl"])
+    if binary is None:
+        return
+    for name, defines in (("libfold_a.so", ["-DSPLIT"]), ("libfold_b.so", [])):
+        built = subprocess.run([args.cc, "-shared", "-fPIC", *defines,
+                                os.path.join(HERE, "fold_reuse_lib.S"), "-o",
+                                os.path.join(directory, name)], capture_output=True, text=True)
+        if not results.check(built.returncode == 0, f"fold reuse: {name} builds", built.stderr):
+            return
+    result = execute(binary, directory,
+                     "verify_contexts=1:reserve_unloaded_modules=0:write_profile=0")
+    results.check(result.returncode == 0 and result.stdout == "same address 5\n"
+                  and "is not the full unwind's" not in result.stderr,
+                  "fold reuse: libraries at one address, every context a full unwind's",
+                  result.stdout + result.stderr)
+
+
 def test_dlclose_reuse(work):
     """dlclose_reuse.c: a library dlopen'ed after another was dlclose'd
     (one built with the plugin, one without) is not taken for the first:
@@ -2279,6 +2302,7 @@ def main():
     test_signal_alloc(work)
     test_signal_hammer(work)
     test_dlclose_reuse(work)
+    test_fold_reuse(work)
     test_dlclose_threads(work)
     test_fork_code_ranges(work)
     test_side_file_options_and_failures(work)
