@@ -36,6 +36,8 @@
 #include "gimple-pretty-print.h"
 #include "tree-inline.h"
 #include "cfgloop.h"
+#include "opts.h"
+#include "toplev.h"
 
 #include "plugin.h"
 #include "feedback.h"
@@ -963,6 +965,18 @@ finish_unit (void *, void *)
                 unit_functions.length ());
 }
 
+/* Was this unit compiled from preprocessed input?  The driver passes
+   -fpreprocessed to cc1 for a .i or .ii file, and the user may give it.  */
+static bool
+preprocessed_input (void)
+{
+  for (unsigned i = 0; i < save_decoded_options_count; i++)
+    if (save_decoded_options[i].opt_index == OPT_fpreprocessed
+        && save_decoded_options[i].value)
+      return true;
+  return false;
+}
+
 bool
 feedback_start (const char *plugin_name)
 {
@@ -975,6 +989,14 @@ feedback_start (const char *plugin_name)
       error ("memprof: cannot use the profile: %s", message);
       return false;
     }
+  /* A unit compiled from preprocessed input (-save-temps, `gcc -E` then
+     the .i, distcc and icecc) has lost its macros: a call that a macro
+     expanded sits at its column in the expanded text, where a build from
+     the source, and DWARF, put it at the macro's name.  Lines survive
+     (the .i's line markers), columns do not: match by lines, as for a
+     profile without columns.  */
+  if (feedback_profile.has_columns && preprocessed_input ())
+    feedback_profile.has_columns = false;
   fit_thresholds ();
   leaf_index = XNEWVEC (leaf_entry, feedback_profile.context_count + 1);
   for (size_t i = 0; i < feedback_profile.context_count; i++)
