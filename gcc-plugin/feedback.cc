@@ -36,6 +36,8 @@
 #include "gimple-pretty-print.h"
 #include "tree-inline.h"
 #include "cfgloop.h"
+#include "opts.h"
+#include "toplev.h"
 
 #include "plugin.h"
 #include "feedback.h"
@@ -52,7 +54,7 @@ extern "C" uint64_t profile_guid (const char *linkage_name);
 const char feedback_argument_names[]
     = "use=FILE, instrument=0|1, remarks, hot-cold-new[=0|1], hint=0|1, "
       "clone-wrappers=0|1, clone-depth=N, context-hints=0|1, "
-      "context-min-share=PERCENT, "
+      "context-min-share=PERCENT, columns=0|1, "
       "cold-density=X, "
       "cold-lifetime=SECONDS, "
       "hot-density=X, global-hot-density=X, global-cold-size=BYTES, "
@@ -78,6 +80,8 @@ const char feedback_help[]
       "1)\n"
       "  -fplugin-arg-memprof-context-min-share=P  only when its cold and hot "
       "contexts hold P%% of the call's bytes or more (default 2)\n"
+      "  -fplugin-arg-memprof-columns=0|1         compare columns when the "
+      "profile has them (default 1, 0 for preprocessed input)\n"
       "  -fplugin-arg-memprof-cold-density=X      lifetime access density "
       "(accesses/byte/s) below which a context is cold (default 0.05)\n"
       "  -fplugin-arg-memprof-cold-lifetime=S     mean lifetime (s) a cold "
@@ -238,10 +242,15 @@ fit_thresholds (void)
     }
 }
 
+/* -fplugin-arg-memprof-columns: 1 or 0 as given, -1 when not given (then
+   0 for a unit compiled from preprocessed input, else 1).  */
+static int columns_option = -1;
+
 bool
 feedback_argument (const char *key, const char *value, bool *ok)
 {
   double seconds;
+  bool flag;
   if (strcmp (key, "use") == 0)
     {
       if (value == NULL || *value == '\0')
@@ -260,6 +269,13 @@ feedback_argument (const char *key, const char *value, bool *ok)
     *ok &= parse_flag (key, value, &feedback_options.hint);
   else if (strcmp (key, "clone-wrappers") == 0)
     *ok &= parse_flag (key, value, &feedback_options.clone);
+  else if (strcmp (key, "columns") == 0)
+    {
+      if (parse_flag (key, value, &flag))
+        columns_option = flag;
+      else
+        *ok = false;
+    }
   else if (strcmp (key, "cold-density") == 0)
     *ok &= feedback_parse_number (key, value, any_number,
                                   &feedback_options.thresholds.cold_density)
@@ -963,6 +979,18 @@ finish_unit (void *, void *)
                 unit_functions.length ());
 }
 
+/* Was this unit compiled from preprocessed input?  The driver passes
+   -fpreprocessed to cc1 for a .i or .ii file, and the user may give it.  */
+static bool
+preprocessed_input (void)
+{
+  for (unsigned i = 0; i < save_decoded_options_count; i++)
+    if (save_decoded_options[i].opt_index == OPT_fpreprocessed
+        && save_decoded_options[i].value)
+      return true;
+  return false;
+}
+
 bool
 feedback_start (const char *plugin_name)
 {
@@ -975,6 +1003,16 @@ feedback_start (const char *plugin_name)
       error ("memprof: cannot use the profile: %s", message);
       return false;
     }
+  /* A unit compiled from preprocessed input (-save-temps, `gcc -E` then
+     the .i, distcc and icecc) has lost its macros: a call that a macro
+     expanded sits at its column in the expanded text, where a build from
+     the source, and DWARF, put it at the macro's name.  Lines survive
+     (the .i's line markers), columns do not: match by lines, as for a
+     profile without columns.  columns=0 does so for any unit: for a
+     build from the source using the profile of a build from preprocessed
+     input, which nothing in the binary tells.  */
+  if (columns_option == 0 || (columns_option < 0 && preprocessed_input ()))
+    feedback_profile.has_columns = false;
   fit_thresholds ();
   leaf_index = XNEWVEC (leaf_entry, feedback_profile.context_count + 1);
   for (size_t i = 0; i < feedback_profile.context_count; i++)

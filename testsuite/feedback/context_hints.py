@@ -24,6 +24,11 @@ frame, in another translation unit, tells them apart.  At -O0 and -O2:
   that end in a tail call of a function returning nothing, whose frames
   the hinted build keeps as the profile has them, so each path's blocks
   are in its class's arena;
+- preprocessed input (context_macro.c: each path calls through a macro,
+  whose call a .i has at another column): a profile of the build from
+  the source drives a -save-temps build, and a -save-temps profile a
+  build from the source with -fplugin-arg-memprof-columns=0; every
+  block in its class's arena both times;
 - frame pointers where the walk reads them and they matter
   (context_hub.c): kept in make and mid, left out of hub, a big function
   whose own call sites tell cold from hot (as Lua's luaV_execute), and
@@ -46,9 +51,10 @@ from report import Report  # noqa: E402
 
 WORK = os.path.join(HERE, "work", "context")
 MEMPROF = os.path.join(TOP, "analysis", "memprof")
-MAIN, ALLOC, CHECK, CLOSE, TAIL, HUB = (os.path.join(HERE, name) for name in
-                                        ("context_main.c", "context_alloc.c", "context_check.c",
-                                         "context_close.c", "context_tail.c", "context_hub.c"))
+MAIN, ALLOC, CHECK, CLOSE, TAIL, HUB, MACRO = (
+    os.path.join(HERE, name) for name in
+    ("context_main.c", "context_alloc.c", "context_check.c", "context_close.c",
+     "context_tail.c", "context_hub.c", "context_macro.c"))
 BLOCKS, SIZE = 512, 96
 # Small thresholds: this short run's untouched blocks are cold, the
 # blocks read many times hot.
@@ -344,6 +350,37 @@ def check_hub():
                   f"arena, all {BLOCKS} hot ones to the hot arena", ran.stdout + ran.stderr[-500:])
 
 
+def check_preprocessed(label, name, profiled_flags, hinted_flags):
+    """context_macro.c profiled with PROFILED_FLAGS, hinted with
+    HINTED_FLAGS (-save-temps=obj: the units compiled from the .i files
+    the driver writes beside the output)."""
+    work = os.path.join(WORK, name)
+    os.makedirs(work)
+    profiled = os.path.join(work, "profiled")
+    built = build(profiled, "-O2", [MACRO, ALLOC],
+                  ["-fno-optimize-sibling-calls", *profiled_flags],
+                  pkg_config("memprof", "--libs"))
+    if not results.check(built.returncode == 0, f"{label}: the profiled build builds",
+                         built.stderr[-500:]):
+        return
+    mprof, raw = profile(name, profiled, work)
+    if not results.check(mprof is not None, f"{label}: profiled and merged", raw):
+        return
+    binary = os.path.join(work, "hinted")
+    built = build(binary, "-O2", [MACRO, ALLOC, CHECK],
+                  ["-fno-optimize-sibling-calls", "-fplugin-arg-memprof-use=" + mprof,
+                   *THRESHOLDS, *hinted_flags],
+                  pkg_config("memprof-hint", "--libs"))
+    if not results.check(built.returncode == 0 and "context-classified: 1" in built.stderr,
+                         f"{label}: the hinted build classifies the allocator's call by "
+                         "context", built.stderr[-800:]):
+        return
+    ran = execute(binary)
+    results.check(ran.returncode == 0 and arenas(ran.stdout) == ((BLOCKS, 0, 0), (0, BLOCKS, 0)),
+                  f"{label}: all {BLOCKS} cold blocks in the cold arena, all {BLOCKS} hot "
+                  "ones in the hot arena", ran.stdout + ran.stderr[-500:])
+
+
 def main():
     if not os.path.exists(MEMPROF):
         sys.exit(f"context-hints: build the tree first: {MEMPROF} is missing")
@@ -353,6 +390,9 @@ def main():
         check_level(opt)
     check_tail_calls()
     check_hub()
+    check_preprocessed("preprocessed input", "save-temps", [], ["-save-temps=obj"])
+    check_preprocessed("a profile of preprocessed input, columns=0", "columns-off",
+                       ["-save-temps=obj"], ["-fplugin-arg-memprof-columns=0"])
     return results.finish()
 
 
