@@ -184,8 +184,7 @@ void operator_delete (void *) __asm__("_ZdlPv");
 void operator_delete_sized (void *, size_t) __asm__("_ZdlPvm");
 /* The same under new_delete.c's hidden names (no PLT jump).  */
 extern void own_ZdlPv (void *) __attribute__ ((visibility ("hidden")));
-extern void own_ZdlPvm (void *, size_t)
-    __attribute__ ((visibility ("hidden")));
+extern void own_ZdlPvm (void *, size_t) __attribute__ ((visibility ("hidden")));
 
 /* Tail calls only: no frame, so that the interposed function's caller is
    the compiled code's call site.  */

@@ -252,8 +252,7 @@ spin_trylock_hot (spinlock_t *lock)
       atomic_signal_fence (memory_order_seq_cst);
       return true;
     }
-  return !atomic_flag_test_and_set_explicit (&lock->flag,
-                                             memory_order_acquire);
+  return !atomic_flag_test_and_set_explicit (&lock->flag, memory_order_acquire);
 }
 
 /* The thread enters and leaves one of the small heap's slow paths (its
