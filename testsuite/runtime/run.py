@@ -1421,8 +1421,8 @@ def test_signal_hammer(work):
     are counted exactly.  "small": the always-on mode's small heap with
     the handler inside its refills and drains (sample_interval=524288,
     and 64 so that sampled blocks mix in); before those were sections
-    (small_heap.c) most such runs hung or crashed (a drain inside a
-    drain pushed a NULL batch).  Before the handler's calls inside the runtime
+    (small_heap.c) the four runs at 524288 failed: one thread crashed (a
+    drain inside a drain pushed a NULL batch), two threads hung.  Before the handler's calls inside the runtime
     went to glibc (allocator.c, "Entries while the thread is inside the
     runtime"), about one run in six hung and some reported slots freed
     twice."""
