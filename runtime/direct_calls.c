@@ -182,6 +182,9 @@ direct_calls_observers_changed (unsigned char value)
 
 void operator_delete (void *) __asm__("_ZdlPv");
 void operator_delete_sized (void *, size_t) __asm__("_ZdlPvm");
+/* The same under new_delete.c's hidden names (no PLT jump).  */
+extern void own_ZdlPv (void *) __attribute__ ((visibility ("hidden")));
+extern void own_ZdlPvm (void *, size_t) __attribute__ ((visibility ("hidden")));
 
 /* Tail calls only: no frame, so that the interposed function's caller is
    the compiled code's call site.  */
@@ -223,6 +226,24 @@ marked_free (void *pointer, unsigned char *site_known, _Atomic signed char *own)
   free (pointer);
 }
 
+static __attribute__ ((noinline)) TAIL_CALLS_ONLY void
+marked_delete (void *pointer, unsigned char *site_known,
+               _Atomic signed char *own)
+{
+  learn_small_heap_way ((void *) operator_delete, own);
+  MARK_SITE (site_known, FREE_NEEDS, operator_delete);
+  operator_delete (pointer);
+}
+
+static __attribute__ ((noinline)) TAIL_CALLS_ONLY void
+marked_delete_sized (void *pointer, size_t size, unsigned char *site_known,
+                     _Atomic signed char *own)
+{
+  learn_small_heap_way ((void *) operator_delete_sized, own);
+  MARK_SITE (site_known, FREE_NEEDS, operator_delete_sized);
+  operator_delete_sized (pointer, size);
+}
+
 TAIL_CALLS_ONLY MEMPROF_EXPORT void *
 __memprof_direct_malloc (size_t size, unsigned char *site_known)
 {
@@ -259,17 +280,24 @@ __memprof_direct_free (void *pointer, unsigned char *site_known)
   marked_free (pointer, site_known, &own);
 }
 
+/* The deletes as free: with the small heap, the runtime's own operator
+   (the program replaced neither form the call would reach: own_ZdlPvm
+   still asks about operator delete (void *), as _ZdlPvm does).  */
 TAIL_CALLS_ONLY MEMPROF_EXPORT void
 __memprof_direct_delete (void *pointer, unsigned char *site_known)
 {
-  MARK_SITE (site_known, FREE_NEEDS, operator_delete);
-  operator_delete (pointer);
+  static _Atomic signed char own;
+  if (LIKELY (small_heap_way (&own)))
+    return own_ZdlPv (pointer);
+  marked_delete (pointer, site_known, &own);
 }
 
 TAIL_CALLS_ONLY MEMPROF_EXPORT void
 __memprof_direct_delete_sized (void *pointer, size_t size,
                                unsigned char *site_known)
 {
-  MARK_SITE (site_known, FREE_NEEDS, operator_delete_sized);
-  operator_delete_sized (pointer, size);
+  static _Atomic signed char own;
+  if (LIKELY (small_heap_way (&own)))
+    return own_ZdlPvm (pointer, size);
+  marked_delete_sized (pointer, size, site_known, &own);
 }

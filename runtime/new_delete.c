@@ -66,6 +66,7 @@ OPERATOR void *_Znam (size_t size);
 OPERATOR void *_ZnwmSt11align_val_t (size_t size, size_t alignment);
 OPERATOR void *_ZnamSt11align_val_t (size_t size, size_t alignment);
 OPERATOR void _ZdlPv (void *pointer);
+OPERATOR void _ZdlPvm (void *pointer, size_t size);
 OPERATOR void _ZdaPv (void *pointer);
 OPERATOR void _ZdlPvSt11align_val_t (void *pointer, size_t alignment);
 OPERATOR void _ZdaPvSt11align_val_t (void *pointer, size_t alignment);
@@ -79,6 +80,8 @@ OWN (_Znam);
 OWN (_ZnwmSt11align_val_t);
 OWN (_ZnamSt11align_val_t);
 OWN (_ZdlPv);
+/* direct_calls.c's sized delete jumps to it.  */
+OWN (_ZdlPvm);
 OWN (_ZdaPv);
 OWN (_ZdlPvSt11align_val_t);
 OWN (_ZdaPvSt11align_val_t);

@@ -41,8 +41,26 @@
    in use or in a thread's list is kept whole.
 
    fork: the pools' locks are held across it (small_heap_fork_prepare).
-   Signal handlers that allocate on a thread inside one of these paths
-   are not supported, as with glibc's own malloc.  */
+
+   Signal handlers: the fast paths (small_heap.h) are a pop and a push
+   with plain loads and stores, as safe against a handler of the same
+   thread as glibc's per-thread cache is (a handler's pop between the
+   interrupted pop's load and store hands a block out twice; its push
+   there loses a block): they look at no flag, to cost nothing.  The slow
+   paths take the pools' locks, which the thread's handler would wait on
+   forever if it interrupted them (with one thread the lock is a plain
+   store), so they are sections (internal.h, entry_begin) marked busy
+   (small_heap_busy) from before they read the thread's list until after
+   the last lock is let go.  A refill inside a section (a handler's, or
+   the runtime's own allocation) takes no lock: NULL, and the caller's
+   block is glibc's.  A drain while the thread is busy here does
+   nothing: the list stays over its bound and the next free drains it
+   (a handler's drain inside the interrupted drain, from a count the
+   interrupted one had read, once freed a batch twice).  A drain inside
+   another section (the hooks' frees, the runtime's, a handler's) only
+   tries the pool's lock, never waits for it, and leaves the scavenge to
+   a later drain.  fork's handlers, which hold every pool's lock, mark
+   the thread busy too.  */
 
 #define _GNU_SOURCE
 #include "small_heap.h"
@@ -73,6 +91,11 @@ static __thread uintptr_t carve_end[SMALL_HEAP_CLASSES]
 static __thread bool thread_registered
     __attribute__ ((tls_model ("initial-exec")));
 static __thread bool thread_closed __attribute__ ((tls_model ("initial-exec")));
+/* The thread is inside a slow path of the small heap's, or fork's
+   handlers: a handler that interrupts it takes none of the pools'
+   locks (see the top of the file).  */
+static __thread bool small_heap_busy
+    __attribute__ ((tls_model ("initial-exec")));
 
 static pthread_key_t thread_key;
 static bool thread_key_made;
@@ -198,15 +221,23 @@ link_blocks (uintptr_t first, size_t size, uint32_t count, void *next)
 
 static void scavenge (unsigned class);
 
-/* Push the list FIRST of COUNT blocks onto CLASS's pool as a batch.  */
+/* Push the list FIRST of COUNT blocks onto CLASS's pool as a batch,
+   the pool's lock held; true when the pool is to be scavenged.  */
+static bool
+pool_push_locked (unsigned class, void *first, uint32_t count)
+{
+  batch_set (first, pools[class].batches, count);
+  pools[class].batches = first;
+  pools[class].blocks += count;
+  return pools[class].blocks > pools[class].scavenge_above;
+}
+
+/* The same, the lock taken here (the thread busy, in its section).  */
 static void
 pool_push (unsigned class, void *first, uint32_t count)
 {
   spin_lock_hot (&pools[class].lock);
-  batch_set (first, pools[class].batches, count);
-  pools[class].batches = first;
-  pools[class].blocks += count;
-  bool full = pools[class].blocks > pools[class].scavenge_above;
+  bool full = pool_push_locked (class, first, count);
   spin_unlock (&pools[class].lock);
   if (full)
     scavenge (class);
@@ -229,11 +260,59 @@ small_heap_register_thread (void)
     }
 }
 
+/* spin_lock_hot's try: false when LOCK is taken.  */
+static inline bool
+spin_trylock_hot (spinlock_t *lock)
+{
+  if (__libc_single_threaded)
+    {
+      if (__atomic_load_n ((unsigned char *) &lock->flag, __ATOMIC_RELAXED))
+        return false;
+      __atomic_store_n ((unsigned char *) &lock->flag, 1, __ATOMIC_RELAXED);
+      atomic_signal_fence (memory_order_seq_cst);
+      return true;
+    }
+  return !atomic_flag_test_and_set_explicit (&lock->flag, memory_order_acquire);
+}
+
+/* The thread enters and leaves one of the small heap's slow paths (its
+   handlers look at the flag).  */
+static inline void
+busy_begin (void)
+{
+  small_heap_busy = true;
+  atomic_signal_fence (memory_order_seq_cst);
+}
+
+static inline void
+busy_end (void)
+{
+  atomic_signal_fence (memory_order_seq_cst);
+  small_heap_busy = false;
+}
+
+static void *refill_entered (unsigned class);
+
 void *
 small_heap_refill (unsigned class)
 {
   if (UNLIKELY (__memprof_small_heap_base == SMALL_HEAP_UNRESERVED))
     return NULL;
+  /* Inside a section (a handler's call, or the runtime's own) the block
+     is glibc's: no lock taken (see the top of the file).  */
+  if (UNLIKELY (!entry_begin ()))
+    return NULL;
+  busy_begin ();
+  void *block = refill_entered (class);
+  busy_end ();
+  entry_end ();
+  return block;
+}
+
+/* small_heap_refill inside its section.  */
+static void *
+refill_entered (unsigned class)
+{
   small_heap_register_thread ();
   size_t size = class_bytes (class);
   /* The thread's chunk first: its blocks are the next addresses.  */
@@ -312,25 +391,58 @@ small_heap_free_marked (void *pointer)
 void
 small_heap_drain (unsigned class)
 {
+  /* A handler inside the thread's own slow path: the list stays over
+     its bound (see the top of the file).  */
+  if (UNLIKELY (small_heap_busy))
+    return;
+  bool entered = entry_begin ();
+  busy_begin ();
+  /* Inside another section (nothing of the small heap's held by the
+     thread): only a try.  */
+  if (entered)
+    spin_lock_hot (&pools[class].lock);
+  else if (!spin_trylock_hot (&pools[class].lock))
+    {
+      busy_end ();
+      return;
+    }
+  /* The list is read with the lock held and the thread busy: a handler
+     that pushes meanwhile does not drain.  */
   void *head = small_heap_list[class];
   uint32_t count = small_heap_count[class];
-  if (UNLIKELY (thread_closed))
+  bool full = false;
+  if (UNLIKELY (count <= SMALL_HEAP_LIST_MAX || head == NULL))
+    {
+      /* A handler's free drained the list between the interrupted
+         free's count and this call: nothing over the bound now (a
+         second push of the list's rest would find NULL).  */
+    }
+  else if (UNLIKELY (thread_closed))
     {
       /* After the thread's destructor every free drains: the block just
          freed is the list; the count stays at the bound.  */
       small_heap_list[class] = NULL;
       small_heap_count[class] = SMALL_HEAP_LIST_MAX;
-      pool_push (class, head, 1);
-      return;
+      full = pool_push_locked (class, head, 1);
     }
-  /* All but the block just freed, without a walk: a thread freeing
-     another's blocks (a consumer) hands them on in one batch, and one
-     that allocates again refills from the pool only after as many
-     allocations.  */
-  void *batch = *(void **) head;
-  *(void **) head = NULL;
-  small_heap_count[class] = 1;
-  pool_push (class, batch, count - 1);
+  else
+    {
+      /* All but the block just freed, without a walk: a thread freeing
+         another's blocks (a consumer) hands them on in one batch, and
+         one that allocates again refills from the pool only after as
+         many allocations.  */
+      void *batch = *(void **) head;
+      *(void **) head = NULL;
+      small_heap_count[class] = 1;
+      if (batch != NULL)
+        full = pool_push_locked (class, batch, count - 1);
+    }
+  spin_unlock (&pools[class].lock);
+  if (full && entered)
+    scavenge (class);
+  busy_end ();
+  if (entered)
+    entry_end ();
 }
 
 /* The thread exits: its lists and the rest of its chunks go back to the
@@ -340,6 +452,8 @@ static void
 give_back_thread (void *unused)
 {
   (void) unused;
+  bool entered = entry_begin ();
+  busy_begin ();
   thread_closed = true;
   for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
     {
@@ -358,6 +472,9 @@ give_back_thread (void *unused)
       small_heap_list[class] = NULL;
       small_heap_count[class] = SMALL_HEAP_LIST_MAX;
     }
+  busy_end ();
+  if (entered)
+    entry_end ();
 }
 
 /* Give CLASS's chunks whose every block is in the pool back to the
@@ -469,6 +586,7 @@ scavenge (unsigned class)
 void
 small_heap_fork_prepare (void)
 {
+  busy_begin ();
   spin_lock (&reserve_lock);
   for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
     spin_lock (&pools[class].lock);
@@ -480,4 +598,5 @@ small_heap_fork_release (void)
   for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
     spin_unlock (&pools[class].lock);
   spin_unlock (&reserve_lock);
+  busy_end ();
 }

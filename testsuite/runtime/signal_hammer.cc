@@ -18,6 +18,15 @@
    glibc's free from the handler could reach its arena), besides the
    blocks of 160 KiB it always hands (glibc maps each on its own:
    M_MMAP_THRESHOLD is fixed, and their frees take no lock of glibc's).
+   "small" has the main flow take and give back bursts of 41- to 48-byte
+   blocks (glibc's 64-byte chunks, which the handler never asks for) and
+   the handler take and free a 40-byte one: with the runtime's small heap
+   (always-on mode) both are of its 48-byte class, so that the handler
+   runs inside the class's refills and drains, whose pool lock the
+   interrupted frame may hold (small_heap.c).  The block the handler
+   leaves is then of 24 bytes, a class the main flow only frees into:
+   the handler's pop inside the main flow's pop of the same list would
+   hand one block out twice, as glibc's per-thread cache would.
    The loop's blocks come from loop_block: ROUNDS of them a thread,
    their sizes a function of the round.  */
 #include <errno.h>
@@ -47,7 +56,7 @@ static unsigned long hooked_allocations, hooked_frees;
 /* Blocks of the main flow for the handler to free, and one the handler
    left for the main flow.  */
 static __thread void *to_handler, *small_to_handler, *from_handler;
-static bool hand_slots;
+static bool hand_slots, small_bursts;
 static __thread unsigned handler_round;
 
 static void
@@ -83,7 +92,14 @@ handler (int)
   array[0] = small != NULL ? small[0] : 0;
   delete[] array;
   free (small);
-  char *left = (char *) malloc (40);
+  if (small_bursts)
+    {
+      char *same_class = (char *) malloc (40);
+      if (same_class != NULL)
+        same_class[0] = (char) round;
+      free (same_class);
+    }
+  char *left = (char *) malloc (small_bursts ? 24 : 40);
   if (left != NULL)
     left[0] = 1;
   free (__atomic_exchange_n (&to_handler, (void *) NULL, __ATOMIC_SEQ_CST));
@@ -166,6 +182,26 @@ hammer (void)
           free (__atomic_exchange_n (&to_handler, (void *) given,
                                      __ATOMIC_SEQ_CST));
         }
+      if (small_bursts && i % 16 == 0)
+        {
+          /* Past a thread list's bound of the small heap (512) and back:
+             refills from the pool, and a drain to it.  */
+          enum
+          {
+            BURST = 600
+          };
+          static __thread void *burst[BURST];
+          for (unsigned k = 0; k < BURST; k++)
+            {
+              burst[k] = malloc (41 + (i + k) % 8);
+              ((char *) burst[k])[0] = (char) k;
+            }
+          for (unsigned k = 0; k < BURST; k++)
+            {
+              sum += ((unsigned char *) burst[k])[0] & 1;
+              free (burst[k]);
+            }
+        }
       if (hand_slots && i % 16 == 0)
         {
           void *given = malloc (56);
@@ -220,6 +256,7 @@ main (int argc, char **argv)
     {
       hooks |= strcmp (argv[i], "hooks") == 0;
       hand_slots |= strcmp (argv[i], "slots") == 0;
+      small_bursts |= strcmp (argv[i], "small") == 0;
     }
   mallopt (M_MMAP_THRESHOLD, 128 * 1024);
   if (hooks && __sanitizer_install_malloc_and_free_hooks != NULL)
