@@ -8,7 +8,6 @@
 #include "internal.h"
 #include "depot_fold.h"
 
-#include <pthread.h>
 #include <string.h>
 
 /* Buckets in the hash table (a power of two); more contexts than this
@@ -268,21 +267,23 @@ fold_extremes (struct memprof_mib *mib, const struct live_block *block,
   mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
 }
 
-/* The long way of a fold into MIB, EXTRA and LAST (a context's, or an
-   entry of a thread's fold buffer): every Min and Max compared, the
-   densities divided, the values kept as the last fold.  */
-static inline void
-fold_long_way (struct memprof_mib *mib, struct context_extra *extra,
-               struct context_last_fold *last, const struct live_block *block,
-               uint64_t accesses, uint64_t touched_bytes, uint32_t size32,
-               uint32_t lifetime, uint32_t now, uint32_t dealloc_cpu)
+/* depot_fold_block the long way, under CONTEXT's lock (released here):
+   every Min and Max compared, the densities divided, the values kept as
+   the context's last fold.  */
+__attribute__ ((noinline)) void
+depot_fold_long_way (struct depot_context *context,
+                     const struct live_block *block, uint64_t accesses,
+                     uint64_t touched_bytes, uint32_t size32, uint32_t lifetime,
+                     uint32_t now, uint32_t dealloc_cpu)
 {
   uint64_t weight = block->weight > 1 ? block->weight : 1;
   uint64_t density = 0, lifetime_density = 0;
+  struct memprof_mib *mib = &context->mib;
+  struct context_last_fold *last = &context->last_fold;
 
   if (accesses == 0)
-    extra->untouched_allocations += weight;
-  extra->touched_bytes += touched_bytes * weight;
+    context->extra.untouched_allocations += weight;
+  context->extra.touched_bytes += touched_bytes * weight;
   if (accesses != 0) /* two divisions saved when nothing was counted */
     {
       density = accesses * 100 / size32;
@@ -305,17 +306,6 @@ fold_long_way (struct memprof_mib *mib, struct context_extra *extra,
   mib->dealloc_timestamp = now;
   mib->alloc_cpu_id = block->alloc_cpu;
   mib->dealloc_cpu_id = dealloc_cpu;
-}
-
-/* depot_fold_block the long way, under CONTEXT's lock (released here).  */
-__attribute__ ((noinline)) void
-depot_fold_long_way (struct depot_context *context,
-                     const struct live_block *block, uint64_t accesses,
-                     uint64_t touched_bytes, uint32_t size32, uint32_t lifetime,
-                     uint32_t now, uint32_t dealloc_cpu)
-{
-  fold_long_way (&context->mib, &context->extra, &context->last_fold, block,
-                 accesses, touched_bytes, size32, lifetime, now, dealloc_cpu);
   spin_unlock (&context->lock);
 }
 
@@ -326,232 +316,6 @@ depot_fold_block (const struct live_block *block, uint64_t accesses,
                   uint64_t touched_counters, uint32_t now, uint32_t dealloc_cpu)
 {
   depot_fold_inline (block, accesses, touched_counters, now, dealloc_cpu);
-}
-
-
-/* ---- The threads' fold buffers ----
-
-   With more than one thread, the blocks of one context are often freed
-   by several threads (a queue's consumers), and a fold under the
-   context's lock made its lines travel between the processors at every
-   free.  Each freeing thread folds instead into a buffer of its own: a
-   few entries, one context each (the entry chosen by the context's
-   address), each a MIB, its side-file counts and its last long fold,
-   folded the short or the long way as the context's own.  An entry that
-   another context takes, a dump (depot_flush_fold_buffers, before the
-   profile reads the contexts) and the thread's exit (a pthread key's
-   destructor) merge the entry into its context, under the context's
-   lock.  Sums, Mins and Maxes are merged exactly; what depends on the
-   order of the frees (the overlap and same-CPU counts, the last
-   timestamps and CPUs) counts the entry's folds and one comparison at
-   the seam, as folds interleaved differently would.
-
-   Locks: a buffer has one, taken by its thread at each fold (no other
-   thread's line) and by a dump; the context's lock is taken under it,
-   never the other way round.  Buffers are never freed: a thread that
-   exits leaves its buffer empty for the next thread to take.  */
-
-#define FOLD_BUFFER_ENTRIES 16
-
-struct fold_entry
-{
-  struct depot_context *context; /* NULL: empty */
-  struct context_last_fold last;
-  struct memprof_mib mib;
-  struct context_extra extra;
-};
-
-struct fold_buffer
-{
-  spinlock_t lock;
-  _Atomic bool taken; /* by a running thread */
-  struct fold_buffer *next;
-  struct fold_entry entries[FOLD_BUFFER_ENTRIES];
-};
-
-static struct fold_buffer *_Atomic fold_buffers;
-static __thread struct fold_buffer *thread_fold_buffer
-    __attribute__ ((tls_model ("initial-exec")));
-/* The thread has exited as far as its buffer goes (its destructor ran),
-   or has none to have: it folds into the contexts.  */
-static __thread bool thread_fold_unbuffered
-    __attribute__ ((tls_model ("initial-exec")));
-static pthread_key_t fold_key;
-/* 0: not made yet; 1: made; 2: cannot be made (no buffers then).  */
-static _Atomic int fold_key_state;
-static spinlock_t fold_key_lock = SPINLOCK_INIT;
-
-/* ENTRY merged into its context and emptied; under the buffer's lock.  */
-static void
-flush_entry (struct fold_entry *entry)
-{
-  struct depot_context *context = entry->context;
-  struct memprof_mib *into = &context->mib;
-  const struct memprof_mib *from = &entry->mib;
-
-  spin_lock (&context->lock);
-  context->extra.untouched_allocations += entry->extra.untouched_allocations;
-  context->extra.touched_bytes += entry->extra.touched_bytes;
-  if (into->alloc_count == 0)
-    {
-      *into = *from;
-      /* The entry's last fold is among the MIB's values: the context's
-         short way may take it.  */
-      context->last_fold = entry->last;
-    }
-  else
-    {
-      /* mib_merge counts FROM as one block at the seam; its own folds'
-         counts are added.  */
-      uint32_t overlaps = from->num_lifetime_overlaps;
-      uint32_t same_alloc = from->num_same_alloc_cpu;
-      uint32_t same_dealloc = from->num_same_dealloc_cpu;
-      mib_merge (into, from);
-      into->num_lifetime_overlaps += overlaps;
-      into->num_same_alloc_cpu += same_alloc;
-      into->num_same_dealloc_cpu += same_dealloc;
-    }
-  spin_unlock (&context->lock);
-  entry->context = NULL;
-}
-
-/* Every entry of BUFFER merged; under its lock.  */
-static void
-flush_buffer (struct fold_buffer *buffer)
-{
-  for (unsigned i = 0; i < FOLD_BUFFER_ENTRIES; i++)
-    if (buffer->entries[i].context != NULL)
-      flush_entry (&buffer->entries[i]);
-}
-
-/* The thread exits: its buffer merged, and left for another thread.
-   The frees of later destructors fold into the contexts.  */
-static void
-fold_buffer_release (void *value)
-{
-  struct fold_buffer *buffer = value;
-
-  in_runtime++;
-  thread_fold_unbuffered = true;
-  thread_fold_buffer = NULL;
-  spin_lock (&buffer->lock);
-  flush_buffer (buffer);
-  spin_unlock (&buffer->lock);
-  atomic_store_explicit (&buffer->taken, false, memory_order_release);
-  in_runtime--;
-}
-
-/* A buffer for this thread (an empty one another thread left, or a new
-   one), with the key's destructor set; NULL when there is none.  */
-static __attribute__ ((noinline)) struct fold_buffer *
-fold_buffer_take (void)
-{
-  struct fold_buffer *buffer;
-
-  if (atomic_load_explicit (&fold_key_state, memory_order_acquire) == 0)
-    {
-      spin_lock (&fold_key_lock);
-      if (fold_key_state == 0)
-        atomic_store_explicit (
-            &fold_key_state,
-            pthread_key_create (&fold_key, fold_buffer_release) == 0 ? 1 : 2,
-            memory_order_release);
-      spin_unlock (&fold_key_lock);
-    }
-  if (fold_key_state != 1)
-    {
-      thread_fold_unbuffered = true;
-      return NULL;
-    }
-  for (buffer = atomic_load_explicit (&fold_buffers, memory_order_acquire);
-       buffer != NULL; buffer = buffer->next)
-    if (!atomic_load_explicit (&buffer->taken, memory_order_relaxed)
-        && !atomic_exchange_explicit (&buffer->taken, true,
-                                      memory_order_acquire))
-      break;
-  if (buffer == NULL)
-    {
-      buffer = runtime_map (sizeof *buffer);
-      if (buffer == NULL)
-        {
-          thread_fold_unbuffered = true;
-          return NULL;
-        }
-      atomic_store_explicit (&buffer->taken, true, memory_order_relaxed);
-      buffer->next = atomic_load_explicit (&fold_buffers, memory_order_relaxed);
-      while (!atomic_compare_exchange_weak_explicit (
-          &fold_buffers, &buffer->next, buffer, memory_order_release,
-          memory_order_relaxed))
-        ;
-    }
-  /* Not NULL: the destructor runs.  pthread_setspecific may allocate
-     (keys past the first 32): in_runtime is set on this path.  */
-  if (pthread_setspecific (fold_key, buffer) != 0)
-    {
-      atomic_store_explicit (&buffer->taken, false, memory_order_release);
-      thread_fold_unbuffered = true;
-      return NULL;
-    }
-  thread_fold_buffer = buffer;
-  return buffer;
-}
-
-bool
-depot_fold_buffered (struct depot_context *context,
-                     const struct live_block *block, uint64_t accesses,
-                     uint64_t touched_bytes, uint32_t size32,
-                     uint32_t lifetime, uint32_t now, uint32_t dealloc_cpu)
-{
-  struct fold_buffer *buffer = thread_fold_buffer;
-
-  if (UNLIKELY (buffer == NULL))
-    {
-      if (thread_fold_unbuffered || (buffer = fold_buffer_take ()) == NULL)
-        return false;
-    }
-  spin_lock (&buffer->lock);
-  struct fold_entry *entry
-      = &buffer->entries[((uintptr_t) context / DEPOT_RECORD_ALIGN)
-                         % FOLD_BUFFER_ENTRIES];
-  if (entry->context != context)
-    {
-      if (entry->context != NULL)
-        flush_entry (entry);
-      entry->context = context;
-      entry->mib.alloc_count = 0;
-      memset (&entry->extra, 0, sizeof entry->extra);
-    }
-  const struct context_last_fold *last = &entry->last;
-  if (block->weight > 1 || entry->mib.alloc_count == 0
-      || last->accesses != accesses || last->size != size32
-      || last->lifetime != lifetime)
-    fold_long_way (&entry->mib, &entry->extra, &entry->last, block, accesses,
-                   touched_bytes, size32, lifetime, now, dealloc_cpu);
-  else
-    depot_fold_short_way (&entry->mib, &entry->extra, last, block, accesses,
-                          touched_bytes, size32, lifetime, now, dealloc_cpu);
-  spin_unlock (&buffer->lock);
-  return true;
-}
-
-bool
-depot_flush_fold_buffers (unsigned long lock_attempts)
-{
-  bool whole = true;
-
-  for (struct fold_buffer *buffer
-       = atomic_load_explicit (&fold_buffers, memory_order_acquire);
-       buffer != NULL; buffer = buffer->next)
-    {
-      if (!spin_lock_within (&buffer->lock, lock_attempts))
-        {
-          whole = false;
-          continue;
-        }
-      flush_buffer (buffer);
-      spin_unlock (&buffer->lock);
-    }
-  return whole;
 }
 
 static void
@@ -609,27 +373,12 @@ void
 depot_fork_child (void)
 {
   spin_unlock (&depot_setup_lock);
-  spin_unlock (&fold_key_lock);
-  for (struct fold_buffer *buffer = fold_buffers; buffer != NULL;
-       buffer = buffer->next)
-    spin_unlock (&buffer->lock);
   depot_for_each (unlock_one, NULL);
 }
 
 void
 depot_reset_records (void)
 {
-  /* The buffers' entries emptied first: what they held is dropped with
-     the contexts' records.  */
-  for (struct fold_buffer *buffer
-       = atomic_load_explicit (&fold_buffers, memory_order_acquire);
-       buffer != NULL; buffer = buffer->next)
-    {
-      spin_lock (&buffer->lock);
-      for (unsigned i = 0; i < FOLD_BUFFER_ENTRIES; i++)
-        buffer->entries[i].context = NULL;
-      spin_unlock (&buffer->lock);
-    }
   depot_for_each (reset_one, NULL);
 }
 

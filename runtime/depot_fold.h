@@ -45,47 +45,6 @@ void depot_fold_long_way (struct depot_context *context,
                           uint32_t lifetime, uint32_t now,
                           uint32_t dealloc_cpu);
 
-/* The short way of a fold into MIB, EXTRA and LAST (a context's, or
-   an entry of a thread's fold buffer): see depot_fold_inline.  */
-static inline void
-depot_fold_short_way (struct memprof_mib *mib, struct context_extra *extra,
-                      const struct context_last_fold *last,
-                      const struct live_block *block, uint64_t accesses,
-                      uint64_t touched_bytes, uint32_t size32,
-                      uint32_t lifetime, uint32_t now, uint32_t dealloc_cpu)
-{
-  /* The short way: a block of weight 1 with the values of the last block
-     folded the long way (blocks of one context mostly are: one size, the
-     same accesses, a lifetime in whole milliseconds).  Every Min and Max
-     stays, the densities are the last ones: only the Totals, the CPU and
-     overlap counts and the last timestamps and CPUs move.  The long way
-     gives the same MIB (its weighted blocks take it).  */
-  extra->untouched_allocations += accesses == 0;
-  extra->touched_bytes += touched_bytes;
-  mib->num_lifetime_overlaps += block->alloc_timestamp < mib->dealloc_timestamp;
-  mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
-  mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
-  mib->alloc_count++;
-  mib->total_access_count += accesses;
-  mib->total_size += size32;
-  mib->total_lifetime += lifetime;
-  mib->total_access_density += last->density;
-  mib->total_lifetime_access_density += last->lifetime_density;
-  mib->alloc_timestamp = block->alloc_timestamp;
-  mib->dealloc_timestamp = now;
-  mib->alloc_cpu_id = block->alloc_cpu;
-  mib->dealloc_cpu_id = dealloc_cpu;
-}
-
-/* With threads: the fold into the calling thread's fold buffer
-   (depot.c), of the values depot_fold_inline computed; false when the
-   thread has no buffer (the caller then folds into CONTEXT).  */
-bool depot_fold_buffered (struct depot_context *context,
-                          const struct live_block *block, uint64_t accesses,
-                          uint64_t touched_bytes, uint32_t size32,
-                          uint32_t lifetime, uint32_t now,
-                          uint32_t dealloc_cpu);
-
 /* depot_fold_block of BLOCK, of weight 1 or more.  */
 static inline void
 depot_fold_inline (const struct live_block *block, uint64_t accesses,
@@ -109,12 +68,6 @@ depot_fold_inline (const struct live_block *block, uint64_t accesses,
   struct memprof_mib *mib = &context->mib;
   const struct context_last_fold *last = &context->last_fold;
 
-  /* With threads, into the thread's fold buffer (depot.c): no lock or
-     line shared with the other threads that free blocks of CONTEXT.  */
-  if (UNLIKELY (!__libc_single_threaded)
-      && depot_fold_buffered (context, block, accesses, touched_bytes,
-                              size32, lifetime, now, dealloc_cpu))
-    return;
   spin_lock_hot (&context->lock);
   if (UNLIKELY (block->weight > 1 || mib->alloc_count == 0
                 || last->accesses != accesses || last->size != size32
@@ -124,8 +77,27 @@ depot_fold_inline (const struct live_block *block, uint64_t accesses,
                            lifetime, now, dealloc_cpu);
       return;
     }
-  depot_fold_short_way (mib, &context->extra, last, block, accesses,
-                        touched_bytes, size32, lifetime, now, dealloc_cpu);
+  /* The short way: a block of weight 1 with the values of the last block
+     folded the long way (blocks of one context mostly are: one size, the
+     same accesses, a lifetime in whole milliseconds).  Every Min and Max
+     stays, the densities are the last ones: only the Totals, the CPU and
+     overlap counts and the last timestamps and CPUs move.  The long way
+     gives the same MIB (its weighted blocks take it).  */
+  context->extra.untouched_allocations += accesses == 0;
+  context->extra.touched_bytes += touched_bytes;
+  mib->num_lifetime_overlaps += block->alloc_timestamp < mib->dealloc_timestamp;
+  mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
+  mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+  mib->alloc_count++;
+  mib->total_access_count += accesses;
+  mib->total_size += size32;
+  mib->total_lifetime += lifetime;
+  mib->total_access_density += last->density;
+  mib->total_lifetime_access_density += last->lifetime_density;
+  mib->alloc_timestamp = block->alloc_timestamp;
+  mib->dealloc_timestamp = now;
+  mib->alloc_cpu_id = block->alloc_cpu;
+  mib->dealloc_cpu_id = dealloc_cpu;
   spin_unlock (&context->lock);
 }
 

@@ -589,10 +589,6 @@ void context_extra_init_one (struct context_extra *extra, uint64_t size,
 /* Call VISIT for every context.  */
 void depot_for_each (void (*visit) (struct depot_context *, void *),
                      void *cookie);
-/* The threads' fold buffers merged into their contexts (depot.c), before
-   the contexts are read; false when a buffer's lock was not had within
-   LOCK_ATTEMPTS (0: waits).  */
-bool depot_flush_fold_buffers (unsigned long lock_attempts);
 void depot_reset_records (void);
 void depot_fork_child (void);
 uint64_t depot_context_count (void);

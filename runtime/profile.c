@@ -633,8 +633,6 @@ dump (enum memprof_extra_reason reason, bool in_signal)
     {
       snapshot.now = runtime_now_ms ();
       snapshot.cpu = runtime_current_cpu ();
-      if (!depot_flush_fold_buffers (snapshot.lock_attempts))
-        snapshot.incomplete = true;
       depot_for_each (take_context, &snapshot);
       if (!allocator_for_each_live (take_live_block, &snapshot,
                                     snapshot.lock_attempts))

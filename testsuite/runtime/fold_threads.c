@@ -1,6 +1,6 @@
-/* Blocks of one context freed by several threads at once (each thread
-   folds into a buffer of its own: depot.c, "The threads' fold buffers"),
-   with profiles dumped while those threads are alive and parked, after
+/* Blocks of one context freed by several threads at once (the folds a
+   per-thread accumulation would keep apart until a dump or the thread's
+   exit: docs/benchmarks.md, "Folds of threads"), with profiles dumped while those threads are alive and parked, after
    they have exited, and while they free.  Argument: none.  Prints the
    sizes of each round for the test to check the profiles against.  */
 #include <pthread.h>

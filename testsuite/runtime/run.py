@@ -686,8 +686,9 @@ def test_slab_threads(work):
 
 def test_fold_threads(work):
     """fold_threads.c: one context's blocks freed by four threads at once
-    (each folding into a buffer of its own, depot.c): a dump while the
-    threads are alive and parked, one after they have exited, and the
+    (what a per-thread accumulation of the folds would have to merge:
+    docs/benchmarks.md, "Folds of threads"): a dump while the threads
+    are alive and parked, one after they have exited, and the
     exit's profile count every freed block once, with the sizes' exact
     Total, Min and Max, as with one thread; dumps while the threads free
     count no block twice."""
