@@ -700,6 +700,61 @@ def test_slab_threads(work):
                   "slab threads: the same figures with and without slots", str(figures))
 
 
+def test_fold_threads(work):
+    """fold_threads.c: one context's blocks freed by four threads at once
+    (what a per-thread accumulation of the folds would have to merge:
+    docs/benchmarks.md, "Folds of threads"): a dump while the threads
+    are alive and parked, one after they have exited, and the
+    exit's profile count every freed block once, with the sizes' exact
+    Total, Min and Max, as with one thread; dumps while the threads free
+    count no block twice."""
+    directory, binary = prepare(work, "fold-threads", "fold_threads.c",
+                                extra=[*plugin_flags(), "-pthread"])
+    if binary is None:
+        return
+    result = execute(binary, directory, "profile_file=ft.%n")
+    rounds = [tuple(map(int, m)) for m in
+              re.findall(r"round \d+: (\d+) blocks, (\d+) bytes\n", result.stdout)]
+    if not results.check(result.returncode == 0 and result.stdout.endswith("fold threads: ok\n")
+                         and len(rounds) == 3,
+                         "fold threads: runs, every dump written",
+                         result.stdout + result.stderr[-1000:]):
+        return
+
+    def make_block(name):
+        sites, error = sites_of(os.path.join(directory, name), binary)
+        if sites is None:
+            results.check(False, f"fold threads: llvm-profdata-19 reads {name}", error)
+            return None
+        # One context per round (allocate_round's three callers).
+        mibs = [mib for frames, mib in sites if frames and frames[0][0] == "make_block"]
+        if not mibs:
+            return None
+        merged = {key: sum(m.get(key, 0) for m in mibs)
+                  for key in ("AllocCount", "TotalSize", "TotalAccessCount")}
+        merged["MinSize"] = min(m.get("MinSize", 0) for m in mibs)
+        merged["MaxSize"] = max(m.get("MaxSize", 0) for m in mibs)
+        return merged
+
+    # Sizes 1 + (i * 37 + round * 101) % 700 over i < blocks: all of 1..700.
+    expected = {"MinSize": 1, "MaxSize": 700}
+    for name, count, label in (("ft.0", 1, "a dump while the freeing threads are alive"),
+                               ("ft.1", 2, "a dump after the freeing threads exited"),
+                               ("ft.5", 3, "the exit's profile")):
+        got = make_block(name)
+        want = dict(expected, AllocCount=sum(r[0] for r in rounds[:count]),
+                    TotalSize=sum(r[1] for r in rounds[:count]),
+                    TotalAccessCount=sum(r[0] for r in rounds[:count]))
+        results.check(got is not None and all(got.get(k) == v for k, v in want.items()),
+                      f"fold threads: {label} counts every freed block once {want}",
+                      str(got))
+    low, high = sum(r[0] for r in rounds[:2]), sum(r[0] for r in rounds)
+    counts = [(make_block(f"ft.{n}") or {}).get("AllocCount") for n in (2, 3, 4)]
+    results.check(all(c is not None and low <= c <= high for c in counts),
+                  f"fold threads: dumps while the threads free count between {low} and "
+                  f"{high} blocks", str(counts))
+
+
 def test_side_file_sampling(work):
     """With sample_interval, the side file is weighted as the MIB's Totals,
     for freed blocks and for blocks live at the dump."""
@@ -2298,6 +2353,7 @@ def main():
     test_slab_bad_free(work)
     test_slab_pages_given_back(work)
     test_slab_threads(work)
+    test_fold_threads(work)
     test_side_file_sampling(work)
     test_always_on(work)
     test_small_heap(work)
