@@ -1247,26 +1247,37 @@ free_is_plain (void *pointer)
          && (pointer == NULL || surely_plain (pointer));
 }
 
-MEMPROF_EXPORT void
-free (void *pointer)
+/* The way of free and operator delete up to the runtime's section: a
+   small heap block (a range test and a push), glibc's own block, or a
+   handler's free inside a section.  True when POINTER was freed so;
+   false when the thread has entered the section and the caller frees.  */
+static inline __attribute__ ((always_inline)) bool
+freed_before_section (void *pointer)
 {
-  /* The small heap's block first: a range test and a push.  */
   if (small_heap_owns (pointer) && LIKELY (no_observers ()))
     {
       small_heap_free (pointer);
-      return;
+      return true;
     }
   if (free_is_plain (pointer))
     {
       if (pointer != NULL)
         __libc_free (pointer);
-      return;
+      return true;
     }
   if (!entry_begin ())
     {
       reentered_free (pointer);
-      return;
+      return true;
     }
+  return false;
+}
+
+MEMPROF_EXPORT void
+free (void *pointer)
+{
+  if (freed_before_section (pointer))
+    return;
   /* A slot's block with nobody watching: deallocate would only ask
      again what free_is_plain asked (observers, the slots' range) and
      the trace's and the hooks' flags, which no_observers covers.  */
@@ -1662,22 +1673,8 @@ allocator_free_reentered (void *pointer)
 void
 allocator_deallocate (void *pointer)
 {
-  if (small_heap_owns (pointer) && LIKELY (no_observers ()))
-    {
-      small_heap_free (pointer);
-      return;
-    }
-  if (free_is_plain (pointer))
-    {
-      if (pointer != NULL)
-        __libc_free (pointer);
-      return;
-    }
-  if (!entry_begin ())
-    {
-      reentered_free (pointer);
-      return;
-    }
+  if (freed_before_section (pointer))
+    return;
   deallocate (pointer);
   entry_end ();
 }
