@@ -21,14 +21,14 @@ main (void)
   int same = 0;
   for (int round = 0; round < ROUNDS; round++)
     {
-      void *library = dlopen (round & 1 ? "./libfold_b.so" : "./libfold_a.so",
-                              RTLD_NOW);
+      void *library
+          = dlopen (round & 1 ? "./libfold_b.so" : "./libfold_a.so", RTLD_NOW);
       if (library == NULL)
         {
           fprintf (stderr, "%s\n", dlerror ());
           return 1;
         }
-      void *(*work) (void) = (void *(*) (void)) dlsym (library, "work");
+      void *(*work) (void) = (void *(*) (void) ) dlsym (library, "work");
       Dl_info info;
       if (work == NULL || !dladdr ((void *) work, &info))
         return 1;
