@@ -1095,16 +1095,23 @@ __thread void *runtime_deferred_frees
 _Atomic uint64_t runtime_allocations_reentered;
 _Atomic uint64_t runtime_frees_deferred;
 
-/* An allocation of SIZE bytes aligned to ALIGNMENT made inside a
-   section: glibc's block.  The runtime's own allocations (in_runtime:
-   libunwind's, stdio's while a profile is written) come here too, and
-   were never recorded; only a handler's are counted.  */
-static __attribute__ ((noinline)) void *
-reentered_allocate (size_t size, size_t alignment)
+/* Count an allocation made inside a section (stats=1): a handler's, not
+   the runtime's own (in_runtime: libunwind's, stdio's while a profile is
+   written), which were never recorded.  */
+static inline void
+count_reentered_allocation (void)
 {
   if (!in_runtime)
     atomic_fetch_add_explicit (&runtime_allocations_reentered, 1,
                                memory_order_relaxed);
+}
+
+/* An allocation of SIZE bytes aligned to ALIGNMENT made inside a
+   section: glibc's block.  */
+static __attribute__ ((noinline)) void *
+reentered_allocate (size_t size, size_t alignment)
+{
+  count_reentered_allocation ();
   if (alignment <= PLAIN_ALIGNMENT)
     return __libc_malloc (size);
   return __libc_memalign (alignment, size);
@@ -1360,9 +1367,7 @@ calloc_at (size_t count, size_t size, size_t bytes, bool overflow,
   void *pointer;
   if (!entry_begin ())
     {
-      if (!in_runtime)
-        atomic_fetch_add_explicit (&runtime_allocations_reentered, 1,
-                                   memory_order_relaxed);
+      count_reentered_allocation ();
       return __libc_calloc (count, size);
     }
   if (overflow)
