@@ -268,6 +268,21 @@ spin_lock_hot (spinlock_t *lock)
     spin_lock (lock);
 }
 
+/* spin_lock_hot's try: false when LOCK is taken.  */
+static inline bool
+spin_trylock_hot (spinlock_t *lock)
+{
+  if (__libc_single_threaded)
+    {
+      if (__atomic_load_n ((unsigned char *) &lock->flag, __ATOMIC_RELAXED))
+        return false;
+      __atomic_store_n ((unsigned char *) &lock->flag, 1, __ATOMIC_RELAXED);
+      atomic_signal_fence (memory_order_seq_cst);
+      return true;
+    }
+  return !atomic_flag_test_and_set_explicit (&lock->flag, memory_order_acquire);
+}
+
 /* ---- Entries while the thread is inside the runtime (allocator.c) ---- */
 
 /* Set while this thread runs one of the runtime's sections that take its

@@ -260,21 +260,6 @@ small_heap_register_thread (void)
     }
 }
 
-/* spin_lock_hot's try: false when LOCK is taken.  */
-static inline bool
-spin_trylock_hot (spinlock_t *lock)
-{
-  if (__libc_single_threaded)
-    {
-      if (__atomic_load_n ((unsigned char *) &lock->flag, __ATOMIC_RELAXED))
-        return false;
-      __atomic_store_n ((unsigned char *) &lock->flag, 1, __ATOMIC_RELAXED);
-      atomic_signal_fence (memory_order_seq_cst);
-      return true;
-    }
-  return !atomic_flag_test_and_set_explicit (&lock->flag, memory_order_acquire);
-}
-
 /* The thread enters and leaves one of the small heap's slow paths (its
    handlers look at the flag).  */
 static inline void
