@@ -1213,19 +1213,31 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
                 header && header->context ? (uint32_t) header->context->id : 0);
 }
 
+/* An allocation of SIZE bytes aligned to ALIGNMENT at SITE in a section
+   of its own, traced as OP of TRACED_SIZE bytes with EXTRA; glibc's
+   block when the thread is in a section already.  Inline in the entry
+   points: the stack's entry frame (STACK_ENTRY_BEGIN) is theirs.  */
+static inline __attribute__ ((always_inline)) void *
+allocate_in_section (size_t size, size_t alignment, uintptr_t site, unsigned op,
+                     uint64_t traced_size, uint64_t extra)
+{
+  if (!entry_begin ())
+    return reentered_allocate (size, alignment);
+  STACK_ENTRY_BEGIN ();
+  void *result = allocate (size, alignment, site);
+  STACK_ENTRY_END ();
+  TRACE_ALLOCATION (op, 0, traced_size, extra, result);
+  entry_end ();
+  return result;
+}
+
 /* malloc's own path for an allocation of SIZE at SITE that
    malloc_left_out_quickly did not decide.  */
 static __attribute__ ((noinline)) void *
 malloc_at (size_t size, uintptr_t site)
 {
-  if (!entry_begin ())
-    return reentered_allocate (size, PLAIN_ALIGNMENT);
-  STACK_ENTRY_BEGIN ();
-  void *result = allocate (size, PLAIN_ALIGNMENT, site);
-  STACK_ENTRY_END ();
-  TRACE_ALLOCATION (MEMPROF_TRACE_MALLOC, 0, size, 0, result);
-  entry_end ();
-  return result;
+  return allocate_in_section (size, PLAIN_ALIGNMENT, site, MEMPROF_TRACE_MALLOC,
+                              size, 0);
 }
 
 /* Functions that only ever tail-call need no frame of their own, and the
@@ -1517,14 +1529,8 @@ memalign (size_t alignment, size_t size)
         rounded <<= 1;
       alignment = rounded;
     }
-  if (!entry_begin ())
-    return reentered_allocate (size, alignment);
-  STACK_ENTRY_BEGIN ();
-  void *result = allocate (size, alignment, CALLER);
-  STACK_ENTRY_END ();
-  TRACE_ALLOCATION (MEMPROF_TRACE_MEMALIGN, 0, size, alignment, result);
-  entry_end ();
-  return result;
+  return allocate_in_section (size, alignment, CALLER, MEMPROF_TRACE_MEMALIGN,
+                              size, alignment);
 }
 
 MEMPROF_EXPORT void *
@@ -1536,14 +1542,8 @@ aligned_alloc (size_t alignment, size_t size)
       errno = EINVAL;
       return NULL;
     }
-  if (!entry_begin ())
-    return reentered_allocate (size, alignment);
-  STACK_ENTRY_BEGIN ();
-  void *result = allocate (size, alignment, CALLER);
-  STACK_ENTRY_END ();
-  TRACE_ALLOCATION (MEMPROF_TRACE_ALIGNED_ALLOC, 0, size, alignment, result);
-  entry_end ();
-  return result;
+  return allocate_in_section (size, alignment, CALLER,
+                              MEMPROF_TRACE_ALIGNED_ALLOC, size, alignment);
 }
 
 MEMPROF_EXPORT int
@@ -1557,17 +1557,8 @@ posix_memalign (void **result, size_t alignment, size_t size)
       TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment, NULL);
       return EINVAL;
     }
-  if (entry_begin ())
-    {
-      STACK_ENTRY_BEGIN ();
-      pointer = allocate (size, alignment, CALLER);
-      STACK_ENTRY_END ();
-      TRACE_ALLOCATION (MEMPROF_TRACE_POSIX_MEMALIGN, 0, size, alignment,
-                        pointer);
-      entry_end ();
-    }
-  else
-    pointer = reentered_allocate (size, alignment);
+  pointer = allocate_in_section (size, alignment, CALLER,
+                                 MEMPROF_TRACE_POSIX_MEMALIGN, size, alignment);
   if (pointer == NULL)
     {
       errno = saved_errno;
@@ -1581,14 +1572,8 @@ MEMPROF_EXPORT void *
 valloc (size_t size)
 {
   size_t page = (size_t) sysconf (_SC_PAGESIZE);
-  if (!entry_begin ())
-    return reentered_allocate (size, page);
-  STACK_ENTRY_BEGIN ();
-  void *result = allocate (size, page, CALLER);
-  STACK_ENTRY_END ();
-  TRACE_ALLOCATION (MEMPROF_TRACE_VALLOC, 0, size, page, result);
-  entry_end ();
-  return result;
+  return allocate_in_section (size, page, CALLER, MEMPROF_TRACE_VALLOC, size,
+                              page);
 }
 
 MEMPROF_EXPORT void *
@@ -1602,14 +1587,8 @@ pvalloc (size_t size)
       errno = ENOMEM;
       return NULL;
     }
-  if (!entry_begin ())
-    return reentered_allocate (rounded, page);
-  STACK_ENTRY_BEGIN ();
-  void *result = allocate (rounded, page, CALLER);
-  STACK_ENTRY_END ();
-  TRACE_ALLOCATION (MEMPROF_TRACE_PVALLOC, 0, size, page, result);
-  entry_end ();
-  return result;
+  return allocate_in_section (rounded, page, CALLER, MEMPROF_TRACE_PVALLOC,
+                              size, page);
 }
 
 MEMPROF_EXPORT size_t
