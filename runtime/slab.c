@@ -591,6 +591,9 @@ slab_allocate (size_t size, uintptr_t caller_return)
   uintptr_t slot;
   struct slab_meta *meta;
   struct depot_context *context;
+  /* The allocation's clock reading, first: its latency overlaps the
+     capture (clock.h).  */
+  uint64_t tsc = clock_early_tsc ();
 
   /* Every cache is empty until the range is reserved: refill reserves.  */
   if (UNLIKELY (count == 0))
@@ -608,7 +611,7 @@ slab_allocate (size_t size, uintptr_t caller_return)
   if (context != NULL)
     {
       /* weight is 1: slots serve full profiling only.  */
-      struct clock_stamp stamp = clock_stamp ();
+      struct clock_stamp stamp = clock_stamp_at (tsc);
       meta->alloc_timestamp = stamp.ms;
       meta->alloc_cpu = (uint16_t) stamp.cpu;
       if (size <= MEMPROF_GRANULE_SIZE && !runtime_histogram)
@@ -664,6 +667,9 @@ report_bad_pointer (const char *what, uintptr_t pointer)
 void
 slab_free (uintptr_t pointer)
 {
+  /* The free's clock reading, first: its latency overlaps the checks
+     and the metadata's load (clock.h).  */
+  uint64_t tsc = clock_early_tsc ();
   struct slab_meta *meta = meta_of (pointer);
   struct live_block block;
   uint32_t count;
@@ -700,7 +706,7 @@ slab_free (uintptr_t pointer)
       /* The walk no longer sees the block.  */
       atomic_store_explicit (&meta->context, NULL, memory_order_relaxed);
       /* One reading of the clock for the peak and the MIB.  */
-      struct clock_stamp stamp = clock_stamp ();
+      struct clock_stamp stamp = clock_stamp_at (tsc);
       peak_note_free (block.context, block.size, 1, stamp.tsc);
       allocator_fold_inline (&block, stamp.ms, stamp.cpu);
     }
