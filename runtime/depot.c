@@ -281,6 +281,37 @@ depot_fold_long_way (struct depot_context *context,
   struct memprof_mib *mib = &context->mib;
   struct context_last_fold *last = &context->last_fold;
 
+  if (accesses == 0 && last->accesses == 0 && last->size != 0
+      && mib->alloc_count != 0)
+    {
+      /* A block with no access after one folded here with none (the
+         runtime alone, or a block the program never read): the minimum
+         access count and both minimum densities are 0 already, its
+         densities 0 move no maximum and add nothing, so only its size
+         and lifetime are compared (the sizes of a context that vary, as
+         a loop's, or its lifetimes), without the divisions; the last
+         fold (size 0: none since the MIB was emptied) stays the one the
+         short way compares with.  */
+      context->extra.untouched_allocations += weight;
+      context->extra.touched_bytes += touched_bytes * weight;
+      mib->min_size = MIN (mib->min_size, size32);
+      mib->max_size = MAX (mib->max_size, size32);
+      mib->min_lifetime = MIN (mib->min_lifetime, lifetime);
+      mib->max_lifetime = MAX (mib->max_lifetime, lifetime);
+      mib->num_lifetime_overlaps
+          += block->alloc_timestamp < mib->dealloc_timestamp;
+      mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
+      mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+      mib->alloc_count += (uint32_t) weight;
+      mib->total_size += size32 * weight;
+      mib->total_lifetime += lifetime * weight;
+      mib->alloc_timestamp = block->alloc_timestamp;
+      mib->dealloc_timestamp = now;
+      mib->alloc_cpu_id = block->alloc_cpu;
+      mib->dealloc_cpu_id = dealloc_cpu;
+      spin_unlock (&context->lock);
+      return;
+    }
   if (accesses == 0)
     context->extra.untouched_allocations += weight;
   context->extra.touched_bytes += touched_bytes * weight;
