@@ -489,6 +489,60 @@ START_TEST (test_fold_block_after_reset)
 }
 END_TEST
 
+/* The long way's shortcut for a block with no access after a last fold
+   with none: sizes and lifetimes that vary (a loop's sizes, a context's
+   lifetimes) give the MIB mib_merge gives, weighted or not, and blocks
+   with accesses between them still move the Min and Max fields.  */
+START_TEST (test_fold_block_untouched_sizes_vary)
+{
+  uintptr_t by_block_pcs[1] = { FAKE_PC (16, 0) };
+  uintptr_t by_mib_pcs[1] = { FAKE_PC (16, 1) };
+  struct depot_context *by_block = depot_intern (by_block_pcs, 1);
+  struct depot_context *by_mib = depot_intern (by_mib_pcs, 1);
+  static const struct freed_block blocks[] = {
+    { 48, 0, 0, 10, 12, 0, 0, 1 },   { 16, 0, 0, 12, 12, 0, 1, 1 },
+    { 4096, 0, 0, 12, 19, 1, 1, 1 }, { 100, 0, 0, 13, 14, 1, 0, 5 },
+    { 8, 0, 0, 20, 20, 0, 0, 1 },    { 16, 3, 1, 21, 40, 0, 0, 1 },
+    { 5000, 0, 0, 41, 41, 0, 0, 1 }, { 2, 0, 0, 41, 90, 0, 0, 2 },
+    { 0, 0, 0, 91, 91, 1, 1, 1 },    { 64, 0, 0, 92, 93, 1, 0, 1 },
+  };
+
+  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+    {
+      fold_both (by_block, by_mib, &blocks[i]);
+      assert_same_records (by_block, by_mib, (int) i);
+    }
+  ck_assert_uint_eq (by_block->mib.min_size, 1);
+  ck_assert_uint_eq (by_block->mib.max_size, 5000);
+  ck_assert_uint_eq (by_block->mib.max_lifetime, 49);
+}
+END_TEST
+
+/* After a reset the last fold says nothing of the accesses of a MIB
+   folded whole: a block with no access after it takes the long way and
+   brings the minimum access count down to 0.  */
+START_TEST (test_fold_block_untouched_after_reset)
+{
+  uintptr_t by_block_pcs[1] = { FAKE_PC (17, 0) };
+  uintptr_t by_mib_pcs[1] = { FAKE_PC (17, 1) };
+  struct depot_context *by_block = depot_intern (by_block_pcs, 1);
+  struct depot_context *by_mib = depot_intern (by_mib_pcs, 1);
+  static const struct freed_block untouched = { 16, 0, 0, 10, 12, 0, 0, 1 };
+  static const struct freed_block larger = { 32, 0, 0, 40, 41, 0, 0, 1 };
+  struct memprof_mib counted;
+  struct context_extra no_counts = { 0, 0 };
+
+  fold_both (by_block, by_mib, &untouched);
+  depot_reset_records ();
+  mib_init_one (&counted, 300, 90, 20, 30, 0, 0);
+  depot_fold (by_block, &counted, NULL, &no_counts);
+  depot_fold (by_mib, &counted, NULL, &no_counts);
+  fold_both (by_block, by_mib, &larger);
+  assert_same_records (by_block, by_mib, 1);
+  ck_assert_uint_eq (by_block->mib.min_access_count, 0);
+}
+END_TEST
+
 START_TEST (test_reset_forgets_side_file_counts)
 {
   uintptr_t pcs[1] = { FAKE_PC (13, 0) };
@@ -541,6 +595,8 @@ depot_suite (void)
   tcase_add_test (folding, test_reset_forgets_side_file_counts);
   tcase_add_test (folding, test_fold_block_equals_merge);
   tcase_add_test (folding, test_fold_block_after_reset);
+  tcase_add_test (folding, test_fold_block_untouched_sizes_vary);
+  tcase_add_test (folding, test_fold_block_untouched_after_reset);
   suite_add_tcase (suite, folding);
   return suite;
 }
