@@ -289,15 +289,20 @@ depot_fold_long_way (struct depot_context *context,
          access count and both minimum densities are 0 already, its
          densities 0 move no maximum and add nothing, so only its size
          and lifetime are compared (the sizes of a context that vary, as
-         a loop's, or its lifetimes), without the divisions; the last
-         fold (size 0: none since the MIB was emptied) stays the one the
-         short way compares with.  */
+         a loop's, or its lifetimes), without the divisions.  It is the
+         last fold (size 0: none since the MIB was emptied) the short way
+         compares with, as the long way's: its accesses and densities are
+         the last ones already.  Left as it was, a context whose
+         lifetimes move one millisecond at a time took this way at every
+         block: 2.7 ns a free more than the short way.  */
       context->extra.untouched_allocations += weight;
       context->extra.touched_bytes += touched_bytes * weight;
       mib->min_size = MIN (mib->min_size, size32);
       mib->max_size = MAX (mib->max_size, size32);
       mib->min_lifetime = MIN (mib->min_lifetime, lifetime);
       mib->max_lifetime = MAX (mib->max_lifetime, lifetime);
+      last->size = size32;
+      last->lifetime = lifetime;
       mib->num_lifetime_overlaps
           += block->alloc_timestamp < mib->dealloc_timestamp;
       mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
