@@ -110,6 +110,43 @@ renew_anchor (uint64_t tsc, int64_t ns)
 }
 
 __thread uint64_t clock_last_tsc __attribute__ ((tls_model ("initial-exec")));
+__thread struct clock_ms_span clock_ms_span
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* See clock.h.  anchor_convert is monotonic in the TSC: the readings
+   from TSC up to the first one that converts into the next millisecond,
+   and within the anchor's life, are in TSC's millisecond.  That first
+   one is ANCHOR's TSC + D, D the least with NS0 + floor (D * RATE / 2^32)
+   >= NEXT (NS0 the anchor's ns, NEXT the next millisecond's first ns):
+   D = ceil ((NEXT - NS0) * 2^32 / RATE).  Once a millisecond a thread.  */
+void
+clock_ms_span_set (const struct anchor *anchor, uint32_t sequence,
+                   uint64_t tsc, uint64_t ns)
+{
+  uint64_t ms = ns / 1000000;
+  if (anchor->rate == 0) /* never, when the anchor covers a reading */
+    return;
+  unsigned __int128 want = (unsigned __int128) ((ms + 1) * 1000000 - anchor->ns)
+                           << 32;
+  unsigned __int128 ticks = (want + anchor->rate - 1) / anchor->rate;
+  uint64_t end = anchor->ticks_life; /* from the anchor's TSC */
+  if (ticks < end)
+    end = (uint64_t) ticks;
+  /* A signal handler's reading that interrupted this thread's setting
+     of the span leaves it alone: their fields would mix.  */
+  uint32_t generation = clock_ms_span.generation;
+  if (generation & 1)
+    return;
+  clock_ms_span.generation = generation + 1;
+  atomic_signal_fence (memory_order_seq_cst);
+  /* TSC is covered (below the life) and in MS (below TICKS).  */
+  clock_ms_span.tsc_low = tsc;
+  clock_ms_span.tsc_span = end - (tsc - anchor->tsc);
+  clock_ms_span.ms = ms;
+  clock_ms_span.sequence = sequence;
+  atomic_signal_fence (memory_order_seq_cst);
+  clock_ms_span.generation = generation + 2;
+}
 
 /* See internal.h.  */
 uint64_t

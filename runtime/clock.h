@@ -40,10 +40,8 @@ struct anchor
 };
 
 static inline __attribute__ ((always_inline)) bool
-anchor_read (struct anchor *anchor)
+anchor_read_sequence (struct anchor *anchor, uint32_t sequence)
 {
-  uint32_t sequence
-      = atomic_load_explicit (&clock_anchor.sequence, memory_order_acquire);
   anchor->tsc = atomic_load_explicit (&clock_anchor.tsc, memory_order_relaxed);
   anchor->ns = atomic_load_explicit (&clock_anchor.ns, memory_order_relaxed);
   anchor->rate
@@ -55,6 +53,39 @@ anchor_read (struct anchor *anchor)
          && atomic_load_explicit (&clock_anchor.sequence, memory_order_relaxed)
                 == sequence;
 }
+
+/* The anchor as one consistent copy; false when it was being renewed.  */
+static inline __attribute__ ((always_inline)) bool
+anchor_read (struct anchor *anchor)
+{
+  return anchor_read_sequence (
+      anchor,
+      atomic_load_explicit (&clock_anchor.sequence, memory_order_acquire));
+}
+
+/* The millisecond of this thread's last reading through the anchor: the
+   TSC values from tsc_low on, for tsc_span ticks, convert to a time in
+   the millisecond MS (CLOCK_MONOTONIC's, clock_start_ms not taken off)
+   through the anchor of sequence SEQUENCE, and are covered by it
+   (clock_ms_span_set, clock.c).  A reading in the span takes its
+   milliseconds without the anchor's four fields, the conversion's two
+   multiplications and the division by 10^6 (a chain of about 10
+   cycles after the rdtsc).  tsc_span 0: none.  GENERATION is odd while
+   clock_ms_span_set writes: a signal handler's allocation may set the
+   span between two of the fields' loads of the code it interrupted,
+   which then reads them again.  */
+struct clock_ms_span
+{
+  uint64_t tsc_low, tsc_span, ms;
+  uint32_t sequence, generation;
+};
+extern __thread struct clock_ms_span clock_ms_span
+    __attribute__ ((tls_model ("initial-exec")));
+
+/* The span of TSC's millisecond, converted through ANCHOR (of SEQUENCE,
+   which covers TSC) to NS.  */
+void clock_ms_span_set (const struct anchor *anchor, uint32_t sequence,
+                        uint64_t tsc, uint64_t ns);
 
 /* Whether the consistent ANCHOR converts TSC: one unsigned comparison.  A
    TSC before the anchor wraps to a difference above ticks_life, and
@@ -98,13 +129,34 @@ clock_stamp_at (uint64_t tsc)
 
   if (UNLIKELY (tsc == 0))
     return clock_stamp_slow ();
+  uint32_t sequence
+      = atomic_load_explicit (&clock_anchor.sequence, memory_order_acquire);
+  /* The anchor of an even sequence is the one the span was made with (a
+     renewal moves the sequence twice).  */
+  uint32_t generation = clock_ms_span.generation;
+  atomic_signal_fence (memory_order_seq_cst);
+  uint64_t ms = clock_ms_span.ms;
+  bool in_span = sequence == clock_ms_span.sequence
+                 && tsc - clock_ms_span.tsc_low < clock_ms_span.tsc_span;
+  atomic_signal_fence (memory_order_seq_cst);
+  if (LIKELY (in_span && generation == clock_ms_span.generation
+              && !(generation & 1)))
+    {
+      clock_last_tsc = tsc;
+      stamp.ms = (uint32_t) (ms - (uint64_t) clock_start_ms);
+      stamp.tsc = tsc;
+      stamp.cpu = runtime_current_cpu ();
+      return stamp;
+    }
   struct anchor anchor;
-  if (UNLIKELY (!anchor_read (&anchor) || !anchor_covers (&anchor, tsc)))
+  if (UNLIKELY (!anchor_read_sequence (&anchor, sequence)
+                || !anchor_covers (&anchor, tsc)))
     return clock_stamp_slow ();
   clock_last_tsc = tsc;
   /* CLOCK_MONOTONIC is never negative: an unsigned division by 10^6 is
      a multiplication and a shift.  */
   uint64_t ns = anchor_convert (&anchor, tsc);
+  clock_ms_span_set (&anchor, sequence, tsc, ns);
   stamp.ms = (uint32_t) (ns / 1000000 - (uint64_t) clock_start_ms);
   stamp.tsc = tsc;
   stamp.cpu = runtime_current_cpu ();

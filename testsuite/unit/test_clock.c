@@ -122,6 +122,83 @@ START_TEST (test_stamp_anchor_without_rate)
 }
 END_TEST
 
+/* The milliseconds of TSC converted through ANCHOR, as clock_stamp's
+   conversion gives them.  */
+static uint32_t
+converted_ms (const struct saved_anchor *anchor, uint64_t tsc)
+{
+  struct anchor converting = { anchor->tsc, anchor->ns, anchor->rate,
+                               anchor->ticks_life };
+  return (uint32_t) (anchor_convert (&converting, tsc) / 1000000
+                     - (uint64_t) clock_start_ms);
+}
+
+/* The thread's millisecond span (clock_ms_span): every TSC across
+   millisecond boundaries, at rates of whole and fractional nanoseconds a
+   tick, gets the millisecond the conversion gives, as does a TSC before
+   the span's start and one after the anchor was renewed with the same
+   TSC (the sequence moved); a TSC beyond the anchor's life is not
+   converted.  Anchors with a life long enough for this thread's and the
+   others' real readings: one that covers none is renewed by the next.  */
+START_TEST (test_stamp_span_is_exact)
+{
+  static const uint64_t rates[] = { 1ULL << 32, 3ULL << 31, 0x155555555ULL,
+                                    0xaaaaaaabULL, 0x100000001ULL };
+  struct saved_anchor saved = save_anchor ();
+
+  for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++)
+    {
+      struct saved_anchor anchor = { __rdtsc (),
+                                     (uint64_t) clock_start_ms * 1000000
+                                         + 5000000000ULL + 999000ULL + r,
+                                     rates[r], 1ULL << 40 };
+      set_anchor (anchor);
+      /* Every tick near a boundary, every 997th elsewhere.  */
+      for (uint64_t tick = 0; tick < 3000000;
+           tick += converted_ms (&anchor, anchor.tsc + tick + 3000)
+                           != converted_ms (&anchor, anchor.tsc + tick)
+                       ? 1
+                       : 997)
+        {
+          uint64_t tsc = anchor.tsc + tick;
+          uint32_t got = clock_stamp_at (tsc).ms;
+          uint32_t want = converted_ms (&anchor, tsc);
+          /* ck_assert allocates at every call (the check library's
+             location record): through the runtime, that reading would
+             set the span again from the real TSC.  */
+          if (got != want)
+            ck_abort_msg ("rate %#llx, tick %llu: %u ms, converted %u ms",
+                          (unsigned long long) anchor.rate,
+                          (unsigned long long) tick, got, want);
+        }
+      /* Back before the span's start.  */
+      uint32_t before_start = clock_stamp_at (anchor.tsc + 10).ms;
+      /* The same TSC through an anchor 7 ms later.  */
+      clock_stamp_at (anchor.tsc + 20);
+      struct saved_anchor later = anchor;
+      later.ns += 7000000;
+      set_anchor (later);
+      uint32_t renewed = clock_stamp_at (anchor.tsc + 21).ms;
+      ck_assert_uint_eq (before_start, converted_ms (&anchor, anchor.tsc + 10));
+      ck_assert_uint_eq (renewed, converted_ms (&later, anchor.tsc + 21));
+    }
+
+  /* An anchor whose life ends 400 ticks before the next millisecond:
+     the span ends with the life (a TSC beyond it must take the slow
+     path).  The span is read before anything else reads the clock.  */
+  struct saved_anchor short_lived
+      = { __rdtsc (), (uint64_t) clock_start_ms * 1000000 + 999000ULL,
+          1ULL << 32, 600 };
+  set_anchor (short_lived);
+  uint32_t got = clock_stamp_at (short_lived.tsc + 100).ms;
+  uint64_t span_end = clock_ms_span.tsc_low + clock_ms_span.tsc_span;
+  set_anchor (saved);
+  ck_assert_uint_eq (got, converted_ms (&short_lived, short_lived.tsc + 100));
+  ck_assert_uint_eq (span_end, short_lived.tsc + short_lived.ticks_life);
+  check_stamps (10);
+}
+END_TEST
+
 Suite *
 clock_suite (void)
 {
@@ -130,6 +207,7 @@ clock_suite (void)
   tcase_add_test (stamps, test_stamp_is_exact);
   tcase_add_test (stamps, test_stamp_anchor_ahead);
   tcase_add_test (stamps, test_stamp_anchor_without_rate);
+  tcase_add_test (stamps, test_stamp_span_is_exact);
   suite_add_tcase (suite, stamps);
   return suite;
 }
