@@ -120,8 +120,8 @@ __thread struct clock_ms_span clock_ms_span
    >= NEXT (NS0 the anchor's ns, NEXT the next millisecond's first ns):
    D = ceil ((NEXT - NS0) * 2^32 / RATE).  Once a millisecond a thread.  */
 void
-clock_ms_span_set (const struct anchor *anchor, uint32_t sequence,
-                   uint64_t tsc, uint64_t ns)
+clock_ms_span_set (const struct anchor *anchor, uint32_t sequence, uint64_t tsc,
+                   uint64_t ns)
 {
   uint64_t ms = ns / 1000000;
   if (anchor->rate == 0) /* never, when the anchor covers a reading */

@@ -127,8 +127,8 @@ END_TEST
 static uint32_t
 converted_ms (const struct saved_anchor *anchor, uint64_t tsc)
 {
-  struct anchor converting = { anchor->tsc, anchor->ns, anchor->rate,
-                               anchor->ticks_life };
+  struct anchor converting
+      = { anchor->tsc, anchor->ns, anchor->rate, anchor->ticks_life };
   return (uint32_t) (anchor_convert (&converting, tsc) / 1000000
                      - (uint64_t) clock_start_ms);
 }
