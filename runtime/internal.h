@@ -310,6 +310,17 @@ void runtime_free_deferred (void);
    is in ends.  */
 void runtime_defer_free (void *pointer);
 
+/* Memory for the malloc family's calls made inside a section
+   (emergency.c): SIZE bytes at a pointer aligned to ALIGNMENT (a power
+   of two; 64 at least is given) with EMERGENCY_ROOM bytes before it for
+   the caller (a block header), never from glibc's allocator, which the
+   section may be inside.  Async-signal-safe and lock-free; NULL when
+   there is no memory.  emergency_free gives such a block back, from any
+   thread and context.  */
+#define EMERGENCY_ROOM 48
+void *emergency_allocate (size_t size, size_t alignment);
+void emergency_free (void *pointer);
+
 /* Enter a section: false when the thread is in one already (a handler
    interrupted it, or the runtime's own call), which the caller then
    serves without the runtime's locks.  */
