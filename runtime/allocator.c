@@ -1074,8 +1074,8 @@ resizes_in_place (const struct block_header *header, size_t size)
   return (size >= RESIZE_IN_PLACE_MIN_BYTES
           || header->size >= RESIZE_IN_PLACE_MIN_BYTES)
          && !is_reserve_block (header) && no_observers ()
-         && !slab_takes (size, PLAIN_ALIGNMENT)
-         && !runtime_histogram && !stats_enabled
+         && !slab_takes (size, PLAIN_ALIGNMENT) && !runtime_histogram
+         && !stats_enabled
          && (size_t) header->base_offset * BASE_OFFSET_UNIT
                 <= HEADER_SPACE + MEMPROF_GRANULE_SIZE - PLAIN_ALIGNMENT;
 }
@@ -1182,8 +1182,8 @@ count_reentered_allocation (void)
 static void *
 reserve_block (size_t size, size_t alignment)
 {
-  void *pointer = size < (1ULL << 48) ? emergency_allocate (size, alignment)
-                                      : NULL;
+  void *pointer
+      = size < (1ULL << 48) ? emergency_allocate (size, alignment) : NULL;
   if (UNLIKELY (pointer == NULL))
     {
       errno = ENOMEM;

@@ -91,7 +91,8 @@ static unsigned
 class_for (size_t bytes)
 {
   unsigned class = 1;
-  while (class < EMERGENCY_CLASSES && ((size_t) EMERGENCY_UNIT << class) < bytes)
+  while (class < EMERGENCY_CLASSES
+         && ((size_t) EMERGENCY_UNIT << class) < bytes)
     class ++;
   return class;
 }
@@ -148,8 +149,7 @@ carve (uintptr_t base, unsigned class)
   do
     if (at + bytes > EMERGENCY_RANGE_BYTES)
       return 0;
-  while (!atomic_compare_exchange_weak_explicit (&range_carved, &at,
-                                                 at + bytes,
+  while (!atomic_compare_exchange_weak_explicit (&range_carved, &at, at + bytes,
                                                  memory_order_relaxed,
                                                  memory_order_relaxed));
   return base + at;
@@ -197,8 +197,7 @@ void
 emergency_free (void *pointer)
 {
   const struct span_prefix *prefix
-      = (const struct span_prefix *) ((uintptr_t) pointer - EMERGENCY_ROOM)
-        - 1;
+      = (const struct span_prefix *) ((uintptr_t) pointer - EMERGENCY_ROOM) - 1;
   uintptr_t span = prefix->start;
   size_t bytes = prefix->bytes;
   uintptr_t base = atomic_load_explicit (&range_base, memory_order_acquire);
