@@ -1309,9 +1309,10 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 }
 
 /* An allocation of SIZE bytes aligned to ALIGNMENT at SITE in a section
-   of its own, traced as OP of TRACED_SIZE bytes with EXTRA; glibc's
-   block when the thread is in a section already.  Inline in the entry
-   points: the stack's entry frame (STACK_ENTRY_BEGIN) is theirs.  */
+   of its own, traced as OP of TRACED_SIZE bytes with EXTRA; the
+   reserve's block when the thread is in a section already.  Inline in
+   the entry points: the stack's entry frame (STACK_ENTRY_BEGIN) is
+   theirs.  */
 static inline __attribute__ ((always_inline)) void *
 allocate_in_section (size_t size, size_t alignment, uintptr_t site, unsigned op,
                      uint64_t traced_size, uint64_t extra)
