@@ -707,30 +707,22 @@ static void reentered_free (void *pointer);
 static void *reentered_reallocate (void *pointer, size_t size);
 
 /* glibc's malloc, calloc, realloc and free of the paths that decide
-   before any section (the always-on mode's, free's of glibc's block).
-   Inside a section the call is a signal handler's (or the runtime's
-   own), and the section it interrupted may be inside glibc's: the
-   reserve's way then.  Outside one, the call into glibc is a section
-   of its own: a handler that interrupts it, and whose allocation is
-   sampled (or its site's first), would otherwise take a header's chunk
-   from glibc's arena in the middle of this call.  Out of line, reached
-   by a tail call: inline, their frame (a register kept across glibc's
-   call) cost every malloc and free four instructions, the small heap's
-   too.  Without a frame pointer, as malloc (FRAMELESS, below).  */
-static __attribute__ ((noinline, optimize ("omit-frame-pointer"))) void *
+   before any section (the always-on mode's, free's of glibc's block):
+   the reserve's inside one, where the call is a signal handler's (or the
+   runtime's own) and the section it interrupted may be inside glibc's.
+   One test of the thread's flag; the common case is a tail call.  */
+static inline __attribute__ ((always_inline)) void *
 glibc_malloc_outside_sections (size_t size)
 {
-  if (UNLIKELY (!entry_begin ()))
+  if (UNLIKELY (runtime_entered))
     return reentered_allocate (size, PLAIN_ALIGNMENT);
-  void *block = __libc_malloc (size);
-  entry_end ();
-  return block;
+  return __libc_malloc (size);
 }
 
-static __attribute__ ((noinline, optimize ("omit-frame-pointer"))) void *
+static inline __attribute__ ((always_inline)) void *
 glibc_calloc_outside_sections (size_t count, size_t size)
 {
-  if (UNLIKELY (!entry_begin ()))
+  if (UNLIKELY (runtime_entered))
     {
       /* COUNT * SIZE does not overflow: the callers checked.  */
       void *block = reentered_allocate (count * size, PLAIN_ALIGNMENT);
@@ -738,31 +730,24 @@ glibc_calloc_outside_sections (size_t count, size_t size)
         memset (block, 0, count * size);
       return block;
     }
-  void *block = __libc_calloc (count, size);
-  entry_end ();
-  return block;
+  return __libc_calloc (count, size);
 }
 
-static __attribute__ ((noinline, optimize ("omit-frame-pointer"))) void *
+static inline __attribute__ ((always_inline)) void *
 glibc_realloc_outside_sections (void *pointer, size_t size)
 {
-  if (UNLIKELY (!entry_begin ()))
+  if (UNLIKELY (runtime_entered))
     return reentered_reallocate (pointer, size);
-  void *block = __libc_realloc (pointer, size);
-  entry_end ();
-  return block;
+  return __libc_realloc (pointer, size);
 }
 
-static __attribute__ ((noinline, optimize ("omit-frame-pointer"))) void
+static inline __attribute__ ((always_inline)) void
 glibc_free_outside_sections (void *pointer)
 {
-  if (UNLIKELY (!entry_begin ()))
-    {
-      reentered_free (pointer);
-      return;
-    }
-  __libc_free (pointer);
-  entry_end ();
+  if (UNLIKELY (runtime_entered))
+    reentered_free (pointer);
+  else
+    __libc_free (pointer);
 }
 
 /* The always-on mode's path with the small heap (small_heap.c): true,

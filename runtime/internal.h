@@ -288,10 +288,7 @@ spin_trylock_hot (spinlock_t *lock)
 /* Set while this thread runs one of the runtime's sections that take its
    locks: the malloc family's paths that go beyond glibc's own call (from
    the entry point to its return, the trace and the events included), a
-   profile's dump, fork's handlers; and the always-on mode's own calls of
-   glibc's allocator, which take no lock of the runtime's but must not
-   be re-entered (allocator.c, glibc_malloc_outside_sections).  A signal
-   handler that interrupts
+   profile's dump, fork's handlers.  A signal handler that interrupts
    such a section and calls the malloc family finds it set: its
    allocations are blocks of the runtime's reserve (emergency.c), never
    glibc's (the section may be inside glibc's allocator), unrecorded

@@ -1587,21 +1587,15 @@ def test_signal_reenter(work):
     shared and the static runtime; full profiling with the handler
     asking for the sizes the main flow asks for and freeing its blocks
     ("all"; peak=1 and peak=0), a handler that only asks for what
-    glibc's per-thread cache serves without the runtime ("small"), the
-    sampled modes with the main flow's glibc calls all inside the
-    allocator's sections ("sampled", sample_interval=64 and 4096), and
-    the always-on mode, whose calls to glibc for the blocks sampling
-    leaves out are sections of their own ("small" at
-    sample_interval=524288, "all" there with small_heap=0: the small
-    heap's pops and pushes are only as safe against a handler as glibc's
-    per-thread cache).  Each run must
+    glibc's per-thread cache serves without the runtime ("small"), and
+    the sampled modes with the main flow's glibc calls all inside
+    sections ("sampled", sample_interval=64 and 4096).  Each run must
     finish (killed after 60 s), print what the program prints without
     signals, exit 0 and write a profile llvm-profdata-19 reads; with
     full profiling, the main flow's blocks and bytes exactly.  Before the
-    reserve, every "all" run with full profiling aborted or hung at
-    once, and the others failed at the rates docs/internals.md gives
-    ("Inside glibc: the reserve").  SIGNAL_REENTER_ROUNDS runs more
-    rounds."""
+    reserve, every "all" run aborted or hung at once, and the others
+    failed at the rates docs/internals.md gives ("Signal handlers that
+    allocate").  SIGNAL_REENTER_ROUNDS runs more rounds."""
     directory = os.path.join(work, "signal-reenter")
     os.makedirs(directory)
     static_directory = os.path.join(directory, "static")
@@ -1616,10 +1610,7 @@ def test_signal_reenter(work):
     # (variant, options, exact counts)
     runs = [("all", "", True), ("all", "peak=0", True), ("small", "", True),
             ("sampled", "sample_interval=64", False),
-            ("sampled", "sample_interval=4096", False),
-            # The always-on mode's glibc calls outside any other section.
-            ("small", "sample_interval=524288", False),
-            ("all", "sample_interval=524288:small_heap=0", False)]
+            ("sampled", "sample_interval=4096", False)]
     expected_by = {}
     for mode in ("single", "threads"):
         for variant in ("all", "sampled"):

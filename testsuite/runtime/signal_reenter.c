@@ -14,9 +14,8 @@
    blocks for a later handler, frees blocks the main flow hands it and
    leaves one for the main flow to free.  Not a program that is safe
    without the runtime (glibc's arena serves some of the handler's
-   calls then), nor with the small heap (the handler's pops and pushes
-   of the main flow's size classes): full profiling, or the always-on
-   mode with small_heap=0.
+   calls then), nor with it when sampling leaves blocks to glibc outside
+   the runtime's sections: full profiling only.
 
    "small": the handler only takes and frees two small blocks, what
    glibc's per-thread cache serves without the runtime.
