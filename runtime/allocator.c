@@ -55,7 +55,6 @@ extern void *__libc_malloc (size_t) __attribute__ ((noplt));
 extern void *__libc_realloc (void *, size_t) __attribute__ ((noplt));
 extern void *__libc_calloc (size_t, size_t) __attribute__ ((noplt));
 extern void __libc_free (void *) __attribute__ ((noplt));
-extern void *__libc_memalign (size_t, size_t);
 
 #define HEADER_SPACE 48
 #define HEADER_MAGIC 0x6d656d70726f6621ULL /* "memprof!" */
@@ -89,6 +88,8 @@ _Static_assert(offsetof (struct block_header, check) == HEADER_SPACE - 8,
                "pointer, where a glibc chunk has its size field");
 _Static_assert(HEADER_SPACE % BASE_OFFSET_UNIT == 0,
                "the user pointer stays 16-byte aligned after the header");
+_Static_assert(EMERGENCY_ROOM == HEADER_SPACE,
+               "the reserve's blocks have room for a header");
 
 static struct
 {
@@ -699,6 +700,56 @@ malloc_left_out_quickly (size_t size, uintptr_t site)
   return !countdown_ends (bytes);
 }
 
+/* The calls of a section's own (below, "Entries while the thread is
+   inside the runtime"): never glibc's allocator.  */
+static void *reentered_allocate (size_t size, size_t alignment);
+static void reentered_free (void *pointer);
+static void *reentered_reallocate (void *pointer, size_t size);
+
+/* glibc's malloc, calloc, realloc and free of the paths that decide
+   before any section (the always-on mode's, free's of glibc's block):
+   the reserve's inside one, where the call is a signal handler's (or the
+   runtime's own) and the section it interrupted may be inside glibc's.
+   One test of the thread's flag; the common case is a tail call.  */
+static inline __attribute__ ((always_inline)) void *
+glibc_malloc_outside_sections (size_t size)
+{
+  if (UNLIKELY (runtime_entered))
+    return reentered_allocate (size, PLAIN_ALIGNMENT);
+  return __libc_malloc (size);
+}
+
+static inline __attribute__ ((always_inline)) void *
+glibc_calloc_outside_sections (size_t count, size_t size)
+{
+  if (UNLIKELY (runtime_entered))
+    {
+      /* COUNT * SIZE does not overflow: the callers checked.  */
+      void *block = reentered_allocate (count * size, PLAIN_ALIGNMENT);
+      if (block != NULL)
+        memset (block, 0, count * size);
+      return block;
+    }
+  return __libc_calloc (count, size);
+}
+
+static inline __attribute__ ((always_inline)) void *
+glibc_realloc_outside_sections (void *pointer, size_t size)
+{
+  if (UNLIKELY (runtime_entered))
+    return reentered_reallocate (pointer, size);
+  return __libc_realloc (pointer, size);
+}
+
+static inline __attribute__ ((always_inline)) void
+glibc_free_outside_sections (void *pointer)
+{
+  if (UNLIKELY (runtime_entered))
+    reentered_free (pointer);
+  else
+    __libc_free (pointer);
+}
+
 /* The always-on mode's path with the small heap (small_heap.c): true,
    with the block in *RESULT, when the allocation of SIZE at SITE is one
    that sampling leaves out, decided as malloc_left_out_quickly decides;
@@ -725,7 +776,7 @@ small_left_out_quickly (size_t size, uintptr_t site, void **result)
           return true;
         }
     }
-  *result = __libc_malloc (size);
+  *result = glibc_malloc_outside_sections (size);
   return true;
 }
 
@@ -775,6 +826,15 @@ checked_header (void *pointer)
     return NULL;
   header = header_of (user);
   return header->check == header_check (user) ? header : NULL;
+}
+
+/* Is HEADER's block one of the reserve's (reserve_block), not of
+   glibc's memory?  Its base_offset is 0: a block in glibc's chunk has
+   its header HEADER_SPACE bytes or more after the chunk's start.  */
+static inline bool
+is_reserve_block (const struct block_header *header)
+{
+  return header->base_offset == 0;
 }
 
 /* Is POINTER (not NULL) surely glibc's own block: not a slot's and
@@ -828,6 +888,11 @@ deallocate (void *pointer)
   if (header->context != NULL)
     record_free (header, (uintptr_t) pointer);
   header->check = 0;
+  if (UNLIKELY (is_reserve_block (header)))
+    {
+      emergency_free (pointer);
+      return;
+    }
   __libc_free ((void *) ((uintptr_t) pointer
                          - (uintptr_t) header->base_offset * BASE_OFFSET_UNIT));
 }
@@ -1008,8 +1073,9 @@ resizes_in_place (const struct block_header *header, size_t size)
 {
   return (size >= RESIZE_IN_PLACE_MIN_BYTES
           || header->size >= RESIZE_IN_PLACE_MIN_BYTES)
-         && no_observers () && !slab_takes (size, PLAIN_ALIGNMENT)
-         && !runtime_histogram && !stats_enabled
+         && !is_reserve_block (header) && no_observers ()
+         && !slab_takes (size, PLAIN_ALIGNMENT) && !runtime_histogram
+         && !stats_enabled
          && (size_t) header->base_offset * BASE_OFFSET_UNIT
                 <= HEADER_SPACE + MEMPROF_GRANULE_SIZE - PLAIN_ALIGNMENT;
 }
@@ -1085,10 +1151,15 @@ is_power_of_two (size_t value)
    wait forever, and one that changed the thread's cache of slots (a
    pop, a push) between the interrupted section's load and store would
    hand a slot out twice.  So a handler's call that finds the thread in a
-   section touches nothing of the runtime's: its blocks are glibc's (what
-   the program would have without the runtime), freed by glibc from any
-   context (free_is_plain, or deallocate's block that is not ours), and
-   its frees of the runtime's blocks wait here.  */
+   section touches nothing of the runtime's locked state.  Nor does it
+   touch glibc's allocator: the section may be inside it (a header's
+   chunk, a sampled block, a block past the small heap), and glibc's
+   malloc is not re-entrant (emergency.c says why its per-thread cache
+   does not save the handler).  So its blocks are the reserve's
+   (emergency.c), each with a header that says so (reserve_block), freed
+   from any context later (deallocate, usable_size and reallocate know
+   them by their header); its frees of reserve blocks are made at once,
+   and its frees of any other block, glibc's included, wait here.  */
 __thread bool runtime_entered __attribute__ ((tls_model ("initial-exec")));
 __thread void *runtime_deferred_frees
     __attribute__ ((tls_model ("initial-exec")));
@@ -1106,15 +1177,38 @@ count_reentered_allocation (void)
                                memory_order_relaxed);
 }
 
+/* A block of SIZE bytes aligned to ALIGNMENT from the reserve, with a
+   header (not recorded; is_reserve_block), or NULL with errno.  */
+static void *
+reserve_block (size_t size, size_t alignment)
+{
+  void *pointer
+      = size < (1ULL << 48) ? emergency_allocate (size, alignment) : NULL;
+  if (UNLIKELY (pointer == NULL))
+    {
+      errno = ENOMEM;
+      return NULL;
+    }
+  uintptr_t user = (uintptr_t) pointer;
+  struct block_header *header = header_of (user);
+  header->prev = header->next = NULL;
+  header->context = NULL;
+  header->size = size;
+  header->alloc_cpu = 0;
+  header->base_offset = 0;
+  header->alloc_timestamp = 0;
+  header->weight = 0;
+  header->check = header_check (user);
+  return pointer;
+}
+
 /* An allocation of SIZE bytes aligned to ALIGNMENT made inside a
-   section: glibc's block.  */
+   section: the reserve's block.  */
 static __attribute__ ((noinline)) void *
 reentered_allocate (size_t size, size_t alignment)
 {
   count_reentered_allocation ();
-  if (alignment <= PLAIN_ALIGNMENT)
-    return __libc_malloc (size);
-  return __libc_memalign (alignment, size);
+  return reserve_block (size, alignment);
 }
 
 void
@@ -1131,20 +1225,23 @@ runtime_defer_free (void *pointer)
   atomic_fetch_add_explicit (&runtime_frees_deferred, 1, memory_order_relaxed);
 }
 
-/* A free made inside a section: glibc's block goes back at once, any
-   other waits for the section's end.  Even with hooks or a trace: the
-   handler's allocations were glibc's blocks, which it would keep taking
-   from glibc's cache while their frees waited, until glibc's arena (and
-   its lock, which the interrupted frame may hold) served one.  Every
-   block has room for the link: a slot has 64 bytes, a header's chunk at
-   least 8 after the user pointer.  */
+/* A free made inside a section: a reserve block goes back at once, any
+   other (glibc's too: the section may be inside glibc's free) waits for
+   the section's end, and is then freed as the program's free, folded,
+   traced and shown to the hooks.  Every block has room for the link: a
+   slot has 64 bytes, a small heap block 16, a header's chunk at least 8
+   after the user pointer, glibc's smallest 24.  */
 static __attribute__ ((noinline)) void
 reentered_free (void *pointer)
 {
   if (pointer == NULL)
     return;
-  if (surely_plain (pointer))
-    __libc_free (pointer);
+  struct block_header *header = checked_header (pointer);
+  if (header != NULL && is_reserve_block (header))
+    {
+      header->check = 0;
+      emergency_free (pointer);
+    }
   else
     runtime_defer_free (pointer);
 }
@@ -1163,8 +1260,8 @@ runtime_free_deferred (void)
     }
 }
 
-/* realloc inside a section: glibc's realloc of glibc's block, or a
-   fresh glibc block, the bytes copied, the old block's free deferred.  */
+/* realloc inside a section: a fresh reserve block, the bytes copied,
+   the old block freed as reentered_free frees it.  */
 static __attribute__ ((noinline)) void *
 reentered_reallocate (void *pointer, size_t size)
 {
@@ -1175,14 +1272,12 @@ reentered_reallocate (void *pointer, size_t size)
       reentered_free (pointer);
       return NULL;
     }
-  if (surely_plain (pointer))
-    return __libc_realloc (pointer, size);
   size_t old_size = usable_size (pointer);
   void *fresh = reentered_allocate (size, PLAIN_ALIGNMENT);
   if (fresh != NULL)
     {
       memcpy (fresh, pointer, old_size < size ? old_size : size);
-      runtime_defer_free (pointer);
+      reentered_free (pointer);
     }
   return fresh;
 }
@@ -1214,9 +1309,10 @@ allocator_trace_allocation (unsigned op, unsigned flags, uint64_t size,
 }
 
 /* An allocation of SIZE bytes aligned to ALIGNMENT at SITE in a section
-   of its own, traced as OP of TRACED_SIZE bytes with EXTRA; glibc's
-   block when the thread is in a section already.  Inline in the entry
-   points: the stack's entry frame (STACK_ENTRY_BEGIN) is theirs.  */
+   of its own, traced as OP of TRACED_SIZE bytes with EXTRA; the
+   reserve's block when the thread is in a section already.  Inline in
+   the entry points: the stack's entry frame (STACK_ENTRY_BEGIN) is
+   theirs.  */
 static inline __attribute__ ((always_inline)) void *
 allocate_in_section (size_t size, size_t alignment, uintptr_t site, unsigned op,
                      uint64_t traced_size, uint64_t extra)
@@ -1252,7 +1348,7 @@ malloc (size_t size)
   if (LIKELY (small_left_out_quickly (size, CALLER, &block)))
     return block;
   if (LIKELY (malloc_left_out_quickly (size, CALLER)))
-    return __libc_malloc (size);
+    return glibc_malloc_outside_sections (size);
   return malloc_at (size, CALLER);
 }
 
@@ -1281,7 +1377,7 @@ freed_before_section (void *pointer)
   if (free_is_plain (pointer))
     {
       if (pointer != NULL)
-        __libc_free (pointer);
+        glibc_free_outside_sections (pointer);
       return true;
     }
   if (!entry_begin ())
@@ -1379,8 +1475,12 @@ calloc_at (size_t count, size_t size, size_t bytes, bool overflow,
   void *pointer;
   if (!entry_begin ())
     {
-      count_reentered_allocation ();
-      return __libc_calloc (count, size);
+      if (overflow)
+        {
+          errno = ENOMEM;
+          return NULL;
+        }
+      return glibc_calloc_outside_sections (count, size);
     }
   if (overflow)
     {
@@ -1430,7 +1530,7 @@ calloc (size_t count, size_t size)
       return block;
     }
   if (LIKELY (!overflow && malloc_left_out_quickly (bytes, CALLER)))
-    return __libc_calloc (count, size);
+    return glibc_calloc_outside_sections (count, size);
   return calloc_at (count, size, bytes, overflow, CALLER);
 }
 
@@ -1473,7 +1573,7 @@ small_heap_reallocate (void *pointer, size_t size, uintptr_t site)
           & UNSAMPLED_SMALL_HEAP))
     fresh = small_heap_allocate (small_heap_class_for (size));
   if (fresh == NULL)
-    fresh = __libc_malloc (size);
+    fresh = glibc_malloc_outside_sections (size);
   if (fresh != NULL)
     {
       memcpy (fresh, pointer, old_size);
@@ -1494,7 +1594,7 @@ realloc (void *pointer, size_t size)
   /* glibc's block (or none) to glibc's block: the always-on path.  */
   if (size != 0 && (pointer == NULL || surely_plain (pointer))
       && LIKELY (malloc_left_out_quickly (size, CALLER)))
-    return __libc_realloc (pointer, size);
+    return glibc_realloc_outside_sections (pointer, size);
   return traced_reallocate (MEMPROF_TRACE_REALLOC, pointer, size, size, CALLER);
 }
 
@@ -1621,7 +1721,7 @@ allocator_new_quickly (size_t size, uintptr_t site)
   if (LIKELY (small_left_out_quickly (size, site, &block)))
     return block;
   if (LIKELY (malloc_left_out_quickly (size, site)))
-    return __libc_malloc (size);
+    return glibc_malloc_outside_sections (size);
   return NULL;
 }
 

@@ -290,11 +290,12 @@ spin_trylock_hot (spinlock_t *lock)
    the entry point to its return, the trace and the events included), a
    profile's dump, fork's handlers.  A signal handler that interrupts
    such a section and calls the malloc family finds it set: its
-   allocations are glibc's blocks, unrecorded
-   (runtime_allocations_reentered), and its frees of blocks that need
-   the runtime wait on runtime_deferred_frees, a list through the blocks'
-   first words, until the section ends (entry_end) or the thread's next
-   entry does.  The hooks run with it clear (they may allocate, and are
+   allocations are blocks of the runtime's reserve (emergency.c), never
+   glibc's (the section may be inside glibc's allocator), unrecorded
+   (runtime_allocations_reentered); its frees of reserve blocks are made
+   at once, and of any other block (glibc's too) wait on
+   runtime_deferred_frees, a list through the blocks' first words, until
+   the section ends (entry_end) or the thread's next entry does.  The hooks run with it clear (they may allocate, and are
    profiled); so does an operator new's new-handler.  */
 extern __thread bool runtime_entered
     __attribute__ ((tls_model ("initial-exec")));
@@ -309,6 +310,17 @@ void runtime_free_deferred (void);
 /* Free POINTER (not NULL, not glibc's alone) when the section the thread
    is in ends.  */
 void runtime_defer_free (void *pointer);
+
+/* Memory for the malloc family's calls made inside a section
+   (emergency.c): SIZE bytes at a pointer aligned to ALIGNMENT (a power
+   of two; 64 at least is given) with EMERGENCY_ROOM bytes before it for
+   the caller (a block header), never from glibc's allocator, which the
+   section may be inside.  Async-signal-safe and lock-free; NULL when
+   there is no memory.  emergency_free gives such a block back, from any
+   thread and context.  */
+#define EMERGENCY_ROOM 48
+void *emergency_allocate (size_t size, size_t alignment);
+void emergency_free (void *pointer);
 
 /* Enter a section: false when the thread is in one already (a handler
    interrupted it, or the runtime's own call), which the caller then

@@ -125,7 +125,7 @@ throw_bad_alloc (const char *why, size_t size)
 }
 
 /* A new made inside one of the runtime's sections (a signal handler
-   interrupted it): glibc's block, as malloc's (allocator.c).  */
+   interrupted it): the reserve's block, as malloc's (allocator.c).  */
 static void *
 new_reentered (size_t size, size_t alignment)
 {

@@ -53,7 +53,8 @@
    (small_heap_busy) from before they read the thread's list until after
    the last lock is let go.  A refill inside a section (a handler's, or
    the runtime's own allocation) takes no lock: NULL, and the caller's
-   block is glibc's.  A drain while the thread is busy here does
+   block is the runtime's reserve's (emergency.c: never glibc's, whose
+   allocator the section may be inside).  A drain while the thread is busy here does
    nothing: the list stays over its bound and the next free drains it
    (a handler's drain inside the interrupted drain, from a count the
    interrupted one had read, once freed a batch twice).  A drain inside
@@ -284,7 +285,7 @@ small_heap_refill (unsigned class)
   if (UNLIKELY (__memprof_small_heap_base == SMALL_HEAP_UNRESERVED))
     return NULL;
   /* Inside a section (a handler's call, or the runtime's own) the block
-     is glibc's: no lock taken (see the top of the file).  */
+     is the reserve's: no lock taken (see the top of the file).  */
   if (UNLIKELY (!entry_begin ()))
     return NULL;
   busy_begin ();

@@ -202,8 +202,8 @@ stats_report (uint64_t heap_accesses, uint64_t live_heap_counters)
   uint64_t deferred = runtime_frees_deferred;
   if (reentered != 0 || deferred != 0)
     log_printf ("stats: %lu allocations made by signal handlers inside the "
-                "runtime's locked paths are glibc's blocks, not in the "
-                "profile; %lu frees of the runtime's blocks made there "
+                "runtime's locked paths are blocks of the runtime's reserve, "
+                "not in the profile; %lu frees of other blocks made there "
                 "waited for the end of the path",
                 (unsigned long) reentered, (unsigned long) deferred);
   uint64_t given_up = peak_walks_given_up;

@@ -1576,6 +1576,88 @@ def test_signal_hammer(work):
                               "blocks and their bytes exactly", str(loop))
 
 
+def test_signal_reenter(work):
+    """signal_reenter.c: signal handlers that allocate (malloc, calloc,
+    realloc) and free while the section they interrupted is inside
+    glibc's malloc, free or realloc: the runtime serves them from its
+    reserve (emergency.c) and defers their frees of other blocks, never
+    calling glibc's allocator there.  One thread (glibc takes no lock:
+    a handler's call into the arena corrupts it) and two (the arena's
+    lock is held by the interrupted frame: a handler waits forever), the
+    shared and the static runtime; full profiling with the handler
+    asking for the sizes the main flow asks for and freeing its blocks
+    ("all"; peak=1 and peak=0), a handler that only asks for what
+    glibc's per-thread cache serves without the runtime ("small"), and
+    the sampled modes with the main flow's glibc calls all inside
+    sections ("sampled", sample_interval=64 and 4096).  Each run must
+    finish (killed after 60 s), print what the program prints without
+    signals, exit 0 and write a profile llvm-profdata-19 reads; with
+    full profiling, the main flow's blocks and bytes exactly.  Before the
+    reserve, every "all" run aborted or hung at once, and the others
+    failed at the rates docs/internals.md gives ("Signal handlers that
+    allocate").  SIGNAL_REENTER_ROUNDS runs more rounds."""
+    directory = os.path.join(work, "signal-reenter")
+    os.makedirs(directory)
+    static_directory = os.path.join(directory, "static")
+    os.makedirs(static_directory)
+    baseline = build_without_runtime("signal_reenter.c", directory, extra=["-pthread"])
+    builds = [("shared", build("signal_reenter.c", directory, extra=["-pthread"])),
+              ("static", build("signal_reenter.c", static_directory, static=True))]
+    if baseline is None or any(binary is None for _, binary in builds):
+        return
+    rounds = int(os.environ.get("SIGNAL_REENTER_ROUNDS", "200000"))
+    loop_bytes = sum(513 + (i * 131) % 5500 for i in range(rounds))
+    # (variant, options, exact counts)
+    runs = [("all", "", True), ("all", "peak=0", True), ("small", "", True),
+            ("sampled", "sample_interval=64", False),
+            ("sampled", "sample_interval=4096", False)]
+    expected_by = {}
+    for mode in ("single", "threads"):
+        for variant in ("all", "sampled"):
+            quiet = subprocess.run([baseline, mode, variant, "quiet"], capture_output=True,
+                                   text=True, timeout=60)
+            if not results.check(quiet.returncode == 0 and quiet.stdout.count("\n") == 2,
+                                 f"signal reenter: runs without the runtime ({mode} {variant})",
+                                 quiet.stdout + quiet.stderr):
+                return
+            expected_by[(mode, variant)] = quiet.stdout.splitlines()[0]
+    expected_by.update({(mode, "small"): expected_by[(mode, "all")]
+                        for mode in ("single", "threads")})
+    for label, binary in builds:
+        for mode, threads in (("single", 1), ("threads", 2)):
+            for variant, options, exact in runs:
+                name = f"{label} {mode} {variant}{' ' + options if options else ''}"
+                profile = "p." + re.sub(r"[^a-z0-9]+", "_", name)
+                try:
+                    result = subprocess.run(
+                        [binary, mode, variant], cwd=directory, capture_output=True, text=True,
+                        timeout=60,
+                        env=dict(os.environ, SIGNAL_REENTER_ROUNDS=str(rounds),
+                                 MEMPROF_OPTIONS=f"profile_file={profile}:{options}".rstrip(":")))
+                except subprocess.TimeoutExpired:
+                    results.check(False, f"signal reenter ({name}): finishes",
+                                  "hung: killed after 60 s")
+                    continue
+                if not results.check(result.returncode == 0
+                                     and result.stdout.splitlines()
+                                     == [expected_by[(mode, variant)], "handled yes"],
+                                     f"signal reenter ({name}): finishes, prints what the "
+                                     "program without signals prints",
+                                     result.stdout + result.stderr[-500:]):
+                    continue
+                found = sites_by_function(os.path.join(directory, profile), binary)
+                if found is not None and exact:
+                    loop = found.get("loop_block", {})
+                    results.check(loop.get("AllocCount") == rounds * threads
+                                  and loop.get("TotalSize") == loop_bytes * threads,
+                                  f"signal reenter ({name}): the main flow's "
+                                  f"{rounds * threads} blocks and their bytes exactly", str(loop))
+                elif found is not None:
+                    results.check("loop_block" in found, f"signal reenter ({name}): the "
+                                  "profile is read and has the main flow's sampled blocks",
+                                  str(found))
+
+
 def build_id_of(path):
     """The GNU build ID of the ELF file PATH, in hex, or ''."""
     notes = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
@@ -2368,6 +2450,7 @@ def main():
     test_own_memcmp_local_alias(work)
     test_signal_alloc(work)
     test_signal_hammer(work)
+    test_signal_reenter(work)
     test_dlclose_reuse(work)
     test_fold_reuse(work)
     test_dlclose_threads(work)

@@ -23,6 +23,7 @@ main (void)
   srunner_add_suite (runner, slab_suite ());
   srunner_add_suite (runner, pcmap_suite ());
   srunner_add_suite (runner, clock_suite ());
+  srunner_add_suite (runner, emergency_suite ());
   srunner_run_all (runner, CK_NORMAL);
   failed = srunner_ntests_failed (runner);
   srunner_free (runner);

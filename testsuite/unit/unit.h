@@ -22,5 +22,6 @@ Suite *fold_memo_suite (void);
 Suite *slab_suite (void);
 Suite *pcmap_suite (void);
 Suite *clock_suite (void);
+Suite *emergency_suite (void);
 
 #endif /* MEMPROF_UNIT_H */
