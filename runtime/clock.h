@@ -73,7 +73,8 @@ anchor_read (struct anchor *anchor)
    cycles after the rdtsc).  tsc_span 0: none.  GENERATION is odd while
    clock_ms_span_set writes: a signal handler's allocation may set the
    span between two of the fields' loads of the code it interrupted,
-   which then reads them again.  */
+   which then sees the generation moved and converts through the anchor
+   instead (the slow way if the handler renewed it).  */
 struct clock_ms_span
 {
   uint64_t tsc_low, tsc_span, ms;
