@@ -114,6 +114,10 @@ static struct
   uintptr_t carved;        /* chunks handed out of the class's range */
   uint64_t clean;          /* chunks given back and not carved again */
   uint64_t *clean_bits;    /* SMALL_HEAP_CHUNKS bits, or NULL */
+  /* For stats=1 (small_heap_report): blocks carved from chunks, and
+     blocks of the chunks given back (the lock held).  */
+  _Atomic uint64_t carved_blocks;
+  uint64_t given_back_blocks;
 } pools[SMALL_HEAP_CLASSES] __attribute__ ((aligned (64)));
 
 /* A batch's first block's second word: the next batch, and the batch's
@@ -344,6 +348,8 @@ refill_entered (unsigned class)
   if (thread_closed)
     count = 1;
   carve_next[class] = first + count * size;
+  atomic_fetch_add_explicit (&pools[class].carved_blocks, count,
+                             memory_order_relaxed);
   if (count > 1)
     {
       link_blocks (first + size, size, count - 1, small_heap_list[class]);
@@ -451,6 +457,8 @@ give_back_thread (void *unused)
           small_heap_list[class] = (void *) carve_next[class];
           small_heap_count[class] += rest;
           carve_next[class] = carve_end[class];
+          atomic_fetch_add_explicit (&pools[class].carved_blocks, rest,
+                                     memory_order_relaxed);
         }
       if (small_heap_count[class] > 0)
         pool_push (class, small_heap_list[class], small_heap_count[class]);
@@ -549,6 +557,7 @@ scavenge (unsigned class)
       if (free_in[chunk] == per_chunk)
         clean_bits[chunk / 64] |= 1ULL << (chunk % 64);
   pools[class].clean += given;
+  pools[class].given_back_blocks += given * per_chunk;
   /* Splice the kept batches under the ones pushed meanwhile.  */
   if (kept_batches != NULL)
     {
@@ -584,4 +593,37 @@ small_heap_fork_release (void)
     spin_unlock (&pools[class].lock);
   spin_unlock (&reserve_lock);
   busy_end ();
+}
+
+/* stats=1: every block carved is in a pool, in a thread's list, in a
+   chunk given back, or in the program's hands; at the end of a program
+   that freed everything and whose other threads exited, the last is 0
+   exactly (testsuite/runtime/small_heap_handoff.c), whatever way the
+   blocks went between the threads.  */
+void
+small_heap_report (void)
+{
+  if (__memprof_small_heap_base == SMALL_HEAP_UNRESERVED)
+    return;
+  uint64_t carved = 0, pooled = 0, listed = 0, given_back = 0;
+  for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
+    {
+      spin_lock (&pools[class].lock);
+      carved += atomic_load_explicit (&pools[class].carved_blocks,
+                                      memory_order_relaxed);
+      pooled += pools[class].blocks;
+      given_back += pools[class].given_back_blocks;
+      spin_unlock (&pools[class].lock);
+      /* After the thread's destructor the count stays at the bound with
+         the list empty (give_back_thread).  */
+      if (!thread_closed)
+        listed += small_heap_count[class];
+    }
+  uint64_t accounted = pooled + listed + given_back;
+  log_printf ("stats: small heap: %lu blocks carved: %lu in the pools, %lu "
+              "in this thread's lists, %lu in chunks given back, %ld in use "
+              "or in other threads' lists",
+              (unsigned long) carved, (unsigned long) pooled,
+              (unsigned long) listed, (unsigned long) given_back,
+              (long) (carved - accounted));
 }

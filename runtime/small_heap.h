@@ -146,5 +146,7 @@ small_heap_free (void *pointer)
 bool small_heap_reserve (void);
 void small_heap_fork_prepare (void);
 void small_heap_fork_release (void);
+/* stats=1's line on where the carved blocks are.  */
+void small_heap_report (void);
 
 #endif
