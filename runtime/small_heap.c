@@ -25,8 +25,8 @@
    most SMALL_HEAP_LIST_MAX blocks.  A free pushes onto the freeing
    thread's list whichever thread allocated the block; a list grown past
    the bound goes back to the class's pool (a stack of batches under a
-   lock, each batch's count in its first block) but for the block just
-   freed, and an empty list takes a whole batch from the pool, or carves
+   lock, each batch's count in its first block) but for the two blocks
+   freed last, and an empty list takes a whole batch from the pool, or carves
    up to SMALL_HEAP_BATCH fresh blocks: neither walks a list.  A thread that exits gives its lists
    and the rest of its chunks back (a pthread key's destructor, set at
    its first refill or its first free onto an empty list); frees
@@ -418,15 +418,25 @@ small_heap_drain (unsigned class)
     }
   else
     {
-      /* All but the block just freed, without a walk: a thread freeing
-         another's blocks (a consumer) hands them on in one batch, and
-         one that allocates again refills from the pool only after as
-         many allocations.  */
-      void *batch = *(void **) head;
-      *(void **) head = NULL;
-      small_heap_count[class] = 1;
-      if (batch != NULL)
-        full = pool_push_locked (class, batch, count - 1);
+      /* All but the two blocks freed last, without a walk: a thread
+         freeing another's blocks (a consumer) hands them on in one
+         batch, and one that allocates again refills from the pool only
+         after as many allocations.  Two, so that a double free of either
+         (free (a); free (b); free (a)) still finds its block on the list
+         (small_heap_free_marked) when the drain falls between the
+         frees.  */
+      void *kept = *(void **) head;
+      if (kept == NULL)
+        /* A count a handler's push left too high (small_heap.h).  */
+        small_heap_count[class] = 1;
+      else
+        {
+          void *batch = *(void **) kept;
+          *(void **) kept = NULL;
+          small_heap_count[class] = 2;
+          if (batch != NULL)
+            full = pool_push_locked (class, batch, count - 2);
+        }
     }
   spin_unlock (&pools[class].lock);
   if (full && entered)

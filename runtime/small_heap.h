@@ -23,7 +23,7 @@
    SMALL_HEAP_BYTES (the top of the address space is the kernel's).  */
 #define SMALL_HEAP_UNRESERVED ((uintptr_t) 0 - SMALL_HEAP_BYTES)
 /* A thread's list of a class holds at most this many blocks; beyond it,
-   all but the block just freed go back to the class's pool in one
+   all but the two blocks freed last go back to the class's pool in one
    batch.  A refill carves this many fresh blocks at most.  Small, for
    the blocks threads hand over: a block a consumer frees reaches a
    producer again only when the consumer's list of its class overflows,
