@@ -25,8 +25,8 @@
    most SMALL_HEAP_LIST_MAX blocks.  A free pushes onto the freeing
    thread's list whichever thread allocated the block; a list grown past
    the bound goes back to the class's pool (a stack of batches under a
-   lock, each batch's count in its first block) but for the block just
-   freed, and an empty list takes a whole batch from the pool, or carves
+   lock, each batch's count in its first block) but for the two blocks
+   freed last, and an empty list takes a whole batch from the pool, or carves
    up to SMALL_HEAP_BATCH fresh blocks: neither walks a list.  A thread that exits gives its lists
    and the rest of its chunks back (a pthread key's destructor, set at
    its first refill or its first free onto an empty list); frees
@@ -115,6 +115,10 @@ static struct
   uintptr_t carved;        /* chunks handed out of the class's range */
   uint64_t clean;          /* chunks given back and not carved again */
   uint64_t *clean_bits;    /* SMALL_HEAP_CHUNKS bits, or NULL */
+  /* For stats=1 (small_heap_report): blocks carved from chunks, and
+     blocks of the chunks given back (the lock held).  */
+  _Atomic uint64_t carved_blocks;
+  uint64_t given_back_blocks;
 } pools[SMALL_HEAP_CLASSES] __attribute__ ((aligned (64)));
 
 /* A batch's first block's second word: the next batch, and the batch's
@@ -345,6 +349,8 @@ refill_entered (unsigned class)
   if (thread_closed)
     count = 1;
   carve_next[class] = first + count * size;
+  atomic_fetch_add_explicit (&pools[class].carved_blocks, count,
+                             memory_order_relaxed);
   if (count > 1)
     {
       link_blocks (first + size, size, count - 1, small_heap_list[class]);
@@ -413,15 +419,25 @@ small_heap_drain (unsigned class)
     }
   else
     {
-      /* All but the block just freed, without a walk: a thread freeing
-         another's blocks (a consumer) hands them on in one batch, and
-         one that allocates again refills from the pool only after as
-         many allocations.  */
-      void *batch = *(void **) head;
-      *(void **) head = NULL;
-      small_heap_count[class] = 1;
-      if (batch != NULL)
-        full = pool_push_locked (class, batch, count - 1);
+      /* All but the two blocks freed last, without a walk: a thread
+         freeing another's blocks (a consumer) hands them on in one
+         batch, and one that allocates again refills from the pool only
+         after as many allocations.  Two, so that a double free of either
+         (free (a); free (b); free (a)) still finds its block on the list
+         (small_heap_free_marked) when the drain falls between the
+         frees.  */
+      void *kept = *(void **) head;
+      if (kept == NULL)
+        /* A count a handler's push left too high (small_heap.h).  */
+        small_heap_count[class] = 1;
+      else
+        {
+          void *batch = *(void **) kept;
+          *(void **) kept = NULL;
+          small_heap_count[class] = 2;
+          if (batch != NULL)
+            full = pool_push_locked (class, batch, count - 2);
+        }
     }
   spin_unlock (&pools[class].lock);
   if (full && entered)
@@ -452,6 +468,8 @@ give_back_thread (void *unused)
           small_heap_list[class] = (void *) carve_next[class];
           small_heap_count[class] += rest;
           carve_next[class] = carve_end[class];
+          atomic_fetch_add_explicit (&pools[class].carved_blocks, rest,
+                                     memory_order_relaxed);
         }
       if (small_heap_count[class] > 0)
         pool_push (class, small_heap_list[class], small_heap_count[class]);
@@ -550,6 +568,7 @@ scavenge (unsigned class)
       if (free_in[chunk] == per_chunk)
         clean_bits[chunk / 64] |= 1ULL << (chunk % 64);
   pools[class].clean += given;
+  pools[class].given_back_blocks += given * per_chunk;
   /* Splice the kept batches under the ones pushed meanwhile.  */
   if (kept_batches != NULL)
     {
@@ -585,4 +604,37 @@ small_heap_fork_release (void)
     spin_unlock (&pools[class].lock);
   spin_unlock (&reserve_lock);
   busy_end ();
+}
+
+/* stats=1: every block carved is in a pool, in a thread's list, in a
+   chunk given back, or in the program's hands; at the end of a program
+   that freed everything and whose other threads exited, the last is 0
+   exactly (testsuite/runtime/small_heap_handoff.c), whatever way the
+   blocks went between the threads.  */
+void
+small_heap_report (void)
+{
+  if (__memprof_small_heap_base == SMALL_HEAP_UNRESERVED)
+    return;
+  uint64_t carved = 0, pooled = 0, listed = 0, given_back = 0;
+  for (unsigned class = 0; class < SMALL_HEAP_CLASSES; class ++)
+    {
+      spin_lock (&pools[class].lock);
+      carved += atomic_load_explicit (&pools[class].carved_blocks,
+                                      memory_order_relaxed);
+      pooled += pools[class].blocks;
+      given_back += pools[class].given_back_blocks;
+      spin_unlock (&pools[class].lock);
+      /* After the thread's destructor the count stays at the bound with
+         the list empty (give_back_thread).  */
+      if (!thread_closed)
+        listed += small_heap_count[class];
+    }
+  uint64_t accounted = pooled + listed + given_back;
+  log_printf ("stats: small heap: %lu blocks carved: %lu in the pools, %lu "
+              "in this thread's lists, %lu in chunks given back, %ld in use "
+              "or in other threads' lists",
+              (unsigned long) carved, (unsigned long) pooled,
+              (unsigned long) listed, (unsigned long) given_back,
+              (long) (carved - accounted));
 }

@@ -8,6 +8,7 @@
 
 #define _GNU_SOURCE
 #include "internal.h"
+#include "small_heap.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -206,6 +207,7 @@ stats_report (uint64_t heap_accesses, uint64_t live_heap_counters)
                 "not in the profile; %lu frees of other blocks made there "
                 "waited for the end of the path",
                 (unsigned long) reentered, (unsigned long) deferred);
+  small_heap_report ();
   uint64_t given_up = peak_walks_given_up;
   if (given_up != 0)
     log_printf ("stats: %lu walks of the live blocks for the heap's peak "

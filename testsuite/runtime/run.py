@@ -1289,6 +1289,43 @@ def test_small_heap(work):
                           f"{result.returncode} {result.stdout[:300]} {result.stderr[-300:]}")
 
 
+def test_small_heap_handoff(work):
+    """small_heap_handoff.c: two producer threads hand blocks of every
+    class of the small heap to consumers that free them, consumers exit
+    and are replaced in the middle of the stream, a fork while blocks are
+    on their way; linked and preloaded, at sample_interval=524288 and
+    4096.  The same output as without the runtime, and stats=1's line on
+    the small heap: once every block is freed and every other thread has
+    exited, each block carved is in a pool, the main thread's lists or a
+    chunk given back, none unaccounted for (a hand-over that lost or
+    duplicated a batch shows there), and the pools were used."""
+    directory, baseline, runs = build_both_ways(work, "small-heap-handoff",
+                                                "small_heap_handoff.c")
+    if runs is None:
+        return
+    expected = subprocess.run([baseline], capture_output=True, text=True)
+    results.check(expected.returncode == 0 and expected.stdout.startswith("handoff: ok"),
+                  "small_heap_handoff.c runs without the runtime", expected.stdout)
+    for label, binary, env in runs:
+        for interval in ("524288", "4096"):
+            result = subprocess.run(
+                [binary], cwd=directory, capture_output=True, text=True,
+                env=dict(os.environ, **env,
+                         MEMPROF_OPTIONS=f"profile_file=handoff.prof:stats=1:"
+                         f"sample_interval={interval}"))
+            title = f"small heap hand-over {label}, sample_interval={interval}"
+            results.check(result.returncode == 0 and result.stdout == expected.stdout,
+                          f"{title}: the same output and exit status as without the runtime",
+                          f"{result.returncode} {result.stdout[:300]} {result.stderr[-300:]}")
+            found = re.search(r"small heap: (\d+) blocks carved: (\d+) in the pools, (\d+) "
+                              r"in this thread's lists, (\d+) in chunks given back, (-?\d+) "
+                              r"in use", result.stderr)
+            results.check(found is not None and int(found.group(5)) == 0
+                          and int(found.group(2)) > 0,
+                          f"{title}: every block carved accounted for at exit, the pools used",
+                          result.stderr[-600:])
+
+
 def test_realloc_in_place(work):
     """realloc_in_place.c: a sampled block (sample_interval above 1)
     resized by realloc in its own chunk: shrunk where it is (glibc keeps a
@@ -2439,6 +2476,7 @@ def main():
     test_side_file_sampling(work)
     test_always_on(work)
     test_small_heap(work)
+    test_small_heap_handoff(work)
     test_realloc_in_place(work)
     test_realloc_refused(work)
     test_realloc_signal(work)
