@@ -4,17 +4,29 @@
    malloc, calloc and realloc inside a section get the reserve's blocks,
    which free, realloc and malloc_usable_size know outside it and from
    another thread; a free of glibc's block inside a section waits for
-   the section's end.  */
+   the section's end.  Also a handler that interrupts the thread's own
+   pops and pushes of a list, and every other form of the malloc family
+   inside a section (the aligned ones, operator new's, calloc's reused
+   spans) with every kind of free and resize outside it.  */
 
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "internal.h"
 #include "unit.h"
 
 extern void *__libc_malloc (size_t);
+extern void free_sized (void *, size_t);
+extern void free_aligned_sized (void *, size_t, size_t);
+/* new_delete.c's operator delete[] (void *, size_t) and operator delete
+   (void *, size_t, std::align_val_t).  */
+extern void _ZdaPvm (void *, size_t);
+extern void _ZdlPvmSt11align_val_t (void *, size_t, size_t);
+void *allocator_allocate_reentered (size_t size, size_t alignment);
 
 #define THREADS 4
 #define ROUNDS 20000
@@ -207,6 +219,176 @@ START_TEST (test_glibc_free_inside_a_section_waits)
 }
 END_TEST
 
+/* A handler on the same thread that takes and frees spans of the class
+   the interrupted call is popping or pushing (between its load of the
+   list's head and its compare-and-swap): each block carries its owner's
+   mark, checked before its free, so a span handed out twice shows.  */
+static __thread unsigned char *handler_held[HELD];
+static __thread unsigned handler_round;
+static volatile sig_atomic_t handler_bad, handler_calls;
+
+static void
+check_handler_block (unsigned char *block)
+{
+  for (int k = 0; k < 100; k++)
+    if (block[k] != 0xee)
+      {
+        handler_bad = handler_bad + 1;
+        break;
+      }
+}
+
+/* Most calls pop two spans and push the first back: the list's head is
+   then what the interrupted pop read, its next span the handler's (a
+   pop whose compare-and-swap looked at the head alone would hand that
+   span out again).  Every HELD-th call gives the kept ones back.  */
+static void
+reserve_handler (int signal)
+{
+  (void) signal;
+  unsigned slot = handler_round++ % HELD;
+  if (slot == HELD - 1)
+    {
+      /* No span twice among them.  */
+      for (unsigned i = 0; i < HELD; i++)
+        for (unsigned j = i + 1; j < HELD; j++)
+          if (handler_held[i] != NULL && handler_held[i] == handler_held[j])
+            {
+              handler_bad = handler_bad + 1;
+              handler_held[j] = NULL;
+            }
+      for (unsigned i = 0; i < HELD; i++)
+        if (handler_held[i] != NULL)
+          {
+            check_handler_block (handler_held[i]);
+            emergency_free (handler_held[i]);
+            handler_held[i] = NULL;
+          }
+    }
+  else
+    {
+      unsigned char *first = emergency_allocate (100, 64);
+      unsigned char *second = emergency_allocate (100, 64);
+      if (second != NULL)
+        memset (second, 0xee, 100);
+      if (first != NULL)
+        emergency_free (first);
+      handler_held[slot] = second;
+    }
+  handler_calls = handler_calls + 1;
+}
+
+START_TEST (test_handler_inside_the_lists)
+{
+  struct sigaction action, saved;
+  memset (&action, 0, sizeof action);
+  action.sa_handler = reserve_handler;
+  action.sa_flags = SA_RESTART;
+  sigaction (SIGALRM, &action, &saved);
+  struct itimerval every = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
+  setitimer (ITIMER_REAL, &every, NULL);
+  unsigned char *held[HELD] = { 0 };
+  unsigned long bad = 0;
+  for (unsigned long round = 0; round < 40000000 && handler_calls < 20000; round++)
+    {
+      unsigned slot = round % HELD;
+      if (held[slot] != NULL)
+        {
+          for (int k = 0; k < 100; k++)
+            if (held[slot][k] != 0x11)
+              {
+                bad++;
+                break;
+              }
+          emergency_free (held[slot]);
+        }
+      held[slot] = emergency_allocate (100, 64);
+      ck_assert_ptr_nonnull (held[slot]);
+      /* Nobody else holds it: no other slot of the thread's, no block
+         its handler keeps.  */
+      for (unsigned other = 0; other < HELD; other++)
+        bad += (other != slot && held[other] == held[slot])
+               + (handler_held[other] == held[slot]);
+      memset (held[slot], 0x11, 100);
+    }
+  setitimer (ITIMER_REAL, &off, NULL);
+  sigaction (SIGALRM, &saved, NULL);
+  for (unsigned slot = 0; slot < HELD; slot++)
+    {
+      emergency_free (held[slot]);
+      if (handler_held[slot] != NULL)
+        emergency_free (handler_held[slot]);
+      handler_held[slot] = NULL;
+    }
+  ck_assert_msg (bad == 0 && handler_bad == 0,
+                 "%lu of the thread's blocks and %d of its handler's handed "
+                 "out twice or changed by the other",
+                 bad, (int) handler_bad);
+}
+END_TEST
+
+/* The aligned forms, operator new's and the larger blocks made inside a
+   section: aligned as asked, measured, resized (grown, shrunk, to 0)
+   and given back outside it by every kind of free; calloc's blocks
+   zeroed when their spans come back from a list.  */
+START_TEST (test_every_form_inside_a_section)
+{
+  ck_assert (entry_begin ());
+  void *pm = NULL;
+  int rc = posix_memalign (&pm, 65536, 100);
+  void *va = valloc (10);
+  void *pv = pvalloc (5000);
+  void *ma = memalign (96, 33);
+  void *big = calloc (1, 1 << 20);
+  void *array = allocator_allocate_reentered (777, 16);
+  void *over = allocator_allocate_reentered (50, 256);
+  unsigned char *shrunk = malloc (5000);
+  void *emptied = malloc (300);
+  unsigned char *dirty = malloc (280);
+  entry_end ();
+  ck_assert_int_eq (rc, 0);
+  ck_assert (looks_like_reserve_block (pm) && looks_like_reserve_block (va)
+             && looks_like_reserve_block (pv) && looks_like_reserve_block (ma)
+             && looks_like_reserve_block (big)
+             && looks_like_reserve_block (array)
+             && looks_like_reserve_block (over));
+  ck_assert (((uintptr_t) pm & 65535) == 0);
+  ck_assert (((uintptr_t) va & 4095) == 0 && ((uintptr_t) pv & 4095) == 0);
+  ck_assert (((uintptr_t) ma & 127) == 0 && ((uintptr_t) over & 255) == 0);
+  ck_assert_uint_eq (malloc_usable_size (pm), 100);
+  ck_assert_uint_eq (malloc_usable_size (pv), 8192);
+  for (int i = 0; i < (1 << 20); i++)
+    ck_assert (((unsigned char *) big)[i] == 0);
+  memset (shrunk, 9, 5000);
+  shrunk = realloc (shrunk, 10);
+  ck_assert_ptr_nonnull (shrunk);
+  for (int i = 0; i < 10; i++)
+    ck_assert (shrunk[i] == 9);
+  ck_assert_ptr_null (realloc (emptied, 0));
+  free_aligned_sized (pm, 65536, 100);
+  free_sized (va, 10);
+  free (pv);
+  free (ma);
+  free_sized (big, 1 << 20);
+  _ZdaPvm (array, 777);
+  _ZdlPvmSt11align_val_t (over, 50, 256);
+  free (shrunk);
+  memset (dirty, 0xff, 280);
+  free (dirty);
+  /* The same spans again, through calloc: zeroed.  */
+  ck_assert (entry_begin ());
+  unsigned char *again = calloc (1, 1 << 20);
+  unsigned char *small = calloc (70, 4);
+  entry_end ();
+  for (int i = 0; i < (1 << 20); i++)
+    ck_assert (again[i] == 0);
+  for (int i = 0; i < 280; i++)
+    ck_assert (small[i] == 0);
+  free (again);
+  free (small);
+}
+END_TEST
+
 Suite *
 emergency_suite (void)
 {
@@ -218,6 +400,8 @@ emergency_suite (void)
   tcase_add_test (reserve, test_threads_take_and_free);
   tcase_add_test (reserve, test_calls_inside_a_section);
   tcase_add_test (reserve, test_glibc_free_inside_a_section_waits);
+  tcase_add_test (reserve, test_handler_inside_the_lists);
+  tcase_add_test (reserve, test_every_form_inside_a_section);
   suite_add_tcase (suite, reserve);
   return suite;
 }
