@@ -230,6 +230,17 @@ depot_fold (struct depot_context *context, const struct memprof_mib *mib,
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* The CPU and overlap counts of MIB with one block more, freed on
+   DEALLOC_CPU.  */
+static inline void
+fold_counts (struct memprof_mib *mib, const struct live_block *block,
+             uint32_t dealloc_cpu)
+{
+  mib->num_lifetime_overlaps += block->alloc_timestamp < mib->dealloc_timestamp;
+  mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
+  mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+}
+
 /* The Min and Max fields of MIB (and its CPU counts) with one block
    more, of the values given; the first block sets them.  */
 static inline void
@@ -262,9 +273,7 @@ fold_extremes (struct memprof_mib *mib, const struct live_block *block,
       = MIN (mib->min_lifetime_access_density, (uint32_t) lifetime_density);
   mib->max_lifetime_access_density
       = MAX (mib->max_lifetime_access_density, (uint32_t) lifetime_density);
-  mib->num_lifetime_overlaps += block->alloc_timestamp < mib->dealloc_timestamp;
-  mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
-  mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
+  fold_counts (mib, block, dealloc_cpu);
 }
 
 /* depot_fold_block the long way, under CONTEXT's lock (released here):
@@ -281,57 +290,43 @@ depot_fold_long_way (struct depot_context *context,
   struct memprof_mib *mib = &context->mib;
   struct context_last_fold *last = &context->last_fold;
 
+  if (accesses == 0)
+    context->extra.untouched_allocations += weight;
+  context->extra.touched_bytes += touched_bytes * weight;
   if (accesses == 0 && last->accesses == 0 && last->size != 0
       && mib->alloc_count != 0)
     {
       /* A block with no access after one folded here with none (the
          runtime alone, or a block the program never read): the minimum
-         access count and both minimum densities are 0 already, its
-         densities 0 move no maximum and add nothing, so only its size
-         and lifetime are compared (the sizes of a context that vary, as
-         a loop's, or its lifetimes), without the divisions.  It is the
-         last fold (size 0: none since the MIB was emptied) the short way
-         compares with, as the long way's: its accesses and densities are
-         the last ones already.  Left as it was, a context whose
-         lifetimes move one millisecond at a time took this way at every
-         block: 2.7 ns a free more than the short way.  */
-      context->extra.untouched_allocations += weight;
-      context->extra.touched_bytes += touched_bytes * weight;
+         access count and both minimum densities are 0 already and its
+         densities 0 move no maximum, so only its size and lifetime are
+         compared (the sizes of a context that vary, as a loop's, or its
+         lifetimes); the last fold's accesses and densities stay (0).
+         Size 0 in the last fold: none since the MIB was emptied.  */
       mib->min_size = MIN (mib->min_size, size32);
       mib->max_size = MAX (mib->max_size, size32);
       mib->min_lifetime = MIN (mib->min_lifetime, lifetime);
       mib->max_lifetime = MAX (mib->max_lifetime, lifetime);
-      last->size = size32;
-      last->lifetime = lifetime;
-      mib->num_lifetime_overlaps
-          += block->alloc_timestamp < mib->dealloc_timestamp;
-      mib->num_same_alloc_cpu += mib->alloc_cpu_id == block->alloc_cpu;
-      mib->num_same_dealloc_cpu += mib->dealloc_cpu_id == dealloc_cpu;
-      mib->alloc_count += (uint32_t) weight;
-      mib->total_size += size32 * weight;
-      mib->total_lifetime += lifetime * weight;
-      mib->alloc_timestamp = block->alloc_timestamp;
-      mib->dealloc_timestamp = now;
-      mib->alloc_cpu_id = block->alloc_cpu;
-      mib->dealloc_cpu_id = dealloc_cpu;
-      spin_unlock (&context->lock);
-      return;
+      fold_counts (mib, block, dealloc_cpu);
     }
-  if (accesses == 0)
-    context->extra.untouched_allocations += weight;
-  context->extra.touched_bytes += touched_bytes * weight;
-  if (accesses != 0) /* two divisions saved when nothing was counted */
+  else
     {
-      density = accesses * 100 / size32;
-      lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
+      if (accesses != 0) /* two divisions saved when nothing was counted */
+        {
+          density = accesses * 100 / size32;
+          lifetime_density = density * 1000 / (lifetime ? lifetime : 1);
+        }
+      fold_extremes (mib, block, accesses, size32, lifetime, density,
+                     lifetime_density, dealloc_cpu);
+      last->accesses = accesses;
+      last->density = density;
+      last->lifetime_density = lifetime_density;
     }
-  fold_extremes (mib, block, accesses, size32, lifetime, density,
-                 lifetime_density, dealloc_cpu);
-  last->accesses = accesses;
+  /* The block's size and lifetime become the last fold's, so that a
+     context whose lifetimes move one millisecond at a time takes the
+     inline short way again at its next block.  */
   last->size = size32;
   last->lifetime = lifetime;
-  last->density = density;
-  last->lifetime_density = lifetime_density;
   mib->alloc_count += (uint32_t) weight;
   mib->total_access_count += accesses * weight;
   mib->total_size += size32 * weight;
