@@ -285,11 +285,13 @@ START_TEST (test_handler_inside_the_lists)
   action.sa_handler = reserve_handler;
   action.sa_flags = SA_RESTART;
   sigaction (SIGALRM, &action, &saved);
-  struct itimerval every = { { 0, 50 }, { 0, 50 } }, off = { { 0, 0 }, { 0, 0 } };
+  struct itimerval every = { { 0, 50 }, { 0, 50 } },
+                   off = { { 0, 0 }, { 0, 0 } };
   setitimer (ITIMER_REAL, &every, NULL);
   unsigned char *held[HELD] = { 0 };
   unsigned long bad = 0;
-  for (unsigned long round = 0; round < 40000000 && handler_calls < 20000; round++)
+  for (unsigned long round = 0; round < 40000000 && handler_calls < 20000;
+       round++)
     {
       unsigned slot = round % HELD;
       if (held[slot] != NULL)
